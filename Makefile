@@ -1,0 +1,92 @@
+# lrulab build.  `make` builds the library and the command, `make check`
+# runs every test (plain, then the stress tests under TSan and ASan),
+# `make run` runs the main job, `make static` builds copyable binaries.
+
+VARIANT ?= release
+CC ?= gcc
+B := build/$(VARIANT)
+
+PKGS := liburcu-memb liburcu-cds ck jansson libzstd
+DEPS_OK := $(shell pkg-config --exists $(PKGS) cmocka 2>/dev/null && echo yes)
+ifneq ($(DEPS_OK),yes)
+ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
+$(info make: dependencies missing; running scripts/install-deps.sh)
+$(shell ./scripts/install-deps.sh >&2)
+endif
+endif
+
+CFLAGS_release := -O2 -g
+CFLAGS_tsan := -O1 -g -fsanitize=thread -DLRULAB_SANITIZE
+CFLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -DLRULAB_SANITIZE
+CFLAGS_static := -O2 -g
+LDFLAGS_static := -static
+
+CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
+	-Iinclude -pthread -MMD -MP $(CFLAGS_$(VARIANT)) \
+	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(EXTRA_CFLAGS)
+LDFLAGS := -pthread $(filter -fsanitize=%,$(CFLAGS_$(VARIANT))) $(LDFLAGS_$(VARIANT))
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+TEST_LDLIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+LIB_SRC := $(wildcard lib/*.c mm/*.c bench/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+LIB := $(B)/liblrulab.a
+TOOL := $(B)/lrulab
+TEST_SRC := $(wildcard tests/test_*.c)
+TESTS := $(TEST_SRC:tests/%.c=$(B)/tests/%)
+STRESS_SRC := $(wildcard tests/stress_*.c)
+STRESS := $(STRESS_SRC:tests/%.c=$(B)/tests/%)
+
+.PHONY: all check check-unit check-sanitize run static deps clean
+
+all: $(LIB) $(TOOL)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(TOOL): $(B)/tools/lrulab.o $(LIB)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(B)/tests/%: $(B)/tests/%.o $(LIB)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) $(TEST_LDLIBS) -o $@
+
+# Unit tests, then the stress tests under ThreadSanitizer and AddressSanitizer.
+check: check-unit check-sanitize
+
+check-unit: $(TESTS) $(STRESS) $(TOOL)
+	@set -e; for t in $(TESTS) $(STRESS); do \
+		echo "== $$t"; $$t; done
+	@./tests/cli.sh $(TOOL)
+	@echo "unit tests: all passed"
+
+check-sanitize:
+	$(MAKE) VARIANT=tsan stress-run
+	$(MAKE) VARIANT=asan stress-run
+
+.PHONY: stress-run
+stress-run: $(STRESS)
+	@set -e; for t in $(STRESS); do \
+		echo "== $$t ($(VARIANT))"; \
+		TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 $$TSAN_OPTIONS" \
+		ASAN_OPTIONS="detect_leaks=1 $$ASAN_OPTIONS" $$t --short; done
+
+run: $(TOOL)
+	$(TOOL) demo
+
+static:
+	$(MAKE) VARIANT=static all
+	@echo "static binary: build/static/lrulab"
+
+deps:
+	./scripts/install-deps.sh
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

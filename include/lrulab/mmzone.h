@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Nodes, zones, the lruvec, and the vmstat item enums (mmzone.h and
+ * vm_event_item.h in the kernel).  One zone per node: ZONE_NORMAL.
+ */
+#ifndef LRULAB_MMZONE_H
+#define LRULAB_MMZONE_H
+
+#include <lrulab/types.h>
+#include <lrulab/spinlock.h>
+#include <lrulab/mm_types.h>
+
+#define MAX_NUMNODES 64
+#define MAX_NR_ZONES 1
+#define ZONE_NORMAL 0
+
+enum lru_list {
+	LRU_INACTIVE_ANON,
+	LRU_ACTIVE_ANON,
+	LRU_INACTIVE_FILE,
+	LRU_ACTIVE_FILE,
+	LRU_UNEVICTABLE,
+	NR_LRU_LISTS
+};
+#define LRU_BASE 0
+#define LRU_ACTIVE 1
+#define LRU_FILE 2
+#define ANON_AND_FILE 2
+#define for_each_lru(lru) for (lru = 0; lru < NR_LRU_LISTS; lru++)
+#define for_each_evictable_lru(lru) for (lru = 0; lru <= LRU_ACTIVE_FILE; lru++)
+
+static inline bool is_file_lru(enum lru_list lru)
+{
+	return lru == LRU_INACTIVE_FILE || lru == LRU_ACTIVE_FILE;
+}
+static inline bool is_active_lru(enum lru_list lru)
+{
+	return lru == LRU_ACTIVE_ANON || lru == LRU_ACTIVE_FILE;
+}
+
+/*
+ * Stat items as X-macros so that the enum and its /proc/vmstat name can
+ * never drift apart.  Order follows the kernel's enums.
+ */
+#define ZONE_STAT_ITEMS(X)						\
+	X(NR_FREE_PAGES, "nr_free_pages")				\
+	X(NR_ZONE_INACTIVE_ANON, "nr_zone_inactive_anon")		\
+	X(NR_ZONE_ACTIVE_ANON, "nr_zone_active_anon")			\
+	X(NR_ZONE_INACTIVE_FILE, "nr_zone_inactive_file")		\
+	X(NR_ZONE_ACTIVE_FILE, "nr_zone_active_file")			\
+	X(NR_ZONE_UNEVICTABLE, "nr_zone_unevictable")			\
+	X(NR_ZONE_WRITE_PENDING, "nr_zone_write_pending")		\
+	X(NR_MLOCK, "nr_mlock")
+
+#define NODE_STAT_ITEMS(X)						\
+	X(NR_INACTIVE_ANON, "nr_inactive_anon")				\
+	X(NR_ACTIVE_ANON, "nr_active_anon")				\
+	X(NR_INACTIVE_FILE, "nr_inactive_file")				\
+	X(NR_ACTIVE_FILE, "nr_active_file")				\
+	X(NR_UNEVICTABLE, "nr_unevictable")				\
+	X(NR_ISOLATED_ANON, "nr_isolated_anon")				\
+	X(NR_ISOLATED_FILE, "nr_isolated_file")				\
+	X(WORKINGSET_NODES, "workingset_nodes")				\
+	X(WORKINGSET_REFAULT_ANON, "workingset_refault_anon")		\
+	X(WORKINGSET_REFAULT_FILE, "workingset_refault_file")		\
+	X(WORKINGSET_ACTIVATE_ANON, "workingset_activate_anon")		\
+	X(WORKINGSET_ACTIVATE_FILE, "workingset_activate_file")		\
+	X(WORKINGSET_RESTORE_ANON, "workingset_restore_anon")		\
+	X(WORKINGSET_RESTORE_FILE, "workingset_restore_file")		\
+	X(WORKINGSET_NODERECLAIM, "workingset_nodereclaim")		\
+	X(NR_ANON_MAPPED, "nr_anon_pages")				\
+	X(NR_FILE_MAPPED, "nr_mapped")					\
+	X(NR_FILE_PAGES, "nr_file_pages")				\
+	X(NR_FILE_DIRTY, "nr_dirty")					\
+	X(NR_WRITEBACK, "nr_writeback")					\
+	X(NR_SHMEM, "nr_shmem")						\
+	X(NR_ANON_THPS, "nr_anon_transparent_hugepages")		\
+	X(NR_VMSCAN_WRITE, "nr_vmscan_write")				\
+	X(NR_VMSCAN_IMMEDIATE, "nr_vmscan_immediate_reclaim")		\
+	X(NR_SWAPCACHE, "nr_swapcached")
+
+#define VM_EVENT_ITEMS(X)						\
+	X(PGPGIN, "pgpgin")						\
+	X(PGPGOUT, "pgpgout")						\
+	X(PSWPIN, "pswpin")						\
+	X(PSWPOUT, "pswpout")						\
+	X(PGALLOC_NORMAL, "pgalloc_normal")				\
+	X(PGFREE, "pgfree")						\
+	X(PGACTIVATE, "pgactivate")					\
+	X(PGDEACTIVATE, "pgdeactivate")					\
+	X(PGLAZYFREE, "pglazyfree")					\
+	X(PGFAULT, "pgfault")						\
+	X(PGMAJFAULT, "pgmajfault")					\
+	X(PGLAZYFREED, "pglazyfreed")					\
+	X(PGREFILL, "pgrefill")						\
+	X(PGREUSE, "pgreuse")						\
+	X(PGSTEAL_KSWAPD, "pgsteal_kswapd")				\
+	X(PGSTEAL_DIRECT, "pgsteal_direct")				\
+	X(PGSCAN_KSWAPD, "pgscan_kswapd")				\
+	X(PGSCAN_DIRECT, "pgscan_direct")				\
+	X(PGSCAN_ANON, "pgscan_anon")					\
+	X(PGSCAN_FILE, "pgscan_file")					\
+	X(PGSTEAL_ANON, "pgsteal_anon")					\
+	X(PGSTEAL_FILE, "pgsteal_file")					\
+	X(PAGEOUTRUN, "pageoutrun")					\
+	X(PGROTATED, "pgrotated")					\
+	X(UNEVICTABLE_PGCULLED, "unevictable_pgs_culled")		\
+	X(UNEVICTABLE_PGSCANNED, "unevictable_pgs_scanned")		\
+	X(UNEVICTABLE_PGRESCUED, "unevictable_pgs_rescued")		\
+	X(THP_FAULT_ALLOC, "thp_fault_alloc")				\
+	X(THP_SPLIT_PAGE, "thp_split_page")				\
+	X(THP_DEFERRED_SPLIT_PAGE, "thp_deferred_split_page")
+
+#define __LRULAB_ENUM(e, s) e,
+enum zone_stat_item { ZONE_STAT_ITEMS(__LRULAB_ENUM) NR_VM_ZONE_STAT_ITEMS };
+enum node_stat_item { NODE_STAT_ITEMS(__LRULAB_ENUM) NR_VM_NODE_STAT_ITEMS };
+enum vm_event_item { VM_EVENT_ITEMS(__LRULAB_ENUM) NR_VM_EVENT_ITEMS };
+#undef __LRULAB_ENUM
+
+#define NR_LRU_BASE NR_INACTIVE_ANON
+#define NR_ZONE_LRU_BASE NR_ZONE_INACTIVE_ANON
+#define WORKINGSET_REFAULT_BASE WORKINGSET_REFAULT_ANON
+#define WORKINGSET_ACTIVATE_BASE WORKINGSET_ACTIVATE_ANON
+#define WORKINGSET_RESTORE_BASE WORKINGSET_RESTORE_ANON
+
+struct pglist_data;
+
+/*
+ * The lruvec, field order as in mmzone.h.  MGLRU state (lrugen, mm_state)
+ * is added by the multi-gen LRU work between flags and pgdat.
+ */
+struct lruvec {
+	struct list_head lists[NR_LRU_LISTS];
+	spinlock_t lru_lock;
+	unsigned long anon_cost;
+	unsigned long file_cost;
+	atomic_long_t nonresident_age;
+	unsigned long refaults[ANON_AND_FILE];
+	unsigned long flags;
+	struct pglist_data *pgdat;
+};
+
+struct free_area {
+	struct list_head free_list;
+	unsigned long nr_free;
+};
+
+enum zone_watermarks { WMARK_MIN, WMARK_LOW, WMARK_HIGH, NR_WMARK };
+
+/* Per-CPU page lists of one zone (kernel: struct per_cpu_pages). */
+#define NR_PCP_LISTS (PAGE_ALLOC_COSTLY_ORDER + 2)	/* orders 0-3 and PMD */
+struct per_cpu_pages {
+	spinlock_t lock;	/* the owner and remote drainers */
+	int count;		/* pages on the lists */
+	int high;
+	int batch;
+	struct list_head lists[NR_PCP_LISTS];
+};
+
+struct per_cpu_zonestat {
+	s8 vm_stat_diff[NR_VM_ZONE_STAT_ITEMS];
+	s8 stat_threshold;
+};
+
+struct per_cpu_nodestat {
+	s8 stat_threshold;
+	s8 vm_node_stat_diff[NR_VM_NODE_STAT_ITEMS];
+};
+
+struct zone {
+	/* read-mostly */
+	unsigned long _watermark[NR_WMARK];
+	struct pglist_data *zone_pgdat;
+	struct per_cpu_pages *per_cpu_pageset;		/* alloc_percpu */
+	struct per_cpu_zonestat *per_cpu_zonestats;	/* alloc_percpu */
+	unsigned long zone_start_pfn;
+	unsigned long spanned_pages;
+	unsigned long managed_pages;
+	const char *name;
+	CACHELINE_PADDING(_pad1_);
+	spinlock_t lock;
+	struct free_area free_area[NR_PAGE_ORDERS];
+	CACHELINE_PADDING(_pad2_);
+	atomic_long_t vm_stat[NR_VM_ZONE_STAT_ITEMS];
+};
+
+typedef struct pglist_data {
+	struct zone node_zones[MAX_NR_ZONES];
+	int node_id;
+	unsigned long node_start_pfn;
+	unsigned long node_spanned_pages;
+	struct per_cpu_nodestat *per_cpu_nodestats;	/* alloc_percpu */
+	CACHELINE_PADDING(_pad1_);
+	atomic_long_t vm_stat[NR_VM_NODE_STAT_ITEMS];
+} pg_data_t;
+
+extern int nr_node_ids;
+extern struct pglist_data *node_data[MAX_NUMNODES];
+#define NODE_DATA(nid) (node_data[(nid)])
+#define for_each_node(nid) for ((nid) = 0; (nid) < nr_node_ids; (nid)++)
+
+static inline struct pglist_data *folio_pgdat(const struct folio *f)
+{
+	return NODE_DATA(folio_nid(f));
+}
+static inline struct zone *folio_zone(const struct folio *f)
+{
+	return &folio_pgdat(f)->node_zones[folio_zonenum(f)];
+}
+static inline struct pglist_data *lruvec_pgdat(struct lruvec *lruvec)
+{
+	return lruvec->pgdat;
+}
+
+#endif /* LRULAB_MMZONE_H */

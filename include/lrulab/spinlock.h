@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One spinlock type for every modelled lock (lru_lock, zone->lock, the
+ * per-CPU local locks, cost_lock, ...).  It is 4 bytes, like the kernel's
+ * spinlock_t without lock debugging, so the structs that embed it keep
+ * their kernel layout.  The implementation is chosen at run time.
+ *
+ * Every acquisition names its site: the lock class ("lru_lock") and the
+ * calling function, the way `perf lock contention` reports callers.
+ */
+#ifndef LRULAB_SPINLOCK_H
+#define LRULAB_SPINLOCK_H
+
+#include <stdio.h>
+#include <lrulab/types.h>
+
+typedef struct {
+	u32 val;
+} spinlock_t;
+
+enum lock_impl {
+	LOCK_QSPINLOCK,		/* kernel qspinlock: pending bit + MCS queue */
+	LOCK_TICKET,
+	LOCK_TAS,		/* test-and-test-and-set */
+	LOCK_PTHREAD_SPIN,	/* glibc pthread_spinlock_t on the same word */
+	LOCK_MUTEX,		/* futex sleeping lock (glibc lowlevellock style) */
+	NR_LOCK_IMPLS,
+};
+
+extern enum lock_impl lrulab_lock_impl;
+/* Returns 0, or -EINVAL for an unknown name. */
+int lock_impl_parse(const char *name, enum lock_impl *impl);
+const char *lock_impl_name(enum lock_impl impl);
+/* Only while no lock is held or waited on. */
+void lock_impl_set(enum lock_impl impl);
+
+struct lock_site {
+	const char *cls;	/* "lru_lock", "zone->lock", "local_lock" */
+	const char *caller;	/* function that took it */
+	int id;			/* assigned on first use, -1 before */
+};
+
+#define LOCK_SITE(class_) ({						\
+	static struct lock_site __lock_site = { (class_), __func__, -1 };	\
+	&__lock_site; })
+
+static inline void spin_lock_init(spinlock_t *l)
+{
+	WRITE_ONCE(l->val, 0);
+}
+
+void spin_lock_at(spinlock_t *l, struct lock_site *site);
+bool spin_trylock_at(spinlock_t *l, struct lock_site *site);
+void spin_unlock(spinlock_t *l);
+bool spin_is_locked(spinlock_t *l);
+
+#define spin_lock(l) spin_lock_at((l), LOCK_SITE("spinlock"))
+#define spin_trylock(l) spin_trylock_at((l), LOCK_SITE("spinlock"))
+/* There are no interrupts in the model; _irq variants are plain locks. */
+#define spin_lock_irq(l) spin_lock(l)
+#define spin_unlock_irq(l) spin_unlock(l)
+
+/*
+ * local_lock_t: a real per-CPU lock (the PREEMPT_RT flavour), so that a
+ * remote CPU can take it to drain batches it does not own.
+ */
+typedef spinlock_t local_lock_t;
+#define local_lock_init(l) spin_lock_init(l)
+#define local_lock(l) spin_lock_at((l), LOCK_SITE("local_lock"))
+#define local_unlock(l) spin_unlock(l)
+
+/* ---- lock statistics (perf lock contention style) ---- */
+
+struct lock_stat {
+	u64 acquired;
+	u64 contended;
+	u64 wait_total_ns;
+	u64 wait_max_ns;
+	u64 wait_min_ns;	/* over contended acquisitions; 0 if none */
+	u64 hold_total_ns;
+	u64 hold_max_ns;
+};
+
+extern bool lockstat_enabled;	/* default on; set before threads start */
+
+int lockstat_nr_sites(void);
+struct lock_site *lockstat_site(int id);
+/* Sum of every thread's counters for one site. */
+void lockstat_read(const struct lock_site *site, struct lock_stat *out);
+/* Sum over all sites of one class ("lru_lock"). */
+void lockstat_read_class(const char *cls, struct lock_stat *out);
+void lockstat_reset(void);
+
+enum lockstat_sort {
+	LOCKSTAT_SORT_WAIT_TOTAL,
+	LOCKSTAT_SORT_CONTENDED,
+	LOCKSTAT_SORT_ACQUIRED,
+	LOCKSTAT_SORT_HOLD_TOTAL,
+};
+/* A `perf lock contention -b` like table, plus acquired and hold columns. */
+void lockstat_print(FILE *f, enum lockstat_sort sort);
+
+/* ---- clock ---- */
+
+/* Monotonic nanoseconds from the TSC where available (cheap enough to
+ * take twice per lock acquisition). */
+u64 lrulab_now_ns(void);
+void lrulab_clock_init(void);
+
+#endif /* LRULAB_SPINLOCK_H */
