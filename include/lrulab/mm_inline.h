@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * LRU list primitives (include/linux/mm_inline.h).  All of them run with
+ * the lruvec's lru_lock held.
+ */
+#ifndef LRULAB_MM_INLINE_H
+#define LRULAB_MM_INLINE_H
+
+#include <lrulab/memcontrol.h>
+#include <lrulab/vmstat.h>
+
+static inline enum lru_list folio_lru_list(const struct folio *folio)
+{
+	enum lru_list lru;
+
+	if (folio_test_unevictable(folio))
+		return LRU_UNEVICTABLE;
+	lru = folio_is_file_lru(folio) ? LRU_INACTIVE_FILE : LRU_INACTIVE_ANON;
+	if (folio_test_active(folio))
+		lru += LRU_ACTIVE;
+	return lru;
+}
+
+/* Node and zone stats of the list; called under lru_lock. */
+static inline void __update_lru_size(struct lruvec *lruvec, enum lru_list lru,
+				     int zid, long nr_pages)
+{
+	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
+
+	mod_lruvec_state(lruvec, NR_LRU_BASE + lru, nr_pages);
+	__mod_zone_page_state(&pgdat->node_zones[zid], NR_ZONE_LRU_BASE + lru,
+			      nr_pages);
+}
+
+static inline void update_lru_size(struct lruvec *lruvec, enum lru_list lru,
+				   int zid, long nr_pages)
+{
+	__update_lru_size(lruvec, lru, zid, nr_pages);
+	mem_cgroup_update_lru_size(lruvec, lru, zid, nr_pages);
+}
+
+/* Unevictable folios are counted but not linked, as in the kernel. */
+static inline void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio)
+{
+	enum lru_list lru = folio_lru_list(folio);
+
+	update_lru_size(lruvec, lru, folio_zonenum(folio), folio_nr_pages(folio));
+	if (lru != LRU_UNEVICTABLE)
+		list_add(&folio->lru, &lruvec->lists[lru]);
+}
+
+static inline void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio)
+{
+	enum lru_list lru = folio_lru_list(folio);
+
+	update_lru_size(lruvec, lru, folio_zonenum(folio), folio_nr_pages(folio));
+	list_add_tail(&folio->lru, &lruvec->lists[lru]);
+}
+
+static inline void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio)
+{
+	enum lru_list lru = folio_lru_list(folio);
+
+	if (lru != LRU_UNEVICTABLE)
+		list_del(&folio->lru);
+	update_lru_size(lruvec, lru, folio_zonenum(folio), -folio_nr_pages(folio));
+}
+
+/* Clear the LRU flags of a folio that is being freed. */
+static inline void __folio_clear_lru_flags(struct folio *folio)
+{
+	__folio_clear_lru(folio);
+	/* both set is a bug left for the bad-page check, as in the kernel */
+	if (folio_test_active(folio) && folio_test_unevictable(folio))
+		return;
+	__folio_clear_active(folio);
+	__folio_clear_unevictable(folio);
+}
+
+#endif /* LRULAB_MM_INLINE_H */
