@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The invariant checker.  At a quiescent point it walks every lruvec and
+ * the whole folio array and cross-checks the two size sources (lists and
+ * lru_zone_size), the flushed node/zone/memcg stats, refcounts, charges
+ * and the page allocator's free count.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <lrulab/lrulab.h>
+#include <lrulab/mm_inline.h>
+
+struct check {
+	FILE *out;
+	int errors;
+	unsigned char *on_list;		/* per pfn: seen on an LRU list */
+	long *charged;			/* per memcg id: pages charged */
+};
+
+static void report(struct check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->errors++;
+	if (!c->out)
+		return;
+	fputs("invariant: ", c->out);
+	va_start(ap, fmt);
+	vfprintf(c->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->out);
+}
+
+static bool folio_is_tail(const struct folio *folio)
+{
+	return !folio_test_buddy(folio) && (folio->compound_head & 1);
+}
+
+static long walk_lru_list(struct check *c, struct mem_cgroup *memcg, int nid,
+			  enum lru_list lru)
+{
+	struct lruvec *lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
+	struct list_head *head = &lruvec->lists[lru], *pos;
+	unsigned long steps = 0;
+	long pages = 0;
+
+	for (pos = head->next; pos != head; pos = pos->next) {
+		struct folio *folio = list_entry(pos, struct folio, lru);
+		unsigned long pfn = folio_pfn(folio);
+		struct mem_cgroup *fm = folio_memcg(folio);
+
+		if (++steps > max_pfn || pfn >= max_pfn) {
+			report(c, "memcg %s node %d list %d is corrupt",
+			       memcg->name, nid, lru);
+			break;
+		}
+		if (c->on_list[pfn])
+			report(c, "pfn %lu is on two LRU lists", pfn);
+		c->on_list[pfn] = 1;
+		if (!folio_test_lru(folio))
+			report(c, "pfn %lu on list %d without PG_lru", pfn, lru);
+		if (folio_lru_list(folio) != lru)
+			report(c, "pfn %lu on list %d but its flags name list %d",
+			       pfn, lru, folio_lru_list(folio));
+		if ((fm ? fm : root_mem_cgroup) != memcg || folio_nid(folio) != nid)
+			report(c, "pfn %lu on a lruvec it does not belong to", pfn);
+		if (folio_ref_count(folio) <= 0)
+			report(c, "pfn %lu on list %d with refcount %d", pfn, lru,
+			       folio_ref_count(folio));
+		pages += folio_nr_pages(folio);
+	}
+	return pages;
+}
+
+static long count_unevictable(struct mem_cgroup *memcg, int nid)
+{
+	unsigned long pfn;
+	long pages = 0;
+
+	for (pfn = 0; pfn < max_pfn; pfn++) {
+		struct folio *folio = pfn_folio(pfn);
+		struct mem_cgroup *fm;
+
+		if (folio_is_tail(folio) || folio_ref_count(folio) <= 0)
+			continue;
+		if (!folio_test_lru(folio) || !folio_test_unevictable(folio))
+			continue;
+		fm = folio_memcg(folio);
+		if ((fm ? fm : root_mem_cgroup) == memcg && folio_nid(folio) == nid)
+			pages += folio_nr_pages(folio);
+	}
+	return pages;
+}
+
+static void check_lruvecs(struct check *c, struct mem_cgroup *memcg)
+{
+	enum lru_list lru;
+	int nid;
+
+	for_each_node(nid) {
+		struct mem_cgroup_per_node *pn = memcg->nodeinfo[nid];
+
+		for_each_lru(lru) {
+			long pages = lru == LRU_UNEVICTABLE ?
+				count_unevictable(memcg, nid) :
+				walk_lru_list(c, memcg, nid, lru);
+
+			if (pages != (long)pn->lru_zone_size[ZONE_NORMAL][lru])
+				report(c, "memcg %s node %d list %d: %ld pages listed, lru_zone_size %lu",
+				       memcg->name, nid, lru, pages,
+				       pn->lru_zone_size[ZONE_NORMAL][lru]);
+		}
+	}
+}
+
+/* Flushed stats must equal the exact list sizes once nothing is pending. */
+static void check_lru_stats(struct check *c)
+{
+	long node_sum[MAX_NUMNODES][NR_LRU_LISTS] = { { 0 } };
+	struct mem_cgroup *memcg = NULL;
+	enum lru_list lru;
+	int nid;
+
+	while ((memcg = mem_cgroup_iter(NULL, memcg))) {
+		for_each_node(nid) {
+			struct mem_cgroup_per_node *pn = memcg->nodeinfo[nid];
+			struct lruvec *lruvec = &pn->lruvec;
+
+			for_each_lru(lru) {
+				unsigned long size = pn->lru_zone_size[ZONE_NORMAL][lru];
+				unsigned long stat = lruvec_page_state_local(lruvec,
+								NR_LRU_BASE + lru);
+
+				node_sum[nid][lru] += size;
+				if (stat != size)
+					report(c, "memcg %s node %d: %s %lu, lists hold %lu",
+					       memcg->name, nid,
+					       node_stat_name(NR_LRU_BASE + lru), stat, size);
+			}
+		}
+	}
+	for_each_node(nid) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+
+		for_each_lru(lru) {
+			unsigned long ns = node_page_state(pgdat, NR_LRU_BASE + lru);
+			unsigned long zs = zone_page_state(&pgdat->node_zones[ZONE_NORMAL],
+							   NR_ZONE_LRU_BASE + lru);
+
+			if ((long)ns != node_sum[nid][lru] || (long)zs != node_sum[nid][lru])
+				report(c, "node %d: %s %lu, %s %lu, lists hold %ld", nid,
+				       node_stat_name(NR_LRU_BASE + lru), ns,
+				       zone_stat_name(NR_ZONE_LRU_BASE + lru), zs,
+				       node_sum[nid][lru]);
+		}
+	}
+}
+
+/* Walk the folio array: LRU membership, charges, page accounting. */
+static void check_folios(struct check *c, bool settled)
+{
+	unsigned long pfn, allocated = 0, free_pages = 0;
+	int nid;
+
+	for (pfn = 0; pfn < max_pfn; pfn++) {
+		struct folio *folio = pfn_folio(pfn);
+		struct mem_cgroup *memcg;
+
+		if (folio_is_tail(folio) || folio_ref_count(folio) <= 0)
+			continue;
+		allocated += folio_nr_pages(folio);
+		if (folio_test_lru(folio) && !folio_test_unevictable(folio) &&
+		    !c->on_list[pfn])
+			report(c, "pfn %lu has PG_lru but is on no list", pfn);
+		if (settled && !folio_test_lru(folio) && folio->mapping)
+			report(c, "pfn %lu is in use but not on the LRU after a drain", pfn);
+		memcg = folio_memcg(folio);
+		if (memcg)
+			c->charged[memcg->id] += folio_nr_pages(folio);
+	}
+	for_each_node(nid)
+		free_pages += zone_free_pages_exact(&NODE_DATA(nid)->node_zones[ZONE_NORMAL]);
+	if (allocated + free_pages != totalram_pages())
+		report(c, "pages: %lu allocated + %lu free != %lu total",
+		       allocated, free_pages, totalram_pages());
+}
+
+static void check_charges(struct check *c)
+{
+	struct mem_cgroup *memcg = NULL;
+
+	while ((memcg = mem_cgroup_iter(NULL, memcg))) {
+		struct mem_cgroup *child;
+		long expect;
+
+		if (mem_cgroup_is_root(memcg))
+			continue;
+		expect = c->charged[memcg->id] + (long)memcg_stock_pages(memcg);
+		list_for_each_entry(child, &memcg->children, sibling)
+			expect += (long)mem_cgroup_usage(child);
+		if ((long)mem_cgroup_usage(memcg) != expect)
+			report(c, "memcg %s: memory.current %lu pages, expected %ld (charged folios + stock + children)",
+			       memcg->name, mem_cgroup_usage(memcg), expect);
+	}
+}
+
+int lrulab_check_invariants(bool settle, FILE *out)
+{
+	struct check c = { .out = out };
+	struct mem_cgroup *memcg = NULL;
+
+	if (settle) {
+		lru_add_drain_all();
+		vmstat_refresh();
+		mem_cgroup_flush_all();
+	}
+	c.on_list = calloc(max_pfn, 1);
+	c.charged = calloc(1 << 16, sizeof(long));
+	if (!c.on_list || !c.charged) {
+		free(c.on_list);
+		free(c.charged);
+		report(&c, "out of memory");
+		return c.errors;
+	}
+	while ((memcg = mem_cgroup_iter(NULL, memcg)))
+		check_lruvecs(&c, memcg);
+	check_folios(&c, settle);
+	check_charges(&c);
+	if (settle)
+		check_lru_stats(&c);
+	free(c.on_list);
+	free(c.charged);
+	return c.errors;
+}

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+/*
+ * System set-up and teardown, in the order the kernel brings the pieces
+ * up: clock and locks, CPUs, memory (nodes, zones, arena), vmstat, the
+ * root memcg, then the per-CPU LRU batches.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include <lrulab/lrulab.h>
+
+static bool lrulab_up;
+
+int lrulab_init(const struct lrulab_config *cfg)
+{
+	int err;
+
+	if (lrulab_up)
+		return -EBUSY;
+	if (cfg->lock < 0 || cfg->lock >= NR_LOCK_IMPLS)
+		return -EINVAL;
+	lrulab_clock_init();
+	lock_impl_set(cfg->lock);
+	lockstat_enabled = cfg->lockstat;
+	lockstat_reset();
+
+	err = lrulab_cpus_init(cfg->nr_cpus);
+	if (err)
+		return err;
+	err = page_alloc_init(cfg->nr_nodes, cfg->node_pages);
+	if (err)
+		goto out_cpus;
+	err = vmstat_init();
+	if (err)
+		goto out_pages;
+	page_alloc_init_stats();
+	err = mem_cgroup_init();
+	if (err)
+		goto out_vmstat;
+	err = lru_batches_init();
+	if (err)
+		goto out_memcg;
+	lrulab_up = true;
+	return 0;
+
+out_memcg:
+	mem_cgroup_exit();
+out_vmstat:
+	vmstat_exit();
+out_pages:
+	page_alloc_exit();
+out_cpus:
+	lrulab_cpus_exit();
+	return err;
+}
+
+void lrulab_exit(void)
+{
+	if (!lrulab_up)
+		return;
+	lru_batches_exit();
+	mem_cgroup_exit();
+	vmstat_exit();
+	page_alloc_exit();
+	lrulab_cpus_exit();
+	lrulab_up = false;
+}

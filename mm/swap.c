@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Per-CPU folio batches and batched release (the kernel's mm/swap.c).
+ *
+ * A folio entering or moving on the LRU is queued in this CPU's batch and
+ * the batch is applied under one lru_lock hold per run of folios that share
+ * a lruvec.  The per-CPU local lock is a real lock (the PREEMPT_RT model),
+ * which lets lru_add_drain_all() drain a remote CPU's batches directly
+ * instead of queueing work on it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <lrulab/cpu.h>
+#include <lrulab/gfp.h>
+#include <lrulab/memcontrol.h>
+#include <lrulab/mm_inline.h>
+#include <lrulab/pagemap.h>
+#include <lrulab/swap.h>
+#include <lrulab/vmstat.h>
+
+typedef void (*move_fn_t)(struct lruvec *lruvec, struct folio *folio);
+
+struct cpu_fbatches {
+	local_lock_t lock;
+	struct folio_batch lru_add;
+	struct folio_batch lru_deactivate_file;
+	struct folio_batch lru_deactivate;
+	struct folio_batch lru_lazyfree;
+	struct folio_batch lru_activate;
+	/* the rotate batch is filled from writeback completion (IRQs) */
+	local_lock_t lock_irq;
+	struct folio_batch lru_move_tail;
+};
+
+static struct cpu_fbatches *cpu_fbatches;
+static atomic_t lru_disable_count;
+static pthread_mutex_t lru_drain_mutex = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int lru_drain_gen;
+
+int lru_batches_init(void)
+{
+	int cpu;
+
+	cpu_fbatches = alloc_percpu(struct cpu_fbatches);
+	if (!cpu_fbatches)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
+
+		local_lock_init(&fb->lock);
+		local_lock_init(&fb->lock_irq);
+	}
+	atomic_set(&lru_disable_count, 0);
+	lru_drain_gen = 0;
+	return 0;
+}
+
+void lru_batches_exit(void)
+{
+	free_percpu(cpu_fbatches);
+	cpu_fbatches = NULL;
+}
+
+static struct cpu_fbatches *this_cpu_fbatches(const char *fn)
+{
+	if (unlikely(smp_processor_id() < 0)) {
+		fprintf(stderr, "lrulab: %s called from a thread that is not a model CPU\n", fn);
+		abort();
+	}
+	return this_cpu_ptr(cpu_fbatches);
+}
+
+bool lru_cache_disabled(void)
+{
+	return atomic_read(&lru_disable_count) != 0;
+}
+
+static inline bool folio_may_be_lru_cached(struct folio *folio)
+{
+	/* today's kernel: large folios never linger in a per-CPU batch */
+	return !folio_test_large(folio);
+}
+
+static bool folio_evictable(struct folio *folio)
+{
+	if (folio_test_mlocked(folio))
+		return false;
+	return folio_test_anon(folio) || !mapping_unevictable(folio->mapping);
+}
+
+/* ---- move functions, all under the folio's lru_lock ---- */
+
+static void lru_add(struct lruvec *lruvec, struct folio *folio)
+{
+	bool was_unevictable = folio_test_clear_unevictable(folio);
+	long nr_pages = folio_nr_pages(folio);
+
+	if (folio_evictable(folio)) {
+		if (was_unevictable)
+			__count_vm_events(UNEVICTABLE_PGRESCUED, nr_pages);
+	} else {
+		folio_clear_active(folio);
+		folio_set_unevictable(folio);
+		if (!was_unevictable)
+			__count_vm_events(UNEVICTABLE_PGCULLED, nr_pages);
+	}
+	lruvec_add_folio(lruvec, folio);
+}
+
+static void lru_move_tail(struct lruvec *lruvec, struct folio *folio)
+{
+	if (folio_test_unevictable(folio))
+		return;
+	lruvec_del_folio(lruvec, folio);
+	folio_clear_active(folio);
+	lruvec_add_folio_tail(lruvec, folio);
+	__count_vm_events(PGROTATED, folio_nr_pages(folio));
+}
+
+static void lru_activate(struct lruvec *lruvec, struct folio *folio)
+{
+	long nr_pages = folio_nr_pages(folio);
+
+	if (folio_test_active(folio) || folio_test_unevictable(folio))
+		return;
+	lruvec_del_folio(lruvec, folio);
+	folio_set_active(folio);
+	lruvec_add_folio(lruvec, folio);
+	__count_vm_events(PGACTIVATE, nr_pages);
+	count_memcg_events(lruvec_memcg(lruvec), PGACTIVATE, nr_pages);
+}
+
+static void lru_deactivate_file(struct lruvec *lruvec, struct folio *folio)
+{
+	bool active = folio_test_active(folio);
+	long nr_pages = folio_nr_pages(folio);
+
+	if (folio_test_unevictable(folio) || folio_mapped(folio))
+		return;
+	lruvec_del_folio(lruvec, folio);
+	folio_clear_active(folio);
+	folio_clear_referenced(folio);
+	if (folio_test_writeback(folio) || folio_test_dirty(folio)) {
+		/* the flusher writes it; completion rotates it to the tail */
+		lruvec_add_folio(lruvec, folio);
+		folio_set_reclaim(folio);
+	} else {
+		lruvec_add_folio_tail(lruvec, folio);
+		__count_vm_events(PGROTATED, nr_pages);
+	}
+	if (active) {
+		__count_vm_events(PGDEACTIVATE, nr_pages);
+		count_memcg_events(lruvec_memcg(lruvec), PGDEACTIVATE, nr_pages);
+	}
+}
+
+static void lru_deactivate(struct lruvec *lruvec, struct folio *folio)
+{
+	long nr_pages = folio_nr_pages(folio);
+
+	if (folio_test_unevictable(folio) || !folio_test_active(folio))
+		return;
+	lruvec_del_folio(lruvec, folio);
+	folio_clear_active(folio);
+	folio_clear_referenced(folio);
+	lruvec_add_folio(lruvec, folio);
+	__count_vm_events(PGDEACTIVATE, nr_pages);
+	count_memcg_events(lruvec_memcg(lruvec), PGDEACTIVATE, nr_pages);
+}
+
+static void lru_lazyfree(struct lruvec *lruvec, struct folio *folio)
+{
+	long nr_pages = folio_nr_pages(folio);
+
+	if (!folio_test_anon(folio) || !folio_test_swapbacked(folio) ||
+	    folio_test_swapcache(folio) || folio_test_unevictable(folio))
+		return;
+	lruvec_del_folio(lruvec, folio);
+	folio_clear_active(folio);
+	folio_clear_referenced(folio);
+	/* a clean lazyfree folio is reclaimed like page cache: file LRU */
+	folio_clear_swapbacked(folio);
+	lruvec_add_folio(lruvec, folio);
+	__count_vm_events(PGLAZYFREE, nr_pages);
+	count_memcg_events(lruvec_memcg(lruvec), PGLAZYFREE, nr_pages);
+}
+
+/* ---- applying a batch ---- */
+
+static void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn)
+{
+	struct lruvec *lruvec = NULL;
+	unsigned long flags = 0;
+	unsigned int i;
+
+	for (i = 0; i < folio_batch_count(fbatch); i++) {
+		struct folio *folio = fbatch->folios[i];
+
+		/* someone isolated it since it was queued: drop the op */
+		if (move_fn != lru_add && !folio_test_clear_lru(folio))
+			continue;
+		folio_lruvec_relock_irqsave(folio, &lruvec, &flags);
+		move_fn(lruvec, folio);
+		folio_set_lru(folio);
+	}
+	if (lruvec)
+		unlock_page_lruvec_irqrestore(lruvec, flags);
+	folios_put(fbatch);
+}
+
+static void __folio_batch_add_and_move(size_t batch_off, struct folio *folio,
+				       move_fn_t move_fn, bool disable_irq)
+{
+	struct cpu_fbatches *fb = this_cpu_fbatches(__func__);
+	local_lock_t *lock = disable_irq ? &fb->lock_irq : &fb->lock;
+	struct folio_batch *fbatch = (struct folio_batch *)((char *)fb + batch_off);
+
+	folio_get(folio);
+	local_lock(lock);
+	if (!folio_batch_add(fbatch, folio) || !folio_may_be_lru_cached(folio) ||
+	    lru_cache_disabled())
+		folio_batch_move_lru(fbatch, move_fn);
+	local_unlock(lock);
+}
+
+#define folio_batch_add_and_move(folio, op, irq) \
+	__folio_batch_add_and_move(offsetof(struct cpu_fbatches, op), folio, op, irq)
+
+void folio_add_lru(struct folio *folio)
+{
+	if (folio_test_active(folio) && folio_test_unevictable(folio)) {
+		fprintf(stderr, "BUG: folio_add_lru: pfn %lu active and unevictable\n",
+			folio_pfn(folio));
+		abort();
+	}
+	if (folio_test_lru(folio)) {
+		fprintf(stderr, "BUG: folio_add_lru: pfn %lu already on the LRU\n",
+			folio_pfn(folio));
+		abort();
+	}
+	folio_batch_add_and_move(folio, lru_add, false);
+}
+
+void folio_add_lru_vma(struct folio *folio, void *vma)
+{
+	folio_add_lru(folio);
+}
+
+void folio_rotate_reclaimable(struct folio *folio)
+{
+	if (folio_test_locked(folio) || folio_test_dirty(folio) ||
+	    folio_test_unevictable(folio) || !folio_test_lru(folio))
+		return;
+	folio_batch_add_and_move(folio, lru_move_tail, true);
+}
+
+void folio_activate(struct folio *folio)
+{
+	if (folio_test_active(folio) || folio_test_unevictable(folio) ||
+	    !folio_test_lru(folio))
+		return;
+	folio_batch_add_and_move(folio, lru_activate, false);
+}
+
+void deactivate_file_folio(struct folio *folio)
+{
+	if (folio_test_unevictable(folio) || !folio_test_lru(folio))
+		return;
+	folio_batch_add_and_move(folio, lru_deactivate_file, false);
+}
+
+void folio_deactivate(struct folio *folio)
+{
+	if (folio_test_unevictable(folio) || !folio_test_lru(folio) ||
+	    !folio_test_active(folio))
+		return;
+	folio_batch_add_and_move(folio, lru_deactivate, false);
+}
+
+void folio_mark_lazyfree(struct folio *folio)
+{
+	if (!folio_test_anon(folio) || !folio_test_swapbacked(folio) ||
+	    !folio_test_lru(folio) || folio_test_swapcache(folio) ||
+	    folio_test_unevictable(folio))
+		return;
+	folio_batch_add_and_move(folio, lru_lazyfree, false);
+}
+
+/*
+ * A folio not yet on the LRU may sit in this CPU's lru_add batch: mark it
+ * active there so lru_add() puts it on the active list.  Only the local
+ * batch is searched, as in the kernel.
+ */
+static void __lru_cache_activate_folio(struct folio *folio)
+{
+	struct cpu_fbatches *fb = this_cpu_fbatches(__func__);
+	struct folio_batch *fbatch;
+	int i;
+
+	local_lock(&fb->lock);
+	fbatch = &fb->lru_add;
+	for (i = folio_batch_count(fbatch) - 1; i >= 0; i--) {
+		if (fbatch->folios[i] == folio) {
+			folio_set_active(folio);
+			break;
+		}
+	}
+	local_unlock(&fb->lock);
+}
+
+static void workingset_activation(struct folio *folio)
+{
+	struct mem_cgroup *memcg = folio_memcg(folio);
+	struct lruvec *lruvec;
+
+	/* activations age the workingset clock of the lruvec and its parents */
+	for (lruvec = mem_cgroup_lruvec(memcg, folio_pgdat(folio)); lruvec;
+	     lruvec = parent_lruvec(lruvec))
+		atomic_long_add(folio_nr_pages(folio), &lruvec->nonresident_age);
+}
+
+void folio_mark_accessed(struct folio *folio)
+{
+	if (folio_test_dropbehind(folio))
+		return;
+	if (!folio_test_referenced(folio)) {
+		folio_set_referenced(folio);
+	} else if (folio_test_unevictable(folio)) {
+		/* unevictable folios are never activated */
+	} else if (!folio_test_active(folio)) {
+		if (folio_test_lru(folio))
+			folio_activate(folio);
+		else
+			__lru_cache_activate_folio(folio);
+		folio_clear_referenced(folio);
+		workingset_activation(folio);
+	}
+}
+
+/* ---- draining ---- */
+
+static void drain_batch(struct folio_batch *fbatch, move_fn_t move_fn)
+{
+	if (folio_batch_count(fbatch))
+		folio_batch_move_lru(fbatch, move_fn);
+}
+
+/* Caller holds @cpu's fbatches lock. */
+static void __lru_add_drain_cpu(struct cpu_fbatches *fb)
+{
+	drain_batch(&fb->lru_add, lru_add);
+	if (folio_batch_count(&fb->lru_move_tail)) {
+		local_lock(&fb->lock_irq);
+		drain_batch(&fb->lru_move_tail, lru_move_tail);
+		local_unlock(&fb->lock_irq);
+	}
+	drain_batch(&fb->lru_deactivate_file, lru_deactivate_file);
+	drain_batch(&fb->lru_deactivate, lru_deactivate);
+	drain_batch(&fb->lru_lazyfree, lru_lazyfree);
+	drain_batch(&fb->lru_activate, lru_activate);
+}
+
+static unsigned int fbatches_count(struct cpu_fbatches *fb)
+{
+	return folio_batch_count(&fb->lru_add) +
+	       folio_batch_count(&fb->lru_deactivate_file) +
+	       folio_batch_count(&fb->lru_deactivate) +
+	       folio_batch_count(&fb->lru_lazyfree) +
+	       folio_batch_count(&fb->lru_activate) +
+	       folio_batch_count(&fb->lru_move_tail);
+}
+
+/* Drain @cpu's batches; the caller need not be @cpu (remote drain). */
+void lru_add_drain_cpu(int cpu)
+{
+	struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
+
+	local_lock(&fb->lock);
+	__lru_add_drain_cpu(fb);
+	local_unlock(&fb->lock);
+}
+
+void lru_add_drain(void)
+{
+	this_cpu_fbatches(__func__);
+	lru_add_drain_cpu(smp_processor_id());
+}
+
+unsigned int lru_batches_count(int cpu)
+{
+	struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
+	unsigned int n;
+
+	local_lock(&fb->lock);
+	local_lock(&fb->lock_irq);
+	n = fbatches_count(fb);
+	local_unlock(&fb->lock_irq);
+	local_unlock(&fb->lock);
+	return n;
+}
+
+/*
+ * Where the kernel queues a work item on every CPU with queued folios and
+ * waits for it, the model takes that CPU's local lock and drains it from
+ * here.  The generation counter lets a caller that raced with a drain
+ * which started after its own folios were queued skip a second round.
+ */
+static void __lru_add_drain_all(bool force_all_cpus)
+{
+	unsigned int this_gen;
+	int cpu;
+
+	this_gen = smp_load_acquire(&lru_drain_gen);
+	if (smp_processor_id() >= 0)
+		lru_add_drain();
+
+	pthread_mutex_lock(&lru_drain_mutex);
+	if (this_gen != READ_ONCE(lru_drain_gen) && !force_all_cpus)
+		goto done;
+	WRITE_ONCE(lru_drain_gen, lru_drain_gen + 1);
+	smp_mb();
+	for_each_possible_cpu(cpu) {
+		struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
+
+		local_lock(&fb->lock);
+		if (fbatches_count(fb))
+			__lru_add_drain_cpu(fb);
+		local_unlock(&fb->lock);
+	}
+done:
+	pthread_mutex_unlock(&lru_drain_mutex);
+}
+
+void lru_add_drain_all(void)
+{
+	__lru_add_drain_all(false);
+}
+
+/*
+ * The kernel waits for an RCU grace period so that no CPU is still in an
+ * enqueue that read the old count.  Here every enqueue reads the count
+ * under its CPU's local lock, and the forced drain takes every local lock
+ * after the increment, so the drain itself is that barrier.
+ */
+void lru_cache_disable(void)
+{
+	atomic_add_return(1, &lru_disable_count);
+	__lru_add_drain_all(true);
+}
+
+void lru_cache_enable(void)
+{
+	atomic_sub_return(1, &lru_disable_count);
+}
+
+/* ---- releasing folios ---- */
+
+/* Take a folio whose last reference is gone off its LRU list. */
+static void lruvec_release_folio(struct lruvec *lruvec, struct folio *folio)
+{
+	lruvec_del_folio(lruvec, folio);
+	__folio_clear_lru_flags(folio);
+}
+
+void folios_put_refs(struct folio_batch *folios, unsigned int *refs)
+{
+	struct lruvec *lruvec = NULL;
+	unsigned long flags = 0;
+	unsigned int i, j;
+
+	for (i = 0, j = 0; i < folio_batch_count(folios); i++) {
+		struct folio *folio = folios->folios[i];
+		unsigned int nr_refs = refs ? refs[i] : 1;
+
+		if (!folio_ref_sub_and_test(folio, nr_refs))
+			continue;
+		/* nobody can find a zero-count folio: PG_lru is stable */
+		if (folio_test_lru(folio)) {
+			folio_lruvec_relock_irqsave(folio, &lruvec, &flags);
+			lruvec_release_folio(lruvec, folio);
+		}
+		folios->folios[j++] = folio;
+	}
+	if (lruvec)
+		unlock_page_lruvec_irqrestore(lruvec, flags);
+	if (!j) {
+		folio_batch_reinit(folios);
+		return;
+	}
+	folios->nr = j;
+	mem_cgroup_uncharge_folios(folios);
+	free_unref_folios(folios);
+}
+
+void __folio_batch_release(struct folio_batch *fbatch)
+{
+	if (!fbatch->percpu_pvec_drained) {
+		lru_add_drain();
+		fbatch->percpu_pvec_drained = true;
+	}
+	folios_put(fbatch);
+}
+
+void __folio_put(struct folio *folio)
+{
+	if (folio_test_lru(folio)) {
+		struct lruvec *lruvec = folio_lruvec_lock_irqsave(folio, NULL);
+
+		lruvec_release_folio(lruvec, folio);
+		unlock_page_lruvec_irqrestore(lruvec, 0);
+	}
+	mem_cgroup_uncharge(folio);
+	free_frozen_pages(folio, folio_order(folio));
+}
