@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: MIT */
+/* Subcommands of the `lrulab` command: each returns the exit status. */
+#ifndef LRULAB_COMMANDS_H
+#define LRULAB_COMMANDS_H
+
+int cmd_demo(int argc, char **argv);
+int cmd_lockbench(int argc, char **argv);
+
+#endif /* LRULAB_COMMANDS_H */

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lrulab/parse.h>
+
+int parse_size(const char *prog, const char *opt, const char *s, unsigned long *out)
+{
+	unsigned long long v, mult = 1;
+	char *end;
+
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		goto bad;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		goto bad;
+	switch (*end) {
+	case 'k': case 'K': mult = 1ULL << 10; end++; break;
+	case 'm': case 'M': mult = 1ULL << 20; end++; break;
+	case 'g': case 'G': mult = 1ULL << 30; end++; break;
+	case '\0': break;
+	default: goto bad;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v == 0 || v > (~0ULL >> 2) / mult)
+		goto bad;
+	*out = (unsigned long)(v * mult);
+	return 0;
+bad:
+	fprintf(stderr, "%s: %s: invalid size '%s' (expected e.g. 4K, 16M, 1G)\n",
+		prog, opt, s ? s : "");
+	return -1;
+}
+
+int parse_long(const char *prog, const char *opt, const char *s, long lo, long hi,
+	       long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = s ? strtol(s, &end, 10) : 0;
+	if (!s || !*s || errno || *end) {
+		fprintf(stderr, "%s: %s: '%s' is not a number\n", prog, opt, s ? s : "");
+		return -1;
+	}
+	if (v < lo || v > hi) {
+		fprintf(stderr, "%s: %s: %ld is out of range [%ld, %ld]\n", prog, opt,
+			v, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int parse_double(const char *prog, const char *opt, const char *s, double lo,
+		 double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = s ? strtod(s, &end) : 0;
+	if (!s || !*s || errno || *end || !isfinite(v)) {
+		fprintf(stderr, "%s: %s: '%s' is not a number\n", prog, opt, s ? s : "");
+		return -1;
+	}
+	if (v < lo || v > hi) {
+		fprintf(stderr, "%s: %s: %g is out of range [%g, %g]\n", prog, opt,
+			v, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int parse_long_list(const char *prog, const char *opt, const char *s, long lo,
+		    long hi, long *out, int max)
+{
+	char buf[256], *tok, *save = NULL;
+	int n = 0;
+
+	if (!s || !*s || strlen(s) >= sizeof(buf)) {
+		fprintf(stderr, "%s: %s: invalid list '%s'\n", prog, opt, s ? s : "");
+		return -1;
+	}
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == max) {
+			fprintf(stderr, "%s: %s: more than %d values\n", prog, opt, max);
+			return -1;
+		}
+		if (parse_long(prog, opt, tok, lo, hi, &out[n]))
+			return -1;
+		n++;
+	}
+	if (!n || s[strlen(s) - 1] == ',') {
+		fprintf(stderr, "%s: %s: invalid list '%s'\n", prog, opt, s);
+		return -1;
+	}
+	return n;
+}

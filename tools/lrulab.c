@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+/* The `lrulab` command: dispatches to the subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include <lrulab/commands.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "demo", cmd_demo, "short fault/free run: lock table, figures, stats, invariants" },
+	{ "lockbench", cmd_lockbench, "uncontended lock cost per implementation, lock statistics overhead" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: lrulab COMMAND [OPTIONS]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "  %-10s %s\n", "help", "this text");
+	fprintf(f, "\n'lrulab COMMAND --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		fprintf(stderr, "lrulab: no command given (try 'lrulab help')\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "lrulab: unknown command '%s' (try 'lrulab help')\n", argv[1]);
+	return 2;
+}
