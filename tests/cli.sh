@@ -1,0 +1,61 @@
+#!/bin/sh
+# Command-line behaviour of the lrulab command: every bad input gets
+# exactly one error line on stderr and exit status 2; good runs exit 0.
+set -u
+LRULAB=${1:?usage: cli.sh path/to/lrulab}
+fails=0
+err=$(mktemp)
+out=$(mktemp)
+trap 'rm -f "$err" "$out"' EXIT
+
+bad() {
+	"$LRULAB" "$@" >"$out" 2>"$err"
+	rc=$?
+	lines=$(wc -l <"$err")
+	if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q '^lrulab' "$err"; then
+		echo "FAIL: lrulab $*: exit $rc, $lines stderr lines:"
+		cat "$err"
+		fails=$((fails + 1))
+	fi
+}
+
+good() {
+	want=$1
+	shift
+	"$LRULAB" "$@" >"$out" 2>"$err"
+	rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q -- "$want" "$out"; then
+		echo "FAIL: lrulab $*: exit $rc, '$want' not in output"
+		cat "$err"
+		fails=$((fails + 1))
+	fi
+}
+
+bad
+bad frobnicate
+bad demo --threads 0
+bad demo --threads abc
+bad demo --threads 100000
+bad demo --type hugetlb
+bad demo --mem 3K
+bad demo --mem 12Q
+bad demo --mem -4M
+bad demo --loops
+bad demo --lock spinny
+bad demo --bogus
+bad demo extra
+bad lockbench --impl nope
+bad lockbench --iters x
+bad lockbench --what
+
+good 'commands:' help
+good 'usage: lrulab demo' demo --help
+good 'invariants: ok' demo --threads 2 --loops 2 --mem 256K
+good 'invariants: ok' demo --threads 2 --loops 2 --mem 256K --type anon --lock ticket
+good 'invariants: ok' demo --threads 1 --loops 1 --mem 64K --no-lockstat
+
+if [ "$fails" -ne 0 ]; then
+	echo "cli: $fails failures"
+	exit 1
+fi
+echo "cli: all passed"
