@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+/* Per-CPU folio batches, move functions and batched release (mm/swap.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <cmocka.h>
+
+#include <lrulab/lrulab.h>
+#include <lrulab/mm_inline.h>
+
+#define NODE_PAGES 4096
+
+static struct mem_cgroup *memcg;
+static struct address_space file_mapping;	/* a bare page-cache owner */
+static struct address_space unevictable_mapping;
+
+static int setup(void **state)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+
+	cfg.nr_cpus = 2;
+	cfg.node_pages = NODE_PAGES;
+	if (lrulab_init(&cfg) || cpu_enter(0, false))
+		return -1;
+	memcg = mem_cgroup_create(root_mem_cgroup, "t");
+	set_bit(AS_UNEVICTABLE, &unevictable_mapping.flags);
+	return memcg ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	mem_cgroup_offline(memcg);
+	cpu_exit();
+	lrulab_exit();
+	return 0;
+}
+
+static struct folio *new_folio(unsigned int order, bool anon)
+{
+	struct folio *folio = folio_alloc(order, 0);
+
+	assert_non_null(folio);
+	assert_int_equal(mem_cgroup_charge(folio, memcg), 0);
+	if (anon) {
+		folio_set_swapbacked(folio);
+		folio->mapping = (struct address_space *)(0x1000UL | PAGE_MAPPING_ANON);
+	} else {
+		folio->mapping = &file_mapping;
+	}
+	return folio;
+}
+
+static void free_folio(struct folio *folio)
+{
+	folio->mapping = NULL;
+	folio_put(folio);
+}
+
+static struct lruvec *test_lruvec(void)
+{
+	return mem_cgroup_lruvec(memcg, NODE_DATA(0));
+}
+
+static unsigned long list_len(enum lru_list lru)
+{
+	struct list_head *pos;
+	unsigned long n = 0;
+
+	list_for_each(pos, &test_lruvec()->lists[lru])
+		n++;
+	return n;
+}
+
+static unsigned long zone_size(enum lru_list lru)
+{
+	return memcg->nodeinfo[0]->lru_zone_size[ZONE_NORMAL][lru];
+}
+
+static struct lock_stat site_stat(const char *caller)
+{
+	struct lock_stat st = { 0 };
+	int i;
+
+	for (i = 0; i < lockstat_nr_sites(); i++) {
+		struct lock_site *s = lockstat_site(i);
+
+		if (!strcmp(s->cls, "lru_lock") && !strcmp(s->caller, caller))
+			lockstat_read(s, &st);
+	}
+	return st;
+}
+
+static void test_batch_fills_then_moves(void **state)
+{
+	struct folio *f[FOLIO_BATCH_SIZE];
+	int i;
+
+	lockstat_reset();
+	for (i = 0; i < FOLIO_BATCH_SIZE - 1; i++) {
+		f[i] = new_folio(0, true);
+		folio_add_lru(f[i]);
+		assert_false(folio_test_lru(f[i]));
+		assert_int_equal(folio_ref_count(f[i]), 2);	/* the batch's */
+	}
+	assert_int_equal(lru_batches_count(0), FOLIO_BATCH_SIZE - 1);
+	assert_int_equal(list_len(LRU_INACTIVE_ANON), 0);
+	assert_int_equal(site_stat("folio_batch_move_lru").acquired, 0);
+
+	f[i] = new_folio(0, true);
+	folio_add_lru(f[i]);	/* the 31st fills the batch: one lock hold */
+	assert_int_equal(lru_batches_count(0), 0);
+	assert_int_equal(list_len(LRU_INACTIVE_ANON), FOLIO_BATCH_SIZE);
+	assert_int_equal(zone_size(LRU_INACTIVE_ANON), FOLIO_BATCH_SIZE);
+	assert_int_equal(site_stat("folio_batch_move_lru").acquired, 1);
+	/* newest at the head */
+	assert_ptr_equal(list_first_entry(&test_lruvec()->lists[LRU_INACTIVE_ANON],
+					  struct folio, lru), f[FOLIO_BATCH_SIZE - 1]);
+	for (i = 0; i < FOLIO_BATCH_SIZE; i++) {
+		assert_true(folio_test_lru(f[i]));
+		assert_int_equal(folio_ref_count(f[i]), 1);
+		free_folio(f[i]);
+	}
+	assert_int_equal(zone_size(LRU_INACTIVE_ANON), 0);
+	assert_int_equal(site_stat("__folio_put").acquired, FOLIO_BATCH_SIZE);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_large_folio_bypasses_batch(void **state)
+{
+	struct folio *small = new_folio(0, true), *large = new_folio(2, true);
+
+	folio_add_lru(small);
+	assert_int_equal(lru_batches_count(0), 1);
+	folio_add_lru(large);	/* drains what was queued too */
+	assert_int_equal(lru_batches_count(0), 0);
+	assert_true(folio_test_lru(small));
+	assert_true(folio_test_lru(large));
+	assert_int_equal(zone_size(LRU_INACTIVE_ANON), 1 + 4);
+	assert_int_equal(folio_ref_count(large), 1);
+	free_folio(small);
+	free_folio(large);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_lru_cache_disable(void **state)
+{
+	struct folio *f = new_folio(0, false);
+
+	lru_cache_disable();
+	assert_true(lru_cache_disabled());
+	folio_add_lru(f);
+	assert_true(folio_test_lru(f));
+	assert_int_equal(list_len(LRU_INACTIVE_FILE), 1);
+	lru_cache_enable();
+	assert_false(lru_cache_disabled());
+	free_folio(f);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_mark_accessed_activates(void **state)
+{
+	struct folio *a = new_folio(0, false), *b = new_folio(0, false);
+	unsigned long before = sum_vm_event(PGACTIVATE);
+
+	/* b: accessed twice while still in the lru_add batch */
+	folio_add_lru(b);
+	folio_mark_accessed(b);
+	assert_true(folio_test_referenced(b));
+	folio_mark_accessed(b);
+	assert_true(folio_test_active(b));
+	assert_false(folio_test_referenced(b));
+
+	/* a: on the LRU, then accessed twice: activation is queued */
+	folio_add_lru(a);
+	lru_add_drain();
+	assert_int_equal(list_len(LRU_ACTIVE_FILE), 1);
+	folio_mark_accessed(a);
+	folio_mark_accessed(a);
+	assert_false(folio_test_active(a));
+	assert_int_equal(lru_batches_count(0), 1);
+	lru_add_drain();
+	assert_true(folio_test_active(a));
+	assert_int_equal(list_len(LRU_ACTIVE_FILE), 2);
+	assert_int_equal(list_len(LRU_INACTIVE_FILE), 0);
+	assert_int_equal(sum_vm_event(PGACTIVATE) - before, 1);
+	free_folio(a);
+	free_folio(b);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_deactivate_lazyfree_rotate(void **state)
+{
+	struct folio *act = new_folio(0, true), *file = new_folio(0, false);
+	struct folio *lazy = new_folio(0, true), *other = new_folio(0, false);
+	unsigned long deact = sum_vm_event(PGDEACTIVATE);
+	unsigned long lazyev = sum_vm_event(PGLAZYFREE);
+	unsigned long rot = sum_vm_event(PGROTATED);
+	struct list_head *ifile = &test_lruvec()->lists[LRU_INACTIVE_FILE];
+
+	folio_set_active(act);
+	folio_add_lru(act);
+	folio_add_lru(file);
+	folio_add_lru(other);
+	folio_add_lru(lazy);
+	lru_add_drain();
+	assert_int_equal(list_len(LRU_ACTIVE_ANON), 1);
+	assert_ptr_equal(list_first_entry(ifile, struct folio, lru), other);
+
+	folio_deactivate(act);
+	deactivate_file_folio(file);	/* clean: to the tail, rotated */
+	folio_mark_lazyfree(lazy);
+	lru_add_drain();
+	assert_false(folio_test_active(act));
+	assert_int_equal(list_len(LRU_INACTIVE_ANON), 1);
+	assert_ptr_equal(list_last_entry(ifile, struct folio, lru), file);
+	assert_false(folio_test_swapbacked(lazy));
+	assert_ptr_equal(list_first_entry(ifile, struct folio, lru), lazy);
+	assert_int_equal(sum_vm_event(PGDEACTIVATE) - deact, 1);
+	assert_int_equal(sum_vm_event(PGLAZYFREE) - lazyev, 1);
+	assert_int_equal(sum_vm_event(PGROTATED) - rot, 1);
+	assert_int_equal(memcg_events_local(memcg, PGLAZYFREE), 0);	/* not flushed */
+	mem_cgroup_flush_all();
+	assert_int_equal(memcg_events_local(memcg, PGLAZYFREE), 1);
+
+	/* writeback done: rotate `other` from the head to the tail */
+	folio_rotate_reclaimable(other);
+	lru_add_drain();
+	assert_ptr_equal(list_last_entry(ifile, struct folio, lru), other);
+	assert_int_equal(sum_vm_event(PGROTATED) - rot, 2);
+
+	free_folio(act);
+	free_folio(file);
+	free_folio(lazy);
+	free_folio(other);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_queued_op_dropped_when_isolated(void **state)
+{
+	struct folio *f = new_folio(0, false);
+	struct lruvec *lruvec;
+	unsigned long before = sum_vm_event(PGACTIVATE);
+
+	folio_add_lru(f);
+	lru_add_drain();
+	folio_activate(f);
+	/* isolate it, as reclaim would, while the activation is queued */
+	assert_true(folio_test_clear_lru(f));
+	lruvec = folio_lruvec_lock_irq(f);
+	lruvec_del_folio(lruvec, f);
+	unlock_page_lruvec_irq(lruvec);
+	lru_add_drain();
+	assert_false(folio_test_active(f));
+	assert_false(folio_test_lru(f));
+	assert_int_equal(sum_vm_event(PGACTIVATE) - before, 0);
+	assert_int_equal(folio_ref_count(f), 1);
+	free_folio(f);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_unevictable_counted_not_linked(void **state)
+{
+	struct folio *f = new_folio(0, false);
+	unsigned long culled = sum_vm_event(UNEVICTABLE_PGCULLED);
+
+	f->mapping = &unevictable_mapping;
+	folio_add_lru(f);
+	lru_add_drain();
+	assert_true(folio_test_unevictable(f));
+	assert_int_equal(zone_size(LRU_UNEVICTABLE), 1);
+	assert_true(list_empty(&test_lruvec()->lists[LRU_UNEVICTABLE]));
+	assert_int_equal(sum_vm_event(UNEVICTABLE_PGCULLED) - culled, 1);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	free_folio(f);
+	assert_int_equal(zone_size(LRU_UNEVICTABLE), 0);
+}
+
+static void test_folios_put_refs(void **state)
+{
+	unsigned long free_before = zone_free_pages_exact(&NODE_DATA(0)->node_zones[0]);
+	struct folio_batch fb;
+	unsigned int refs[4] = { 1, 3, 1, 2 };
+	struct folio *f[4];
+	int i;
+
+	folio_batch_init(&fb);
+	for (i = 0; i < 4; i++) {
+		f[i] = new_folio(0, true);
+		folio_ref_add(f[i], refs[i] - 1);
+		folio_add_lru(f[i]);
+	}
+	lru_add_drain();
+	folio_get(f[2]);	/* f[2] survives the batch put */
+	for (i = 0; i < 4; i++) {
+		f[i]->mapping = NULL;
+		folio_batch_add(&fb, f[i]);
+	}
+	lockstat_reset();
+	folios_put_refs(&fb, refs);
+	assert_int_equal(folio_batch_count(&fb), 0);
+	assert_int_equal(site_stat("folios_put_refs").acquired, 1);
+	assert_int_equal(zone_size(LRU_INACTIVE_ANON), 1);
+	assert_int_equal(folio_ref_count(f[2]), 1);
+	assert_ptr_equal(folio_memcg(f[2]), memcg);
+	drain_all_pages();
+	assert_int_equal(zone_free_pages_exact(&NODE_DATA(0)->node_zones[0]),
+			 free_before - 1);
+	folio_put(f[2]);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void *remote_adder(void *arg)
+{
+	struct folio **f = arg;
+
+	if (cpu_enter(1, false))
+		return NULL;
+	folio_add_lru(*f);
+	cpu_exit();	/* leaves the folio queued on CPU 1 */
+	return NULL;
+}
+
+static void test_drain_all_reaches_remote_cpu(void **state)
+{
+	struct folio *f = new_folio(0, false);
+	pthread_t t;
+
+	pthread_create(&t, NULL, remote_adder, &f);
+	pthread_join(t, NULL);
+	assert_int_equal(lru_batches_count(1), 1);
+	lru_add_drain();	/* local only: not enough */
+	assert_false(folio_test_lru(f));
+	lru_add_drain_all();
+	assert_int_equal(lru_batches_count(1), 0);
+	assert_true(folio_test_lru(f));
+	free_folio(f);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_batch_fills_then_moves, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large_folio_bypasses_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lru_cache_disable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mark_accessed_activates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deactivate_lazyfree_rotate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queued_op_dropped_when_isolated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unevictable_counted_not_linked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folios_put_refs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drain_all_reaches_remote_cpu, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("swap", tests, NULL, NULL);
+}
