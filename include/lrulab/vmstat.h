@@ -23,7 +23,21 @@ const char *zone_stat_name(enum zone_stat_item item);
 const char *node_stat_name(enum node_stat_item item);
 const char *vm_event_name(enum vm_event_item item);
 
-/* Global state; call after the nodes and CPUs exist. */
+/*
+ * Global state; call after the nodes and CPUs exist (after
+ * lrulab_cpus_init() and page_alloc_init()).  vmstat_init() allocates the
+ * per-CPU diffs of every zone and node and the per-CPU event counters,
+ * sets the thresholds, and recomputes the global counters as the sum of
+ * the node/zone counters, so updates made before it (which go straight to
+ * the atomics, see below) are kept.  vmstat_exit() folds every CPU first,
+ * so the zone/node counters stay exact for a teardown that follows it, then
+ * frees the per-CPU areas and drops every event count.
+ *
+ * Updates from a thread that is not a model CPU (smp_processor_id() < 0),
+ * or made before vmstat_init(), skip the per-CPU diff and go straight to
+ * the zone/node and global atomics (events: to a shared atomic array that
+ * the readers add in).  That is exact, only slower.
+ */
 int vmstat_init(void);
 void vmstat_exit(void);
 /* Zero every counter (global, node, zone, per-CPU). Quiescent only. */
@@ -76,6 +90,16 @@ unsigned long global_zone_page_state(enum zone_stat_item item);
 unsigned long global_node_page_state(enum node_stat_item item);
 unsigned long zone_page_state(struct zone *zone, enum zone_stat_item item);
 unsigned long node_page_state(struct pglist_data *pgdat, enum node_stat_item item);
+/*
+ * Non-clamping readers for monotonically incremented counters: the raw
+ * signed value reinterpreted as unsigned long, so that two samples
+ * subtracted in unsigned arithmetic give the true growth even across a
+ * wrap of the signed value (which the clamp above would turn into a huge
+ * bogus delta).  Never use them for page counts that can transiently go
+ * negative.
+ */
+unsigned long global_node_page_state_monotonic(enum node_stat_item item);
+unsigned long node_page_state_monotonic(struct pglist_data *pgdat, enum node_stat_item item);
 /* Including every CPU's unfolded diff. */
 unsigned long zone_page_state_snapshot(struct zone *zone, enum zone_stat_item item);
 unsigned long node_page_state_snapshot(struct pglist_data *pgdat, enum node_stat_item item);
@@ -86,7 +110,12 @@ void refresh_cpu_vm_stats(int cpu);
 /* Fold every CPU (/proc/sys/vm/stat_refresh). */
 void vmstat_refresh(void);
 
-/* /proc/vmstat format: "name value" lines. */
+/*
+ * /proc/vmstat format: "name value" lines, zone items, node items, events,
+ * then the legacy "nr_unstable 0".  As in the kernel, NR_ANON_THPS is
+ * counted in pages and shown in THPs (divided by HPAGE_PMD_NR), and
+ * PGPGIN/PGPGOUT are counted in 512-byte sectors and shown in KiB (halved).
+ */
 void vmstat_show(FILE *f);
 
 #endif /* LRULAB_VMSTAT_H */
