@@ -27,12 +27,56 @@ enum lock_impl {
 	NR_LOCK_IMPLS,
 };
 
+/*
+ * The qspinlock word, as in the kernel with NR_CPUS < 16K: locked byte,
+ * pending byte (only bit 8 used), 2 bits of MCS node index (nesting
+ * level) and 14 bits of "thread index + 1" naming the queue tail.  Other
+ * implementations use the same 32 bits their own way (lib/spinlock.c).
+ */
+#define _Q_LOCKED_OFFSET	0
+#define _Q_LOCKED_BITS		8
+#define _Q_PENDING_OFFSET	8
+#define _Q_PENDING_BITS		8
+#define _Q_TAIL_IDX_OFFSET	16
+#define _Q_TAIL_IDX_BITS	2
+#define _Q_TAIL_CPU_OFFSET	18
+#define _Q_TAIL_CPU_BITS	14
+#define _Q_TAIL_OFFSET		_Q_TAIL_IDX_OFFSET
+
+#define _Q_LOCKED_VAL		(1U << _Q_LOCKED_OFFSET)
+#define _Q_PENDING_VAL		(1U << _Q_PENDING_OFFSET)
+#define _Q_LOCKED_MASK		(((1U << _Q_LOCKED_BITS) - 1) << _Q_LOCKED_OFFSET)
+#define _Q_PENDING_MASK		(((1U << _Q_PENDING_BITS) - 1) << _Q_PENDING_OFFSET)
+#define _Q_LOCKED_PENDING_MASK	(_Q_LOCKED_MASK | _Q_PENDING_MASK)
+#define _Q_TAIL_IDX_MASK	(((1U << _Q_TAIL_IDX_BITS) - 1) << _Q_TAIL_IDX_OFFSET)
+#define _Q_TAIL_CPU_MASK	(((1U << _Q_TAIL_CPU_BITS) - 1) << _Q_TAIL_CPU_OFFSET)
+#define _Q_TAIL_MASK		(_Q_TAIL_IDX_MASK | _Q_TAIL_CPU_MASK)
+#define _Q_MAX_NODES		4
+/* Threads that may wait in qspinlock queues at the same time. */
+#define QSPIN_MAX_THREADS	((1 << _Q_TAIL_CPU_BITS) - 1)
+
+/* Ticket lock halves: the owner's ticket low, the next ticket high. */
+#define TICKET_OWNER_MASK	0xffffU
+#define TICKET_NEXT_SHIFT	16
+
 extern enum lock_impl lrulab_lock_impl;
 /* Returns 0, or -EINVAL for an unknown name. */
 int lock_impl_parse(const char *name, enum lock_impl *impl);
 const char *lock_impl_name(enum lock_impl impl);
-/* Only while no lock is held or waited on. */
+/*
+ * Only while no lock is held or waited on, and before locks are
+ * initialised (or spin_lock_init() them again): a ticket lock that has
+ * been used is free with next == owner, not 0, and would read as held
+ * under any other implementation.  Aborts on an invalid @impl.
+ */
 void lock_impl_set(enum lock_impl impl);
+
+/*
+ * A waiter gives its processor away (sched_yield) after spinning this
+ * many times: see spin_wait() in lib/spinlock.c.  Lower it when model
+ * CPUs outnumber processors; 0 yields on every spin.
+ */
+extern unsigned int lrulab_spin_yield_loops;
 
 struct lock_site {
 	const char *cls;	/* "lru_lock", "zone->lock", "local_lock" */
@@ -83,6 +127,14 @@ struct lock_stat {
 
 extern bool lockstat_enabled;	/* default on; set before threads start */
 
+/*
+ * Sites beyond this many share one "<overflow>" site (id
+ * LOCKSTAT_MAX_SITES, reported once on stderr) instead of failing.
+ */
+#define LOCKSTAT_MAX_SITES	128
+/* Locks one thread may hold at once with hold times recorded. */
+#define LOCKSTAT_HELD_DEPTH	8
+
 int lockstat_nr_sites(void);
 struct lock_site *lockstat_site(int id);
 /* Sum of every thread's counters for one site. */
@@ -100,11 +152,25 @@ enum lockstat_sort {
 /* A `perf lock contention -b` like table, plus acquired and hold columns. */
 void lockstat_print(FILE *f, enum lockstat_sort sort);
 
+/*
+ * Internal: what spin_lock_at() / spin_unlock() in lib/spinlock.c tell
+ * lib/lockstat.c when lockstat_enabled.  @t0 is when the acquisition
+ * began, @t1 when the lock was taken.
+ */
+void __lockstat_acquired(spinlock_t *l, struct lock_site *site, u64 t0, u64 t1,
+			 bool contended);
+void __lockstat_release(spinlock_t *l);
+
 /* ---- clock ---- */
 
 /* Monotonic nanoseconds from the TSC where available (cheap enough to
  * take twice per lock acquisition). */
 u64 lrulab_now_ns(void);
+/* Calibrates once; later calls do nothing.  lrulab_now_ns() calls it if
+ * nobody did.  LRULAB_CLOCK=monotonic in the environment forces the
+ * clock_gettime() fallback. */
 void lrulab_clock_init(void);
+/* "tsc" or "clock_gettime" */
+const char *lrulab_clock_source(void);
 
 #endif /* LRULAB_SPINLOCK_H */
