@@ -8,6 +8,7 @@
 #define LRULAB_GFP_H
 
 #include <lrulab/mmzone.h>
+#include <lrulab/cpu.h>
 
 extern struct folio *mem_map;	/* one entry per pfn, all nodes */
 extern char *mem_arena;		/* PAGE_SIZE bytes per pfn */
@@ -26,8 +27,33 @@ static inline void *folio_address(const struct folio *folio)
 	return mem_arena + (folio_pfn(folio) << PAGE_SHIFT);
 }
 
-/* @node_pages must be a multiple of 1 << MAX_PAGE_ORDER. */
+/*
+ * Model CPU n lives on node n % nr_node_ids; a thread that is not a
+ * model CPU counts as node 0.
+ */
+static inline int cpu_to_node(int cpu)
+{
+	return cpu >= 0 && nr_node_ids > 0 ? cpu % nr_node_ids : 0;
+}
+static inline int numa_node_id(void)
+{
+	return cpu_to_node(smp_processor_id());
+}
+
+/*
+ * @node_pages must be a positive multiple of 1 << MAX_PAGE_ORDER and
+ * @nr_nodes within 1..MAX_NUMNODES (-EINVAL); -ENOMEM, or -EBUSY when
+ * already set up.  The pcp lists are sized for nr_cpu_ids, so
+ * lrulab_cpus_init() comes first.  No vmstat counter is touched here.
+ */
 int page_alloc_init(int nr_nodes, unsigned long node_pages);
+/*
+ * After vmstat_init(): make every zone's NR_FREE_PAGES equal its buddy
+ * free pages.  Quiescent only (no CPU inside the allocator); calling it
+ * again resynchronises the counter, e.g. after vmstat_reset().
+ */
+void page_alloc_init_stats(void);
+/* After vmstat_exit(); the per-CPU vmstat areas are vmstat's to free. */
 void page_alloc_exit(void);
 
 /*
@@ -35,11 +61,22 @@ void page_alloc_exit(void);
  * home node when @nid < 0, falling back to other nodes).  Returns it
  * with refcount 1, mapcount -1, flags holding only its node and zone
  * (and PG_head for order > 0), memory not zeroed; NULL when no node has
- * a free block of that order.
+ * a free block of that order (after draining every CPU's pcp lists once,
+ * as the kernel's slow path does), for an order above MAX_PAGE_ORDER, or
+ * for @nid >= nr_node_ids.  A specific @nid falls back to the other nodes
+ * too, as the kernel's zonelists do without __GFP_THISNODE.  Watermarks
+ * are not enforced here: they are for reclaim to read.
  */
 struct folio *folio_alloc(unsigned int order, int nid);
-/* Free a folio whose refcount already dropped to 0 and which is off
- * every list (kernel: free_frozen_pages / free_unref_folios). */
+/*
+ * Free a folio whose refcount already dropped to 0 and which is off
+ * every list (kernel: free_frozen_pages / free_unref_folios).  A folio
+ * that breaks the kernel's free-time checks (refcount, mapcount, a file
+ * mapping, memcg_data, PG_lru/active/unevictable/locked/writeback/...,
+ * MGLRU gen bits, a wrong order, PG_buddy) prints one
+ * "BUG: Bad page state ..." line to stderr and aborts.  An anonymous
+ * ->mapping is cleared silently, as in the kernel.
+ */
 void free_frozen_pages(struct folio *folio, unsigned int order);
 struct folio_batch;
 void free_unref_folios(struct folio_batch *folios);
@@ -48,8 +85,14 @@ void free_unref_folios(struct folio_batch *folios);
 void drain_local_pages(void);
 void drain_all_pages(void);
 
-/* Free pages in the buddy lists plus pcp lists of one zone (exact). */
+/*
+ * Free pages in the buddy lists plus pcp lists of one zone.  Exact at a
+ * quiescent point; while CPUs run, a page moving between a pcp list and
+ * the buddy during the walk can be missed or counted twice.
+ */
 unsigned long zone_free_pages_exact(struct zone *zone);
+/* Buddy free pages only: what NR_FREE_PAGES counts, as in the kernel. */
+unsigned long zone_buddy_free_pages(struct zone *zone);
 unsigned long totalram_pages(void);
 
 #endif /* LRULAB_GFP_H */

@@ -1,0 +1,981 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The page allocator: one real memory arena split into nodes, one
+ * ZONE_NORMAL per node, a binary buddy allocator per zone under
+ * zone->lock, and per-CPU page (pcp) lists in front of it so that the
+ * common order-0 and small-order traffic takes zone->lock once per batch
+ * instead of once per page.
+ *
+ * Free-page accounting follows the kernel: NR_FREE_PAGES counts pages on
+ * the buddy lists only.  Pages that rmqueue_bulk() moves to a pcp list
+ * leave NR_FREE_PAGES at that moment, and come back when
+ * free_pcppages_bulk() returns them; zone_free_pages_exact() adds the
+ * pcp lists back in for the "is every page accounted for" question.
+ * Every NR_FREE_PAGES update happens with zone->lock held, at the same
+ * points as the page moves.
+ *
+ * Lock order: pcp->lock, then zone->lock.  No one holds two pcp locks.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <lrulab/cpu.h>
+#include <lrulab/gfp.h>
+#include <lrulab/mmzone.h>
+#include <lrulab/spinlock.h>
+#include <lrulab/swap.h>
+#include <lrulab/vmstat.h>
+
+_Static_assert(HPAGE_PMD_ORDER > PAGE_ALLOC_COSTLY_ORDER,
+	       "the PMD order needs its own pcp list");
+_Static_assert(HPAGE_PMD_ORDER <= MAX_PAGE_ORDER, "PMD order must be allocatable");
+
+struct folio *mem_map;
+char *mem_arena;
+unsigned long max_pfn;
+int nr_node_ids;
+struct pglist_data *node_data[MAX_NUMNODES];
+
+static size_t mem_map_bytes;
+static size_t mem_arena_bytes;
+static unsigned long total_managed_pages;
+/*
+ * The CPU count the pcp arrays were sized for: nr_cpu_ids may be changed
+ * later by a test, and indexing by it would run off the arrays.
+ */
+static int pcp_nr_cpus;
+
+/* The kernel's default vm.watermark_scale_factor: 0.1% of the zone. */
+#define WATERMARK_SCALE_FACTOR 10
+/* CONFIG_PCP_BATCH_SCALE_MAX: a drain gives up the pcp lock this often. */
+#define PCP_BATCH_SCALE_MAX 5
+
+/* Flags that a free page keeps: where it lives. */
+#define PAGE_NODEZONE_MASK (NODES_MASK | ZONES_MASK)
+
+/*
+ * The kernel's PAGE_FLAGS_CHECK_AT_FREE: any of these on a page being
+ * freed means someone still thinks they own it or left it on a list.
+ */
+#define PAGE_FLAGS_CHECK_AT_FREE					\
+	(BIT(PG_lru) | BIT(PG_locked) | BIT(PG_private) |		\
+	 BIT(PG_private_2) | BIT(PG_writeback) | BIT(PG_reserved) |	\
+	 BIT(PG_active) | BIT(PG_unevictable) | BIT(PG_mlocked) |	\
+	 LRU_GEN_MASK)
+
+static inline unsigned long nodezone_flags(int nid)
+{
+	return ((unsigned long)nid << NODES_PGOFF) |
+	       ((unsigned long)ZONE_NORMAL << ZONES_PGOFF);
+}
+
+static inline struct zone *node_zone(int nid)
+{
+	return &NODE_DATA(nid)->node_zones[ZONE_NORMAL];
+}
+
+/* ---- pcp list indexing: orders 0..PAGE_ALLOC_COSTLY_ORDER, then PMD ---- */
+
+static inline bool pcp_allowed_order(unsigned int order)
+{
+	return order <= PAGE_ALLOC_COSTLY_ORDER || order == HPAGE_PMD_ORDER;
+}
+
+static inline int order_to_pindex(unsigned int order)
+{
+	return order <= PAGE_ALLOC_COSTLY_ORDER ? (int)order : NR_PCP_LISTS - 1;
+}
+
+static inline unsigned int pindex_to_order(int pindex)
+{
+	return pindex < NR_PCP_LISTS - 1 ? (unsigned int)pindex : HPAGE_PMD_ORDER;
+}
+
+/* The pcp of @zone for @cpu, or NULL when @cpu has none (not a model CPU). */
+static inline struct per_cpu_pages *zone_pcp(struct zone *zone, int cpu)
+{
+	if (cpu < 0 || cpu >= pcp_nr_cpus)
+		return NULL;
+	return per_cpu_ptr(zone->per_cpu_pageset, cpu);
+}
+
+/* ---- bad pages ---- */
+
+static void __attribute__((noreturn))
+bad_page(const struct folio *folio, const char *reason)
+{
+	fprintf(stderr,
+		"BUG: Bad page state in process %s pfn:%05lx flags:%#lx refcount:%d mapcount:%d mapping:%p memcg_data:%#lx page dumped because: %s\n",
+		program_invocation_short_name, folio_pfn(folio),
+		READ_ONCE(folio->flags), folio_ref_count(folio),
+		atomic_read(&folio->_mapcount), (void *)folio->mapping,
+		folio->memcg_data, reason);
+	fflush(stderr);
+	abort();
+}
+
+static const char *page_bad_reason(const struct folio *folio)
+{
+	unsigned long flags = READ_ONCE(folio->flags);
+
+	if (atomic_read(&folio->_mapcount) != -1)
+		return "nonzero mapcount";
+	if (folio->mapping)
+		return "non-NULL mapping";
+	if (folio_ref_count(folio) != 0)
+		return "nonzero _refcount";
+	if (flags & BIT(PG_buddy))
+		return "PG_buddy set (double free?)";
+	if (flags & PAGE_FLAGS_CHECK_AT_FREE)
+		return "PAGE_FLAGS_CHECK_AT_FREE flag(s) set";
+	if (folio->memcg_data)
+		return "page still charged to cgroup";
+	return NULL;
+}
+
+/*
+ * Check a folio on its way back and return every entry it covers to the
+ * free-page state (flags = node/zone, counts zero, mapcount -1).  Done
+ * before any lock is taken: the folio is still exclusively ours.
+ */
+static void free_pages_prepare(struct folio *folio, unsigned int order)
+{
+	unsigned long head = (unsigned long)folio | 1;
+	unsigned long nr = 1UL << order;
+	const char *reason;
+	unsigned long i;
+
+	if (order > MAX_PAGE_ORDER)
+		bad_page(folio, "order above MAX_PAGE_ORDER");
+	if (folio_pfn(folio) & (nr - 1))
+		bad_page(folio, "pfn not aligned to the order");
+	/* anon folios keep PAGE_MAPPING_ANON to the end; that is no bug */
+	if ((unsigned long)folio->mapping & PAGE_MAPPING_ANON)
+		folio->mapping = NULL;
+	reason = page_bad_reason(folio);
+	if (reason)
+		bad_page(folio, reason);
+	if (folio_test_head(folio) != (order > 0) ||
+	    (order && folio_order(folio) != order))
+		bad_page(folio, "order does not match the folio");
+
+	if (order) {
+		struct folio_tail1 *t1 = (struct folio_tail1 *)(folio + 1);
+
+		if (atomic_read(&t1->_entire_mapcount) != -1)
+			bad_page(folio, "nonzero entire_mapcount");
+		if (atomic_read(&t1->_nr_pages_mapped) != 0)
+			bad_page(folio, "nonzero nr_pages_mapped");
+		if (!list_empty(&t1->_deferred_list))
+			bad_page(folio, "on deferred list");
+		for (i = 1; i < nr; i++) {
+			struct folio *tail = folio + i;
+
+			if (READ_ONCE(tail->compound_head) != head)
+				bad_page(tail, "corrupted compound_head");
+			/* tail1 carried large-folio fields over these */
+			WRITE_ONCE(tail->flags, tail->flags & PAGE_NODEZONE_MASK);
+			WRITE_ONCE(tail->compound_head, 0);
+			tail->_tail_pad = 0;
+			tail->mapping = NULL;
+			tail->index = 0;
+			tail->memcg_data = 0;
+			atomic_set(&tail->_refcount, 0);
+			atomic_set(&tail->_mapcount, -1);
+			tail->private = 0;
+		}
+	}
+	WRITE_ONCE(folio->flags, folio->flags & PAGE_NODEZONE_MASK);
+	folio->index = 0;
+	folio->private = 0;
+}
+
+/* ---- the buddy lists (zone->lock held) ---- */
+
+/*
+ * Another CPU may read a page's flags under zone->lock to see whether it
+ * is a free buddy while the page's owner changes them, so every flags
+ * store here is a WRITE_ONCE; ->private is only read once PG_buddy says
+ * the page belongs to the free lists, and so to zone->lock.
+ */
+static inline bool page_is_buddy(const struct folio *page, unsigned int order)
+{
+	return folio_test_buddy(page) && page->private == order;
+}
+
+static inline void add_to_free_list(struct folio *page, struct zone *zone,
+				    unsigned int order, bool tail)
+{
+	struct free_area *area = &zone->free_area[order];
+
+	page->private = order;
+	__folio_set_buddy(page);
+	if (tail)
+		list_add_tail(&page->lru, &area->free_list);
+	else
+		list_add(&page->lru, &area->free_list);
+	area->nr_free++;
+}
+
+static inline void del_page_from_free_list(struct folio *page, struct zone *zone,
+					   unsigned int order)
+{
+	list_del(&page->lru);
+	__folio_clear_buddy(page);
+	page->private = 0;
+	zone->free_area[order].nr_free--;
+}
+
+/*
+ * Carve an order-@low block out of the order-@high block at @page: each
+ * halving keeps the lower half and returns the upper half to the free
+ * list one order down.
+ */
+static void expand(struct zone *zone, struct folio *page, unsigned int low,
+		   unsigned int high)
+{
+	unsigned long size = 1UL << high;
+
+	while (high > low) {
+		high--;
+		size >>= 1;
+		add_to_free_list(page + size, zone, high, false);
+	}
+}
+
+static struct folio *__rmqueue_smallest(struct zone *zone, unsigned int order)
+{
+	unsigned int o;
+
+	for (o = order; o < NR_PAGE_ORDERS; o++) {
+		struct free_area *area = &zone->free_area[o];
+		struct folio *page;
+
+		if (list_empty(&area->free_list))
+			continue;
+		page = list_first_entry(&area->free_list, struct folio, lru);
+		del_page_from_free_list(page, zone, o);
+		expand(zone, page, order, o);
+		return page;
+	}
+	return NULL;
+}
+
+/*
+ * Give back an order-@order block, merging with its buddy for as long as
+ * the buddy is a whole free block of the same order.  Blocks never span
+ * zones: every zone starts and ends on a MAX_PAGE_ORDER boundary.
+ */
+static void __free_one_page(struct folio *page, unsigned long pfn,
+			    struct zone *zone, unsigned int order)
+{
+	bool to_tail = false;
+
+	while (order < MAX_PAGE_ORDER) {
+		unsigned long buddy_pfn = pfn ^ (1UL << order);
+		struct folio *buddy = pfn_folio(buddy_pfn);
+
+		if (!page_is_buddy(buddy, order))
+			break;
+		del_page_from_free_list(buddy, zone, order);
+		pfn &= ~(1UL << order);
+		order++;
+	}
+	/*
+	 * If the block one order up that we would form with our still-busy
+	 * buddy could itself merge further (its own buddy is free), keep
+	 * this block at the tail: allocations take from the head, so it has
+	 * a better chance to be here when the buddy comes back.
+	 */
+	if (order < MAX_PAGE_ORDER - 1) {
+		unsigned long higher = pfn & ~(1UL << order);
+
+		to_tail = page_is_buddy(pfn_folio(higher ^ (1UL << (order + 1))),
+					order + 1);
+	}
+	add_to_free_list(pfn_folio(pfn), zone, order, to_tail);
+}
+
+static inline void account_freepages(struct zone *zone, long nr_pages)
+{
+	__mod_zone_page_state(zone, NR_FREE_PAGES, nr_pages);
+}
+
+/* Move up to @count order-@order blocks onto @list under one lock hold. */
+static int rmqueue_bulk(struct zone *zone, unsigned int order, int count,
+			struct list_head *list)
+{
+	int i;
+
+	spin_lock_at(&zone->lock, LOCK_SITE("zone->lock"));
+	for (i = 0; i < count; i++) {
+		struct folio *page = __rmqueue_smallest(zone, order);
+
+		if (!page)
+			break;
+		/* tail: the list is consumed from the head, lowest pfn first */
+		list_add_tail(&page->lru, list);
+	}
+	if (i)
+		account_freepages(zone, -((long)i << order));
+	spin_unlock(&zone->lock);
+	return i;
+}
+
+/*
+ * Return @count pages from the pcp lists to the buddy, starting with list
+ * @pindex and taking the others round-robin; each list gives up its
+ * coldest (tail) entries.  A high-order block counts its 2^order pages,
+ * so the last one can overshoot @count.  pcp->lock held.
+ */
+static void free_pcppages_bulk(struct zone *zone, int count,
+			       struct per_cpu_pages *pcp, int pindex)
+{
+	long freed = 0;
+
+	count = min_t(int, count, pcp->count);
+	if (count <= 0)
+		return;
+	/* the loop below steps first: land on @pindex */
+	pindex--;
+	spin_lock_at(&zone->lock, LOCK_SITE("zone->lock"));
+	while (count > 0) {
+		struct list_head *list;
+		unsigned int order;
+		int nr_pages;
+
+		/* pcp->count >= count > 0 keeps some list non-empty */
+		do {
+			if (++pindex >= NR_PCP_LISTS)
+				pindex = 0;
+			list = &pcp->lists[pindex];
+		} while (list_empty(list));
+		order = pindex_to_order(pindex);
+		nr_pages = 1 << order;
+		do {
+			struct folio *page = list_last_entry(list, struct folio, lru);
+
+			list_del(&page->lru);
+			count -= nr_pages;
+			pcp->count -= nr_pages;
+			freed += nr_pages;
+			__free_one_page(page, folio_pfn(page), zone, order);
+		} while (count > 0 && !list_empty(list));
+	}
+	account_freepages(zone, freed);
+	spin_unlock(&zone->lock);
+}
+
+static void free_one_page(struct zone *zone, struct folio *page, unsigned int order)
+{
+	spin_lock_at(&zone->lock, LOCK_SITE("zone->lock"));
+	__free_one_page(page, folio_pfn(page), zone, order);
+	account_freepages(zone, 1L << order);
+	spin_unlock(&zone->lock);
+}
+
+/* ---- allocation ---- */
+
+/*
+ * Blocks to take from the buddy when a pcp list runs dry: a batch of
+ * pages, expressed in blocks for higher orders but at least two of them
+ * so the list is worth having (kernel: nr_pcp_alloc without the
+ * auto-tuned alloc_factor).
+ */
+static inline int nr_pcp_alloc(const struct per_cpu_pages *pcp, unsigned int order)
+{
+	int batch = pcp->batch;
+
+	if (batch > 1)
+		batch = max_t(int, batch >> order, 2);
+	return batch;
+}
+
+static struct folio *rmqueue_pcplist(struct zone *zone, struct per_cpu_pages *pcp,
+				     unsigned int order)
+{
+	struct list_head *list = &pcp->lists[order_to_pindex(order)];
+	struct folio *page;
+
+	spin_lock_at(&pcp->lock, LOCK_SITE("pcp->lock"));
+	if (list_empty(list)) {
+		int got = rmqueue_bulk(zone, order, nr_pcp_alloc(pcp, order), list);
+
+		pcp->count += got << order;
+		if (!got) {
+			spin_unlock(&pcp->lock);
+			return NULL;
+		}
+	}
+	page = list_first_entry(list, struct folio, lru);
+	list_del(&page->lru);
+	pcp->count -= 1 << order;
+	spin_unlock(&pcp->lock);
+	return page;
+}
+
+static struct folio *rmqueue_buddy(struct zone *zone, unsigned int order)
+{
+	struct folio *page;
+
+	spin_lock_at(&zone->lock, LOCK_SITE("zone->lock"));
+	page = __rmqueue_smallest(zone, order);
+	if (page)
+		account_freepages(zone, -(1L << order));
+	spin_unlock(&zone->lock);
+	return page;
+}
+
+static struct folio *rmqueue(struct zone *zone, unsigned int order, int cpu)
+{
+	struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
+	struct folio *page;
+
+	if (pcp && pcp_allowed_order(order)) {
+		page = rmqueue_pcplist(zone, pcp, order);
+		if (page)
+			return page;
+	}
+	/* as in the kernel, a failed pcp refill still tries the buddy once */
+	return rmqueue_buddy(zone, order);
+}
+
+/*
+ * The zonelist of @preferred: itself, then the other nodes in order.
+ * All node distances are equal in the model, so there is nothing to
+ * sort them by.
+ */
+static struct folio *get_page_from_freelist(unsigned int order, int preferred, int cpu)
+{
+	int i;
+
+	for (i = 0; i < nr_node_ids; i++) {
+		int nid = (preferred + i) % nr_node_ids;
+		struct folio *page = rmqueue(node_zone(nid), order, cpu);
+
+		if (page)
+			return page;
+	}
+	return NULL;
+}
+
+/* Turn a block fresh off a free list into a folio (kernel: prep_new_page). */
+static void prep_new_folio(struct folio *page, unsigned int order)
+{
+	unsigned long flags = READ_ONCE(page->flags) & PAGE_NODEZONE_MASK;
+
+	page->mapping = NULL;
+	page->index = 0;
+	page->memcg_data = 0;
+	page->private = 0;
+	atomic_set(&page->_mapcount, -1);
+	if (order) {
+		struct folio_tail1 *t1 = (struct folio_tail1 *)(page + 1);
+		unsigned long head = (unsigned long)page | 1;
+		unsigned long i, nr = 1UL << order;
+
+		for (i = 1; i < nr; i++)
+			WRITE_ONCE(page[i].compound_head, head);
+		t1->_folio_order = (unsigned char)order;
+		INIT_LIST_HEAD(&t1->_deferred_list);
+		/* kernel convention: -1 means not mapped by a PMD */
+		atomic_set(&t1->_entire_mapcount, -1);
+		atomic_set(&t1->_nr_pages_mapped, 0);
+		flags |= BIT(PG_head);
+	}
+	WRITE_ONCE(page->flags, flags);
+	atomic_set(&page->_refcount, 1);
+}
+
+struct folio *folio_alloc(unsigned int order, int nid)
+{
+	int cpu = smp_processor_id();
+	struct folio *page;
+
+	if (order > MAX_PAGE_ORDER || nid >= nr_node_ids || nr_node_ids <= 0)
+		return NULL;
+	if (nid < 0)
+		nid = cpu_to_node(cpu);
+	page = get_page_from_freelist(order, nid, cpu);
+	if (unlikely(!page)) {
+		/*
+		 * The kernel's slow path drains every CPU's pcp lists before
+		 * it declares the allocation failed: free pages parked there
+		 * are free, and order-0 pages held back may be what stops a
+		 * larger block from merging.
+		 */
+		drain_all_pages();
+		page = get_page_from_freelist(order, nid, cpu);
+		if (!page)
+			return NULL;
+	}
+	prep_new_folio(page, order);
+	__count_vm_events(PGALLOC_NORMAL, 1L << order);
+	return page;
+}
+
+/* ---- freeing ---- */
+
+/* pcp->lock held. */
+static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
+				   struct folio *page, unsigned int order)
+{
+	int pindex = order_to_pindex(order);
+
+	/* head: the hottest page is the next one handed out */
+	list_add(&page->lru, &pcp->lists[pindex]);
+	pcp->count += 1 << order;
+	if (pcp->count >= pcp->high)
+		free_pcppages_bulk(zone, pcp->batch, pcp, pindex);
+}
+
+void free_frozen_pages(struct folio *folio, unsigned int order)
+{
+	struct zone *zone = folio_zone(folio);
+	struct per_cpu_pages *pcp;
+
+	free_pages_prepare(folio, order);
+	pcp = zone_pcp(zone, smp_processor_id());
+	if (pcp && pcp_allowed_order(order)) {
+		spin_lock_at(&pcp->lock, LOCK_SITE("pcp->lock"));
+		free_unref_page_commit(zone, pcp, folio, order);
+		spin_unlock(&pcp->lock);
+	} else {
+		free_one_page(zone, folio, order);
+	}
+	__count_vm_events(PGFREE, 1L << order);
+}
+
+void free_unref_folios(struct folio_batch *folios)
+{
+	unsigned char orders[FOLIO_BATCH_SIZE];
+	struct per_cpu_pages *pcp = NULL;
+	struct zone *locked_zone = NULL;
+	int cpu = smp_processor_id();
+	unsigned int i, j;
+	long nr_pages = 0;
+
+	/*
+	 * Check everything first, outside any lock; orders the pcp cannot
+	 * hold, and every folio of a thread that is not a model CPU, go
+	 * straight to the buddy.  The rest is compacted to the front.
+	 */
+	for (i = 0, j = 0; i < folio_batch_count(folios); i++) {
+		struct folio *folio = folios->folios[i];
+		unsigned int order = folio_order(folio);
+
+		free_pages_prepare(folio, order);
+		nr_pages += 1L << order;
+		if (!pcp_allowed_order(order) || !zone_pcp(folio_zone(folio), cpu)) {
+			free_one_page(folio_zone(folio), folio, order);
+			continue;
+		}
+		orders[j] = (unsigned char)order;
+		folios->folios[j++] = folio;
+	}
+
+	/* one pcp lock hold per run of folios from the same zone */
+	for (i = 0; i < j; i++) {
+		struct folio *folio = folios->folios[i];
+		struct zone *zone = folio_zone(folio);
+
+		if (zone != locked_zone) {
+			if (pcp)
+				spin_unlock(&pcp->lock);
+			pcp = zone_pcp(zone, cpu);
+			spin_lock_at(&pcp->lock, LOCK_SITE("pcp->lock"));
+			locked_zone = zone;
+		}
+		free_unref_page_commit(zone, pcp, folio, orders[i]);
+	}
+	if (pcp)
+		spin_unlock(&pcp->lock);
+	if (nr_pages)
+		__count_vm_events(PGFREE, nr_pages);
+	folio_batch_reinit(folios);
+}
+
+/* ---- draining ---- */
+
+/*
+ * Empty one CPU's pcp of @zone.  The lock is dropped every
+ * batch << PCP_BATCH_SCALE_MAX pages so that a big list does not hold
+ * off its owner for the whole drain.  Safe for a remote CPU: its owner
+ * takes the same lock.
+ */
+static void drain_pages_zone(int cpu, struct zone *zone)
+{
+	struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
+	int count;
+
+	if (!pcp)
+		return;
+	do {
+		spin_lock_at(&pcp->lock, LOCK_SITE("pcp->lock"));
+		count = pcp->count;
+		if (count) {
+			int to_drain = min_t(int, count,
+					     pcp->batch << PCP_BATCH_SCALE_MAX);
+
+			free_pcppages_bulk(zone, to_drain, pcp, 0);
+			count -= to_drain;
+		}
+		spin_unlock(&pcp->lock);
+	} while (count > 0);
+}
+
+static void drain_pages(int cpu)
+{
+	int nid;
+
+	for_each_node(nid)
+		drain_pages_zone(cpu, node_zone(nid));
+}
+
+void drain_local_pages(void)
+{
+	int cpu = smp_processor_id();
+
+	if (cpu >= 0)
+		drain_pages(cpu);
+}
+
+void drain_all_pages(void)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < pcp_nr_cpus; cpu++)
+		drain_pages(cpu);
+}
+
+/* ---- queries ---- */
+
+unsigned long zone_buddy_free_pages(struct zone *zone)
+{
+	unsigned long nr = 0;
+	unsigned int order;
+
+	spin_lock_at(&zone->lock, LOCK_SITE("zone->lock"));
+	for (order = 0; order < NR_PAGE_ORDERS; order++)
+		nr += zone->free_area[order].nr_free << order;
+	spin_unlock(&zone->lock);
+	return nr;
+}
+
+unsigned long zone_free_pages_exact(struct zone *zone)
+{
+	unsigned long nr = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < pcp_nr_cpus; cpu++) {
+		struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
+
+		spin_lock_at(&pcp->lock, LOCK_SITE("pcp->lock"));
+		nr += pcp->count;
+		spin_unlock(&pcp->lock);
+	}
+	return nr + zone_buddy_free_pages(zone);
+}
+
+unsigned long totalram_pages(void)
+{
+	return total_managed_pages;
+}
+
+/* ---- set-up ---- */
+
+static unsigned long int_sqrt(unsigned long x)
+{
+	unsigned long lo = 0, hi = 1UL << 32;
+
+	/* largest r with r * r <= x */
+	while (lo + 1 < hi) {
+		unsigned long mid = lo + (hi - lo) / 2;
+
+		if (mid <= x / mid)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Watermarks as the kernel derives them at boot:
+ *
+ *   min_free_kbytes = sqrt(16 * total_kbytes), clamped to [128, 262144]
+ *   zone min  = (min_free_kbytes / 4) pages * zone share of all memory
+ *   gap       = max(min / 4, managed * watermark_scale_factor / 10000)
+ *   zone low  = min + gap,  zone high = low + gap
+ *
+ * (64 MiB of memory: min_free_kbytes 1024, so min 256, low 320,
+ * high 384 pages.)  The allocator does not enforce them; they are the
+ * reference points reclaim and the pcp high mark read.
+ */
+static void setup_per_zone_wmarks(unsigned long total_pages)
+{
+	unsigned long min_free_kbytes, pages_min;
+	int nid;
+
+	min_free_kbytes = int_sqrt(total_pages * (PAGE_SIZE >> 10) * 16);
+	if (min_free_kbytes < 128)
+		min_free_kbytes = 128;
+	if (min_free_kbytes > 262144)
+		min_free_kbytes = 262144;
+	pages_min = min_free_kbytes >> (PAGE_SHIFT - 10);
+
+	for_each_node(nid) {
+		struct zone *zone = node_zone(nid);
+		unsigned long min, gap;
+
+		/* exact share, no floating point; the product may pass 2^64 */
+		min = (unsigned long)((unsigned __int128)pages_min *
+				      zone->managed_pages / total_pages);
+		gap = max_t(unsigned long, min >> 2,
+			    zone->managed_pages * WATERMARK_SCALE_FACTOR / 10000);
+		zone->_watermark[WMARK_MIN] = min;
+		zone->_watermark[WMARK_LOW] = min + gap;
+		zone->_watermark[WMARK_HIGH] = min + 2 * gap;
+	}
+}
+
+static unsigned long rounddown_pow_of_two(unsigned long x)
+{
+	return x ? 1UL << (63 - __builtin_clzl(x)) : 0;
+}
+
+/*
+ * pcp->batch as the kernel's zone_batchsize(): about a quarter of
+ * min(0.1% of the zone, 1 MiB) in pages, at least 1, then rounded to
+ * 2^n - 1 pages because power-of-two batches were seen to make cache
+ * colouring of the allocated pages worse.  (64 MiB zone: 3; 4 GiB and
+ * up: 63.)
+ */
+static int zone_batchsize(const struct zone *zone)
+{
+	unsigned long batch;
+
+	batch = min_t(unsigned long, zone->managed_pages >> 10,
+		      (1UL << 20) / PAGE_SIZE);
+	batch /= 4;
+	if (batch < 1)
+		batch = 1;
+	return (int)rounddown_pow_of_two(batch + batch / 2) - 1;
+}
+
+/*
+ * pcp->high as the kernel's zone_highsize() with the default
+ * percpu_pagelist_high_fraction of 0 (the static high of 5.14-6.6,
+ * before auto-tuning): the zone's low watermark split among the CPUs
+ * of its node, so that full pcp lists alone never push the zone under
+ * low, and at least 4 batches.  A node with no CPUs splits among all.
+ */
+static int zone_highsize(const struct zone *zone, int nid, int batch)
+{
+	unsigned long high;
+	int cpu, nr_split = 0;
+
+	for (cpu = 0; cpu < pcp_nr_cpus; cpu++)
+		if (cpu_to_node(cpu) == nid)
+			nr_split++;
+	if (!nr_split)
+		nr_split = pcp_nr_cpus;
+	high = zone->_watermark[WMARK_LOW] / (unsigned long)nr_split;
+	high = max_t(unsigned long, high, (unsigned long)batch << 2);
+	return (int)min_t(unsigned long, high, INT_MAX);
+}
+
+static int setup_zone_pageset(struct zone *zone, int nid)
+{
+	int batch, high, cpu, i;
+
+	if (pcp_nr_cpus <= 0)
+		return 0;	/* no model CPUs: everything uses the buddy */
+	zone->per_cpu_pageset = alloc_percpu(struct per_cpu_pages);
+	if (!zone->per_cpu_pageset)
+		return -ENOMEM;
+	/* under 8 MiB zone_batchsize() comes out 0; a pcp needs 1 */
+	batch = max_t(int, zone_batchsize(zone), 1);
+	high = zone_highsize(zone, nid, batch);
+	for (cpu = 0; cpu < pcp_nr_cpus; cpu++) {
+		struct per_cpu_pages *pcp = per_cpu_ptr(zone->per_cpu_pageset, cpu);
+
+		spin_lock_init(&pcp->lock);
+		pcp->count = 0;
+		pcp->batch = batch;
+		pcp->high = high;
+		for (i = 0; i < NR_PCP_LISTS; i++)
+			INIT_LIST_HEAD(&pcp->lists[i]);
+	}
+	return 0;
+}
+
+static void free_node_data(void)
+{
+	int nid;
+
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		struct pglist_data *pgdat = node_data[nid];
+
+		if (!pgdat)
+			continue;
+		free_percpu(pgdat->node_zones[ZONE_NORMAL].per_cpu_pageset);
+		free(pgdat);
+		node_data[nid] = NULL;
+	}
+}
+
+static int init_node(int nid, unsigned long node_pages)
+{
+	struct pglist_data *pgdat;
+	struct zone *zone;
+	unsigned int order;
+	void *p;
+
+	if (posix_memalign(&p, L1_CACHE_BYTES, sizeof(*pgdat)))
+		return -ENOMEM;
+	pgdat = p;
+	memset(pgdat, 0, sizeof(*pgdat));
+	node_data[nid] = pgdat;
+	pgdat->node_id = nid;
+	pgdat->node_start_pfn = (unsigned long)nid * node_pages;
+	pgdat->node_spanned_pages = node_pages;
+
+	zone = &pgdat->node_zones[ZONE_NORMAL];
+	zone->name = "Normal";
+	zone->zone_pgdat = pgdat;
+	zone->zone_start_pfn = pgdat->node_start_pfn;
+	zone->spanned_pages = node_pages;
+	zone->managed_pages = node_pages;
+	spin_lock_init(&zone->lock);
+	for (order = 0; order < NR_PAGE_ORDERS; order++) {
+		INIT_LIST_HEAD(&zone->free_area[order].free_list);
+		zone->free_area[order].nr_free = 0;
+	}
+	return 0;
+}
+
+/*
+ * Every entry starts as a free page of its node; then each max-order
+ * block goes on its zone's free list in pfn order, so the first
+ * allocations come from the bottom of each node (as memblock hands
+ * memory to the buddy, to the tail, at boot).
+ */
+static void init_mem_map(int nr_nodes, unsigned long node_pages)
+{
+	unsigned long pfn;
+	int nid;
+
+	for (nid = 0; nid < nr_nodes; nid++) {
+		struct zone *zone = node_zone(nid);
+		unsigned long start = zone->zone_start_pfn;
+		unsigned long flags = nodezone_flags(nid);
+
+		for (pfn = start; pfn < start + node_pages; pfn++) {
+			struct folio *page = pfn_folio(pfn);
+
+			page->flags = flags;
+			atomic_set(&page->_mapcount, -1);
+		}
+		for (pfn = start; pfn < start + node_pages; pfn += 1UL << MAX_PAGE_ORDER)
+			add_to_free_list(pfn_folio(pfn), zone, MAX_PAGE_ORDER, true);
+	}
+}
+
+int page_alloc_init(int nr_nodes, unsigned long node_pages)
+{
+	unsigned long total;
+	void *p;
+	int nid, err;
+
+	if (mem_map)
+		return -EBUSY;
+	if (nr_nodes < 1 || nr_nodes > MAX_NUMNODES || node_pages == 0 ||
+	    node_pages & ((1UL << MAX_PAGE_ORDER) - 1))
+		return -EINVAL;
+	/* the arena's byte size must fit an unsigned long */
+	if (node_pages > (ULONG_MAX >> PAGE_SHIFT) / (unsigned long)nr_nodes)
+		return -EINVAL;
+	total = node_pages * (unsigned long)nr_nodes;
+
+	mem_arena_bytes = total << PAGE_SHIFT;
+	p = mmap(NULL, mem_arena_bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	mem_arena = p;
+	/* mmap is page aligned, more than the 64 bytes an entry needs */
+	mem_map_bytes = total * sizeof(struct folio);
+	p = mmap(NULL, mem_map_bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		err = -ENOMEM;
+		goto out_arena;
+	}
+	mem_map = p;
+
+	pcp_nr_cpus = nr_cpu_ids;
+	for (nid = 0; nid < nr_nodes; nid++) {
+		err = init_node(nid, node_pages);
+		if (err)
+			goto out_nodes;
+	}
+	nr_node_ids = nr_nodes;
+	max_pfn = total;
+	total_managed_pages = total;
+	setup_per_zone_wmarks(total);
+	for (nid = 0; nid < nr_nodes; nid++) {
+		err = setup_zone_pageset(node_zone(nid), nid);
+		if (err)
+			goto out_nodes;
+	}
+	init_mem_map(nr_nodes, node_pages);
+	return 0;
+
+out_nodes:
+	free_node_data();
+	pcp_nr_cpus = 0;
+	nr_node_ids = 0;
+	max_pfn = 0;
+	total_managed_pages = 0;
+	munmap(mem_map, mem_map_bytes);
+	mem_map = NULL;
+out_arena:
+	munmap(mem_arena, mem_arena_bytes);
+	mem_arena = NULL;
+	return err;
+}
+
+void page_alloc_init_stats(void)
+{
+	int nid;
+
+	for_each_node(nid) {
+		struct zone *zone = node_zone(nid);
+		long have = (long)zone_page_state_snapshot(zone, NR_FREE_PAGES);
+		long want = (long)zone_buddy_free_pages(zone);
+
+		if (want != have)
+			mod_zone_page_state(zone, NR_FREE_PAGES, want - have);
+	}
+}
+
+void page_alloc_exit(void)
+{
+	if (!mem_map)
+		return;
+	free_node_data();
+	nr_node_ids = 0;
+	max_pfn = 0;
+	total_managed_pages = 0;
+	pcp_nr_cpus = 0;
+	munmap(mem_map, mem_map_bytes);
+	mem_map = NULL;
+	munmap(mem_arena, mem_arena_bytes);
+	mem_arena = NULL;
+}
