@@ -4,11 +4,20 @@
  * page tables are flat PTE arrays (pfn + present/accessed/dirty/write
  * bits), page faults that allocate, zero, charge, map and add to the LRU,
  * and zap with mmu_gather-style batched freeing.
+ *
+ * Reference and map counts (mm/memory.c, mm/rmap.c):
+ * - every present PTE holds one reference on the folio it maps and
+ *   counts once in the folio's mapcount (head entry's _mapcount + 1);
+ * - an anon folio is mapped by one mm only (no fork), so its refcount is
+ *   the number of PTEs mapping it plus transient batch/isolation refs;
+ * - a shmem folio's refcount is nr_pages (the page cache's) plus one per
+ *   mapping PTE plus transient refs.
  */
 #ifndef LRULAB_MM_H
 #define LRULAB_MM_H
 
 #include <lrulab/mmzone.h>
+#include <lrulab/gfp.h>
 #include <lrulab/swap.h>
 
 struct mem_cgroup;
@@ -19,53 +28,151 @@ typedef unsigned long pte_t;
 #define _PAGE_RW	0x002UL
 #define _PAGE_ACCESSED	0x020UL
 #define _PAGE_DIRTY	0x040UL
+/*
+ * Bits 8-11, which the model's MMU ignores, carry the order of the folio
+ * the page belongs to.  Folios are naturally aligned, so the head is the
+ * pfn rounded down to that order: pte_folio() never has to read a tail
+ * page's entry (the kernel follows page->compound_head).
+ */
+#define _PAGE_ORDER_SHIFT 8
+#define _PAGE_ORDER_MASK (0xfUL << _PAGE_ORDER_SHIFT)
 #define PTE_PFN_SHIFT	PAGE_SHIFT
 
 static inline bool pte_present(pte_t pte) { return pte & _PAGE_PRESENT; }
 static inline bool pte_young(pte_t pte) { return pte & _PAGE_ACCESSED; }
 static inline bool pte_dirty(pte_t pte) { return pte & _PAGE_DIRTY; }
+static inline bool pte_write(pte_t pte) { return pte & _PAGE_RW; }
 static inline unsigned long pte_pfn(pte_t pte) { return pte >> PTE_PFN_SHIFT; }
 static inline bool pte_none(pte_t pte) { return pte == 0; }
+static inline unsigned int pte_folio_order(pte_t pte)
+{
+	return (pte & _PAGE_ORDER_MASK) >> _PAGE_ORDER_SHIFT;
+}
+/* The page a present PTE maps, and the folio that page belongs to. */
+static inline struct folio *pte_page(pte_t pte)
+{
+	return pfn_folio(pte_pfn(pte));
+}
+static inline struct folio *pte_folio(pte_t pte)
+{
+	unsigned long mask = (1UL << pte_folio_order(pte)) - 1;
+
+	return pfn_folio(pte_pfn(pte) & ~mask);
+}
+static inline pte_t mk_pte(unsigned long pfn, unsigned int order, pte_t prot)
+{
+	return (pfn << PTE_PFN_SHIFT) | ((pte_t)order << _PAGE_ORDER_SHIFT) | prot;
+}
+
+/*
+ * PTEs change only by atomic operations: under the PTE lock when a
+ * mapping is set or torn down, and without it when an access sets the
+ * accessed/dirty bits (the hardware's job) or a walker clears young.
+ */
+static inline pte_t ptep_get(pte_t *ptep)
+{
+	return __atomic_load_n(ptep, __ATOMIC_RELAXED);
+}
+static inline bool ptep_test_and_clear_young(pte_t *ptep)
+{
+	return __atomic_fetch_and(ptep, ~_PAGE_ACCESSED, __ATOMIC_RELAXED) &
+	       _PAGE_ACCESSED;
+}
 
 #define VM_READ		0x1UL
 #define VM_WRITE	0x2UL
 #define VM_SHARED	0x8UL
 #define VM_LOCKED	0x2000UL
 
+/* One PTE table maps PMD_SIZE, as on x86-64 with 4 KiB pages. */
+#define PTRS_PER_PTE	512UL
+#define PMD_SHIFT	(PAGE_SHIFT + 9)
+#define PMD_SIZE	(1UL << PMD_SHIFT)
+#define PMD_MASK	(~(PMD_SIZE - 1))
+
 enum mm_counter { MM_FILEPAGES, MM_ANONPAGES, MM_SHMEMPAGES, NR_MM_COUNTERS };
 
+/*
+ * The split PTE lock of one page table (the kernel keeps it in the
+ * table's struct ptdesc, one per 64-byte entry): threads faulting in
+ * different 2 MiB ranges of one mm never share a lock.
+ */
+struct pte_table {
+	spinlock_t ptl;
+} ____cacheline_aligned;
+
 struct vm_area_struct {
-	unsigned long vm_start;		/* bytes, page aligned */
+	unsigned long vm_start;		/* bytes, PMD_SIZE aligned */
 	unsigned long vm_end;
 	unsigned long vm_flags;
-	unsigned long vm_pgoff;		/* file offset in pages */
+	unsigned long vm_pgoff;		/* file offset in pages; vm_start >> PAGE_SHIFT for anon */
 	struct mm_struct *vm_mm;
 	struct address_space *vm_file;	/* shmem mapping or NULL (anon) */
 	unsigned int anon_order;	/* folio order for anon faults (mTHP) */
 	pte_t *ptes;			/* one per page of the VMA */
-	struct list_head vm_list;
+	struct pte_table *tables;	/* one per PMD_SIZE of the VMA */
+	struct list_head vm_list;	/* mm->mmap, under mm->page_table_lock */
+	struct list_head shared;	/* mapping->i_mmap, under its i_mmap_lock */
 };
 
 struct mm_struct {
 	struct list_head mmap;		/* VMAs */
-	spinlock_t page_table_lock;	/* PTE updates */
+	/*
+	 * The VMA list and mmap_base (the model has no mmap_lock; a VMA's
+	 * faults, zaps and munmap are serialised by its user).  PTEs are
+	 * under the split per-table locks, see pte_lockptr().
+	 */
+	spinlock_t page_table_lock;
 	struct mem_cgroup *memcg;	/* charged for faults (css ref held) */
 	unsigned long mmap_base;	/* next free address */
 	atomic_long_t rss_stat[NR_MM_COUNTERS];
 };
+
+static inline unsigned long vma_pages(const struct vm_area_struct *vma)
+{
+	return (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+}
+static inline bool vma_is_anonymous(const struct vm_area_struct *vma)
+{
+	return !vma->vm_file;
+}
+/* @addr must lie inside @vma. */
+static inline pte_t *vma_pte(struct vm_area_struct *vma, unsigned long addr)
+{
+	return &vma->ptes[(addr - vma->vm_start) >> PAGE_SHIFT];
+}
+static inline spinlock_t *pte_lockptr(struct vm_area_struct *vma, unsigned long addr)
+{
+	return &vma->tables[(addr - vma->vm_start) >> PMD_SHIFT].ptl;
+}
+#define pte_lock(vma, addr) spin_lock_at(pte_lockptr(vma, addr), LOCK_SITE("ptl"))
+
+static inline unsigned long get_mm_counter(struct mm_struct *mm, int member)
+{
+	long v = atomic_long_read(&mm->rss_stat[member]);
+
+	return v < 0 ? 0 : (unsigned long)v;
+}
+static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
+{
+	atomic_long_add(value, &mm->rss_stat[member]);
+}
 
 /* Returns NULL with errno set. Takes a reference on @memcg (NULL = root). */
 struct mm_struct *mm_alloc(struct mem_cgroup *memcg);
 /* Unmaps every VMA (freeing what it maps) and frees the mm. */
 void mmput(struct mm_struct *mm);
 
-/* New anonymous VMA of @len bytes (page multiple) whose faults allocate
- * folios of @order (0 or an mTHP order); NULL with errno set. */
+/* New anonymous VMA of @len bytes (a positive multiple of the folio size)
+ * whose faults allocate folios of @order (0 or an mTHP order 2..9);
+ * NULL with errno set (EINVAL, ENOMEM). */
 struct vm_area_struct *mmap_anon(struct mm_struct *mm, unsigned long len,
 				 unsigned int order);
-/* Shared mapping of a shmem file from page @pgoff. */
+/* Shared mapping of a shmem file from page @pgoff.  Pages beyond the end
+ * of the file may be mapped; touching them is VM_FAULT_SIGBUS. */
 struct vm_area_struct *mmap_shmem(struct mm_struct *mm, struct address_space *mapping,
 				  unsigned long pgoff, unsigned long len);
+/* Zap the whole VMA, unlink it and free it. */
 void munmap_vma(struct vm_area_struct *vma);
 
 #define FAULT_FLAG_WRITE 0x01
@@ -74,12 +181,43 @@ typedef unsigned int vm_fault_t;
 #define VM_FAULT_SIGBUS	0x0002
 #define VM_FAULT_SIGSEGV 0x0004
 
-/* Fault the page at @addr. 0 or a VM_FAULT_* code. */
+/*
+ * Fault the page at @addr. 0 or a VM_FAULT_* code.  On 0 the PTE at
+ * @addr is present (and writable, dirty on a write fault).  Counts one
+ * PGFAULT event, globally and for the mm's memcg.  Must run on a model
+ * CPU.
+ */
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 			   unsigned int flags);
+/*
+ * Calibration: extra nanoseconds of busy work per fault that allocates,
+ * spent next to the zeroing, outside every lock, so that the model's
+ * single-thread fault rate can be matched to a real kernel's before
+ * multi-thread curves are compared.  0 (the default) adds nothing.  Set
+ * it while no fault runs.
+ */
+extern unsigned long fault_extra_ns;
+void fault_extra_work(void);
+
 /* A user access: fault if needed, then set accessed (and dirty on write)
  * in the PTE and touch the page's real memory.  0 or VM_FAULT_*. */
 vm_fault_t mm_access(struct vm_area_struct *vma, unsigned long addr, bool write);
+
+/*
+ * Per-order anonymous mTHP fault counters, the kernel's
+ * /sys/kernel/mm/transparent_hugepage/hugepages-<size>kB/stats/ files of
+ * the same names.  Order 0 is never counted.  Per CPU, summed on read;
+ * they survive lrulab_exit() unless mthp_stats_reset() is called.
+ */
+enum mthp_stat_item {
+	MTHP_STAT_ANON_FAULT_ALLOC,		/* large folio mapped by a fault */
+	MTHP_STAT_ANON_FAULT_FALLBACK,		/* allocation or charge failed */
+	MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE,	/* the charge failed */
+	__MTHP_STAT_COUNT
+};
+const char *mthp_stat_name(enum mthp_stat_item item);
+unsigned long mthp_stat_read(unsigned int order, enum mthp_stat_item item);
+void mthp_stats_reset(void);
 
 /* Batched freeing of unmapped folios, as the kernel's mmu_gather. */
 #define MMU_GATHER_BATCH 512
@@ -90,9 +228,38 @@ struct mmu_gather {
 	unsigned int refs[MMU_GATHER_BATCH];	/* PTEs zapped per entry */
 };
 void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm);
+/* Free what was gathered (tlb_flush_mmu) and end the gather. */
 void tlb_finish_mmu(struct mmu_gather *tlb);
+void tlb_flush_mmu(struct mmu_gather *tlb);
+/* Clear the PTEs of [start, end) of @vma into @tlb. */
+void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+		      unsigned long start, unsigned long end);
 /* Clear the PTEs of [start, end) and free what they mapped (MADV_DONTNEED). */
 void zap_page_range_single(struct vm_area_struct *vma, unsigned long start,
 			   unsigned long size);
+/* Zap the PTEs of every VMA that maps file pages [start, start + nr) of
+ * @mapping (the first step of the kernel's hole punch and truncate). */
+void unmap_mapping_pages(struct address_space *mapping, unsigned long start,
+			 unsigned long nr, bool even_cows);
+
+/* ---- rmap (mm/rmap.c), the model's simplified versions ---- */
+
+/*
+ * A new anon folio mapped by @nr PTEs from @address (all its pages):
+ * ->mapping = mm | PAGE_MAPPING_ANON, ->index = address >> PAGE_SHIFT of
+ * its first page (the kernel's linear index of an anon VMA), mapcount nr,
+ * NR_ANON_MAPPED += nr.  Caller holds the PTE lock.
+ */
+void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
+			     unsigned long address);
+/* @nr_pages PTEs now map pages of @folio from @page on: mapcount += nr;
+ * NR_FILE_MAPPED += 1 when a small folio becomes mapped. */
+void folio_add_file_rmap_ptes(struct folio *folio, struct folio *page,
+			      int nr_pages, struct vm_area_struct *vma);
+/* @nr_pages PTEs no longer map @folio: mapcount -= nr; NR_ANON_MAPPED
+ * -= nr for anon, NR_FILE_MAPPED -= 1 when a small file folio becomes
+ * unmapped. */
+void folio_remove_rmap_ptes(struct folio *folio, struct folio *page,
+			    int nr_pages, struct vm_area_struct *vma);
 
 #endif /* LRULAB_MM_H */

@@ -3,6 +3,11 @@
  * Page cache and shmem files (mm/filemap.c, mm/shmem.c).  The index ->
  * folio map is liburcu's RCU lock-free hash table; lookups run inside an
  * RCU read section and take a reference with folio_try_get().
+ *
+ * A folio in the page cache holds nr_pages references of the cache (as
+ * the kernel's filemap_add_folio), points back with ->mapping/->index,
+ * and counts in NR_FILE_PAGES (and NR_SHMEM when swap backed) and in
+ * ->nrpages.  Only order-0 folios are created for shmem files so far.
  */
 #ifndef LRULAB_PAGEMAP_H
 #define LRULAB_PAGEMAP_H
@@ -11,6 +16,7 @@
 
 struct mem_cgroup;
 struct cds_lfht;
+struct folio_batch;
 
 #define AS_UNEVICTABLE 0
 
@@ -21,15 +27,46 @@ struct address_space {
 	unsigned long flags;
 	unsigned long size_pages;	/* i_size in pages */
 	unsigned int order;		/* folio order for new folios */
+	spinlock_t i_mmap_lock;		/* i_mmap */
+	struct list_head i_mmap;	/* VMAs mapping this file */
 };
 
-/* A shmem file of @size_pages pages; NULL with errno set. */
+/* A shmem file of @size_pages pages; NULL with errno set.  @order must be
+ * 0 (EINVAL otherwise): large shmem folios are not modelled yet. */
 struct address_space *shmem_file_setup(unsigned long size_pages, unsigned int order);
-/* Truncates everything and frees the file. */
+/*
+ * Truncates everything and frees the file.  No VMA may still map it.
+ * Like shmem_truncate_range() it may run on a thread that is not a model
+ * CPU, but only at a quiescent point: such a thread is no RCU reader.
+ * Everything else here must run on a model CPU.
+ */
 void shmem_file_free(struct address_space *mapping);
 
 /* Referenced folio at @index or NULL. */
 struct folio *filemap_get_folio(struct address_space *mapping, unsigned long index);
+/*
+ * Up to a batch of referenced folios from *@start to @end (inclusive),
+ * in index order; *@start moves past the last one found.  Returns the
+ * number added to @fbatch.
+ */
+unsigned int filemap_get_folios(struct address_space *mapping, unsigned long *start,
+				unsigned long end, struct folio_batch *fbatch);
+/*
+ * Insert a new folio (refcount held by the caller, charged, not yet
+ * visible to anyone) at @index: sets ->mapping/->index, takes the cache's
+ * nr_pages references, accounts it.  0, or -EEXIST when the index is
+ * taken (then nothing changed).  Does not add it to the LRU.
+ */
+int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
+			unsigned long index);
+/*
+ * Remove the referenced folios of @fbatch from @mapping under one i_lock
+ * hold and drop the cache's references; those no longer in @mapping are
+ * left alone.  The batch keeps the caller's references.
+ */
+void delete_from_page_cache_batch(struct address_space *mapping,
+				  struct folio_batch *fbatch);
+
 /*
  * Find or create the folio at @index, charged to @memcg; returns it with
  * a reference held by the caller in *foliop.  0, -ENOMEM (allocation or
@@ -37,10 +74,18 @@ struct folio *filemap_get_folio(struct address_space *mapping, unsigned long ind
  */
 int shmem_get_folio(struct address_space *mapping, unsigned long index,
 		    struct mem_cgroup *memcg, struct folio **foliop);
-/* Remove the folios of [start, end] (pages, inclusive), freeing them:
- * hole punch (fallocate PUNCH_HOLE) and truncate. */
+/*
+ * Remove the folios of [start, end] (pages, inclusive), freeing them:
+ * hole punch (fallocate PUNCH_HOLE) and truncate.  It does not unmap: a
+ * folio still mapped somewhere leaves the cache but keeps its PTEs'
+ * references and is freed by their zap (shmem_punch_hole() unmaps).
+ */
 void shmem_truncate_range(struct address_space *mapping, unsigned long start,
 			  unsigned long end);
+/* fallocate(FALLOC_FL_PUNCH_HOLE): unmap [start, end] from every VMA,
+ * then truncate it. */
+void shmem_punch_hole(struct address_space *mapping, unsigned long start,
+		      unsigned long end);
 
 static inline bool mapping_unevictable(struct address_space *mapping)
 {

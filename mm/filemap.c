@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The page cache (the kernel's mm/filemap.c): index -> folio in liburcu's
+ * RCU lock-free hash table instead of an xarray.
+ *
+ * Lookups take no lock: inside an RCU read section they find the entry,
+ * take a speculative reference with folio_try_get() and check the entry
+ * still names that folio (it may have been deleted, and the folio freed
+ * and reused, between the two).  Inserts and deletes are serialised by
+ * the mapping's i_lock (the xa_lock's role, lock class "i_pages"); a
+ * deleted entry is freed after a grace period.  An entry is published
+ * only once its folio is fully set up, so a lookup never sees a folio
+ * that is not yet zeroed and accounted (the kernel locks the folio for
+ * that instead; the model has no folio lock).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <lrulab/rcupdate.h>
+#include <urcu/rculfhash.h>
+
+#include <lrulab/memcontrol.h>
+#include <lrulab/pagemap.h>
+#include <lrulab/swap.h>
+
+struct page_cache_entry {
+	struct cds_lfht_node node;
+	unsigned long index;
+	struct folio *folio;	/* NULL once deleted */
+	struct rcu_head rcu;
+};
+
+/*
+ * ThreadSanitizer cannot see the ordering liburcu provides (the library
+ * is not instrumented): neither that an entry is initialised before the
+ * table publishes it, nor that an entry is freed only after every reader
+ * that could see it has left its read section.  Publication is told to
+ * it per entry; for the grace period, every read section and every
+ * deleter releases one sync point which the deferred free acquires.
+ */
+#ifdef __SANITIZE_THREAD__
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+static char page_cache_rcu_sync;
+#define rcu_tsan_release() __tsan_release(&page_cache_rcu_sync)
+#define rcu_tsan_acquire() __tsan_acquire(&page_cache_rcu_sync)
+#define tsan_publish(e) __tsan_release(e)
+#define tsan_consume(e) __tsan_acquire(e)
+#else
+#define rcu_tsan_release() do { } while (0)
+#define rcu_tsan_acquire() do { } while (0)
+#define tsan_publish(e) do { } while (0)
+#define tsan_consume(e) do { } while (0)
+#endif
+
+/* All bits matter: the table picks buckets from the low ones. */
+static unsigned long page_cache_hash(unsigned long index)
+{
+	u64 h = index;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return (unsigned long)h;
+}
+
+static int page_cache_match(struct cds_lfht_node *node, const void *key)
+{
+	struct page_cache_entry *e = container_of(node, struct page_cache_entry, node);
+
+	tsan_consume(e);
+	return __atomic_load_n(&e->index, __ATOMIC_RELAXED) == *(const unsigned long *)key;
+}
+
+static struct folio *entry_folio(struct page_cache_entry *e)
+{
+	return __atomic_load_n(&e->folio, __ATOMIC_ACQUIRE);
+}
+
+/* Caller is in an RCU read section. */
+static struct page_cache_entry *page_cache_entry(struct address_space *mapping,
+						 unsigned long index)
+{
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+
+	cds_lfht_lookup(mapping->i_pages, page_cache_hash(index), page_cache_match,
+			&index, &iter);
+	node = cds_lfht_iter_get_node(&iter);
+	return node ? container_of(node, struct page_cache_entry, node) : NULL;
+}
+
+static void page_cache_entry_free(struct rcu_head *head)
+{
+	rcu_tsan_acquire();
+	free(container_of(head, struct page_cache_entry, rcu));
+}
+
+struct folio *filemap_get_folio(struct address_space *mapping, unsigned long index)
+{
+	struct page_cache_entry *e;
+	struct folio *folio;
+
+repeat:
+	rcu_read_lock();
+	e = page_cache_entry(mapping, index);
+	folio = e ? entry_folio(e) : NULL;
+	if (folio && !folio_try_get(folio)) {
+		/* on its way out: the entry goes before the last reference */
+		rcu_tsan_release();
+		rcu_read_unlock();
+		goto repeat;
+	}
+	if (folio && unlikely(entry_folio(e) != folio)) {
+		rcu_tsan_release();
+		rcu_read_unlock();
+		folio_put(folio);
+		goto repeat;
+	}
+	rcu_tsan_release();
+	rcu_read_unlock();
+	return folio;
+}
+
+unsigned int filemap_get_folios(struct address_space *mapping, unsigned long *start,
+				unsigned long end, struct folio_batch *fbatch)
+{
+	unsigned long index = *start;
+	unsigned int found = 0;
+
+	while (index <= end && folio_batch_space(fbatch)) {
+		struct folio *folio = filemap_get_folio(mapping, index);
+
+		if (folio) {
+			folio_batch_add(fbatch, folio);
+			found++;
+			index = folio->index + folio_nr_pages(folio);
+		} else {
+			index++;
+		}
+		if (!index)	/* wrapped past ULONG_MAX */
+			break;
+	}
+	*start = index;
+	return found;
+}
+
+static void filemap_account_folio(struct address_space *mapping, struct folio *folio,
+				  int nr)
+{
+	lruvec_stat_mod_folio(folio, NR_FILE_PAGES, nr);
+	if (folio_test_swapbacked(folio))
+		lruvec_stat_mod_folio(folio, NR_SHMEM, nr);
+	atomic_long_add(nr, &mapping->nrpages);
+}
+
+int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
+			unsigned long index)
+{
+	int nr = (int)folio_nr_pages(folio);
+	struct page_cache_entry *e;
+	struct cds_lfht_node *node;
+
+	e = malloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	cds_lfht_node_init(&e->node);
+	__atomic_store_n(&e->index, index, __ATOMIC_RELAXED);
+	/* the cache's references, as filemap_add_folio takes them */
+	folio_ref_add(folio, nr);
+	folio->index = index;
+	WRITE_ONCE(folio->mapping, mapping);
+	/* release: a reader that finds the entry sees the folio set up */
+	__atomic_store_n(&e->folio, folio, __ATOMIC_RELEASE);
+	tsan_publish(e);
+
+	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
+	rcu_read_lock();
+	node = cds_lfht_add_unique(mapping->i_pages, page_cache_hash(index),
+				   page_cache_match, &index, &e->node);
+	if (node != &e->node) {
+		rcu_tsan_release();
+		rcu_read_unlock();
+		spin_unlock(&mapping->i_lock);
+		WRITE_ONCE(folio->mapping, NULL);
+		atomic_sub(nr, &folio->_refcount);
+		free(e);
+		return -EEXIST;
+	}
+	filemap_account_folio(mapping, folio, nr);
+	rcu_tsan_release();
+	rcu_read_unlock();
+	spin_unlock(&mapping->i_lock);
+	return 0;
+}
+
+void delete_from_page_cache_batch(struct address_space *mapping,
+				  struct folio_batch *fbatch)
+{
+	unsigned int i, n = folio_batch_count(fbatch);
+	u32 deleted = 0;
+
+	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
+	rcu_read_lock();
+	for (i = 0; i < n; i++) {
+		struct folio *folio = fbatch->folios[i];
+		struct page_cache_entry *e;
+
+		/* ->mapping of a cached folio only changes under i_lock */
+		if (READ_ONCE(folio->mapping) != mapping)
+			continue;
+		e = page_cache_entry(mapping, folio->index);
+		if (!e || entry_folio(e) != folio)
+			continue;
+		__atomic_store_n(&e->folio, NULL, __ATOMIC_RELAXED);
+		cds_lfht_del(mapping->i_pages, &e->node);
+		WRITE_ONCE(folio->mapping, NULL);
+		filemap_account_folio(mapping, folio, -(int)folio_nr_pages(folio));
+		rcu_tsan_release();
+		call_rcu(&e->rcu, page_cache_entry_free);
+		deleted |= 1U << i;
+	}
+	rcu_read_unlock();
+	spin_unlock(&mapping->i_lock);
+
+	/* filemap_free_folio: the batch's references keep them alive */
+	for (i = 0; i < n; i++) {
+		struct folio *folio = fbatch->folios[i];
+
+		if (deleted & (1U << i))
+			folio_put_refs(folio, (int)folio_nr_pages(folio));
+	}
+}

@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Simulated address spaces (the kernel's mm/memory.c and mm/mmu_gather.c):
+ * mm_struct, VMAs with flat PTE arrays, the anonymous and shmem fault
+ * paths, user accesses that set the accessed/dirty bits, and zap with
+ * mmu_gather batching.
+ *
+ * Reference rule: every present PTE holds one reference on its folio.  An
+ * anon fault of an order-n folio keeps the allocation's reference and
+ * adds 2^n - 1, one per PTE it installs; a shmem fault's reference from
+ * shmem_get_folio() becomes the PTE's.  Zap hands each folio to the
+ * gather with refs = the PTEs it cleared for it, and the gather drops
+ * exactly that many through folios_put_refs().
+ *
+ * What the model leaves out, and why it does not change the LRU traffic
+ * the fault/free workloads generate: there is no zero page (a read fault
+ * on anon memory allocates a folio, mapped read-only until written, and
+ * the write fault then only makes it writable); no fault-around for
+ * shmem read faults; no PMD mappings (order-9 anon folios are mapped by
+ * 512 PTEs, so NR_ANON_THPS stays 0 while THP_FAULT_ALLOC counts them);
+ * no mmap_lock (a VMA's user serialises its faults and zaps
+ * against munmap, as the bench threads do by owning their VMAs).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lrulab/memcontrol.h>
+#include <lrulab/mm.h>
+#include <lrulab/pagemap.h>
+#include <lrulab/vmstat.h>
+
+/* Where the first VMA of an mm goes; addresses are never reused. */
+#define MMAP_BASE	(1UL << 32)
+#define PAGE_MASK_	(~(PAGE_SIZE - 1))
+
+unsigned long fault_extra_ns;
+
+/* Busy, not asleep: the calibrated cost occupies the CPU as kernel work would. */
+void fault_extra_work(void)
+{
+	unsigned long ns = READ_ONCE(fault_extra_ns);
+	u64 end;
+
+	if (!ns)
+		return;
+	end = lrulab_now_ns() + ns;
+	while (lrulab_now_ns() < end)
+		cpu_relax();
+}
+
+/* ---- per-order mTHP counters ---- */
+
+struct mthp_stat {
+	unsigned long stats[NR_PAGE_ORDERS][__MTHP_STAT_COUNT];
+} ____cacheline_aligned;
+
+/* only the owning CPU writes its slot; readers sum */
+static struct mthp_stat mthp_stats[LRULAB_MAX_CPUS];
+
+static const char *const mthp_stat_names[__MTHP_STAT_COUNT] = {
+	[MTHP_STAT_ANON_FAULT_ALLOC] = "anon_fault_alloc",
+	[MTHP_STAT_ANON_FAULT_FALLBACK] = "anon_fault_fallback",
+	[MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE] = "anon_fault_fallback_charge",
+};
+
+const char *mthp_stat_name(enum mthp_stat_item item)
+{
+	return item < __MTHP_STAT_COUNT ? mthp_stat_names[item] : NULL;
+}
+
+static void count_mthp_stat(unsigned int order, enum mthp_stat_item item)
+{
+	int cpu = smp_processor_id();
+	unsigned long *v;
+
+	if (!order || cpu < 0)
+		return;
+	v = &mthp_stats[cpu].stats[order][item];
+	WRITE_ONCE(*v, READ_ONCE(*v) + 1);
+}
+
+unsigned long mthp_stat_read(unsigned int order, enum mthp_stat_item item)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	if (order >= NR_PAGE_ORDERS || item >= __MTHP_STAT_COUNT)
+		return 0;
+	for (cpu = 0; cpu < LRULAB_MAX_CPUS; cpu++)
+		sum += READ_ONCE(mthp_stats[cpu].stats[order][item]);
+	return sum;
+}
+
+void mthp_stats_reset(void)
+{
+	memset(mthp_stats, 0, sizeof(mthp_stats));
+}
+
+/* ---- address spaces ---- */
+
+struct mm_struct *mm_alloc(struct mem_cgroup *memcg)
+{
+	struct mm_struct *mm;
+
+	if (!memcg)
+		memcg = root_mem_cgroup;
+	if (!memcg) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mm = calloc(1, sizeof(*mm));
+	if (!mm) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	INIT_LIST_HEAD(&mm->mmap);
+	spin_lock_init(&mm->page_table_lock);
+	mm->mmap_base = MMAP_BASE;
+	mm->memcg = memcg;
+	css_get(memcg);
+	return mm;
+}
+
+static void vma_free(struct vm_area_struct *vma)
+{
+	free(vma->tables);
+	free(vma->ptes);
+	free(vma);
+}
+
+/*
+ * Every VMA starts on a PMD boundary so that its PTE tables are its own
+ * and an mTHP's naturally aligned range never straddles two of them.
+ */
+static struct vm_area_struct *vma_create(struct mm_struct *mm, unsigned long len,
+					 unsigned long vm_flags)
+{
+	unsigned long nr_tables = (len + PMD_SIZE - 1) >> PMD_SHIFT;
+	unsigned long span = nr_tables << PMD_SHIFT;
+	struct vm_area_struct *vma;
+	unsigned long i;
+
+	if (!len || len & ~PAGE_MASK_ || !span) {
+		errno = EINVAL;
+		return NULL;
+	}
+	vma = calloc(1, sizeof(*vma));
+	if (!vma)
+		goto nomem;
+	vma->ptes = calloc(len >> PAGE_SHIFT, sizeof(pte_t));
+	vma->tables = aligned_alloc(L1_CACHE_BYTES, nr_tables * sizeof(struct pte_table));
+	if (!vma->ptes || !vma->tables)
+		goto nomem;
+	for (i = 0; i < nr_tables; i++)
+		spin_lock_init(&vma->tables[i].ptl);
+	vma->vm_flags = vm_flags;
+	vma->vm_mm = mm;
+	INIT_LIST_HEAD(&vma->shared);
+
+	spin_lock_at(&mm->page_table_lock, LOCK_SITE("page_table_lock"));
+	if (mm->mmap_base + span < mm->mmap_base) {
+		spin_unlock(&mm->page_table_lock);
+		goto nomem;
+	}
+	vma->vm_start = mm->mmap_base;
+	vma->vm_end = vma->vm_start + len;
+	mm->mmap_base += span;
+	list_add_tail(&vma->vm_list, &mm->mmap);
+	spin_unlock(&mm->page_table_lock);
+	return vma;
+
+nomem:
+	if (vma)
+		vma_free(vma);
+	errno = ENOMEM;
+	return NULL;
+}
+
+struct vm_area_struct *mmap_anon(struct mm_struct *mm, unsigned long len,
+				 unsigned int order)
+{
+	struct vm_area_struct *vma;
+
+	if (!mm || (order && (order < 2 || order > HPAGE_PMD_ORDER)) ||
+	    len & ((PAGE_SIZE << order) - 1)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	vma = vma_create(mm, len, VM_READ | VM_WRITE);
+	if (!vma)
+		return NULL;
+	vma->anon_order = order;
+	/* the kernel's anon vm_pgoff: folio->index is the virtual page number */
+	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
+	return vma;
+}
+
+struct vm_area_struct *mmap_shmem(struct mm_struct *mm, struct address_space *mapping,
+				  unsigned long pgoff, unsigned long len)
+{
+	struct vm_area_struct *vma;
+
+	if (!mm || !mapping) {
+		errno = EINVAL;
+		return NULL;
+	}
+	vma = vma_create(mm, len, VM_READ | VM_WRITE | VM_SHARED);
+	if (!vma)
+		return NULL;
+	vma->vm_file = mapping;
+	vma->vm_pgoff = pgoff;
+	spin_lock_at(&mapping->i_mmap_lock, LOCK_SITE("i_mmap_lock"));
+	list_add_tail(&vma->shared, &mapping->i_mmap);
+	spin_unlock(&mapping->i_mmap_lock);
+	return vma;
+}
+
+/* After the zap: nobody can reach the VMA once it is off both lists. */
+static void vma_unlink_free(struct vm_area_struct *vma)
+{
+	struct address_space *mapping = vma->vm_file;
+	struct mm_struct *mm = vma->vm_mm;
+
+	if (mapping) {
+		spin_lock_at(&mapping->i_mmap_lock, LOCK_SITE("i_mmap_lock"));
+		list_del(&vma->shared);
+		spin_unlock(&mapping->i_mmap_lock);
+	}
+	spin_lock_at(&mm->page_table_lock, LOCK_SITE("page_table_lock"));
+	list_del(&vma->vm_list);
+	spin_unlock(&mm->page_table_lock);
+	vma_free(vma);
+}
+
+void munmap_vma(struct vm_area_struct *vma)
+{
+	struct mmu_gather tlb;
+
+	tlb_gather_mmu(&tlb, vma->vm_mm);
+	unmap_page_range(&tlb, vma, vma->vm_start, vma->vm_end);
+	tlb_finish_mmu(&tlb);
+	vma_unlink_free(vma);
+}
+
+/* exit_mmap: one gather for the whole address space, then the VMAs go. */
+void mmput(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma, *next;
+	struct mmu_gather tlb;
+
+	if (!mm)
+		return;
+	tlb_gather_mmu(&tlb, mm);
+	list_for_each_entry(vma, &mm->mmap, vm_list)
+		unmap_page_range(&tlb, vma, vma->vm_start, vma->vm_end);
+	tlb_finish_mmu(&tlb);
+	list_for_each_entry_safe(vma, next, &mm->mmap, vm_list)
+		vma_unlink_free(vma);
+	css_put(mm->memcg);
+	free(mm);
+}
+
+/* ---- faults ---- */
+
+static bool pte_range_none(pte_t *ptep, unsigned long nr)
+{
+	unsigned long i;
+
+	for (i = 0; i < nr; i++)
+		if (!pte_none(ptep_get(&ptep[i])))
+			return false;
+	return true;
+}
+
+static void set_ptes(pte_t *ptep, struct folio *folio, unsigned long nr, pte_t prot)
+{
+	unsigned long pfn = folio_pfn(folio), i;
+	unsigned int order = folio_order(folio);
+
+	for (i = 0; i < nr; i++)
+		__atomic_store_n(&ptep[i], mk_pte(pfn + i, order, prot), __ATOMIC_RELAXED);
+}
+
+/*
+ * A fault on a present PTE: another thread got there first, or a write
+ * to a page a read fault mapped read-only (the kernel's wp fault on an
+ * exclusive anon page reuses it).  Returns false if the PTE is none.
+ */
+static bool fault_present_pte(struct vm_area_struct *vma, unsigned long addr, bool write)
+{
+	pte_t *ptep = vma_pte(vma, addr);
+	spinlock_t *ptl;
+
+	if (pte_none(ptep_get(ptep)))
+		return false;
+	ptl = pte_lockptr(vma, addr);
+	spin_lock_at(ptl, LOCK_SITE("ptl"));
+	if (pte_none(ptep_get(ptep))) {
+		spin_unlock(ptl);
+		return false;
+	}
+	__atomic_fetch_or(ptep, _PAGE_ACCESSED | (write ? _PAGE_RW | _PAGE_DIRTY : 0),
+			  __ATOMIC_RELAXED);
+	spin_unlock(ptl);
+	return true;
+}
+
+/*
+ * The kernel's alloc_anon_folio: try the VMA's mTHP order if its whole
+ * naturally aligned range is still unmapped, falling back to order 0
+ * when that range is partly mapped, the allocation fails or the charge
+ * fails.  Returns a charged, zeroed folio, or NULL when even order 0
+ * cannot be had (OOM).
+ */
+static struct folio *alloc_anon_folio(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct mem_cgroup *memcg = vma->vm_mm->memcg;
+	unsigned int order = vma->anon_order;
+	struct folio *folio;
+
+	if (order) {
+		unsigned long start = addr & ~((PAGE_SIZE << order) - 1);
+
+		/* unlocked peek, rechecked under the PTE lock */
+		if (!pte_range_none(vma_pte(vma, start), 1UL << order))
+			order = 0;
+	}
+	for (;;) {
+		folio = folio_alloc(order, -1);
+		if (folio) {
+			if (!mem_cgroup_charge(folio, memcg))
+				break;
+			/* uncharged and unmapped: straight back to the allocator */
+			folio_put(folio);
+			count_mthp_stat(order, MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE);
+		}
+		if (!order)
+			return NULL;
+		count_mthp_stat(order, MTHP_STAT_ANON_FAULT_FALLBACK);
+		order = 0;
+	}
+	/* the real cost of a fault, outside every lock */
+	memset(folio_address(folio), 0, PAGE_SIZE << order);
+	__folio_set_uptodate(folio);
+	fault_extra_work();
+	return folio;
+}
+
+static vm_fault_t do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
+				    bool write)
+{
+	pte_t prot = _PAGE_PRESENT | _PAGE_ACCESSED | (write ? _PAGE_RW | _PAGE_DIRTY : 0);
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long nr, start;
+	struct folio *folio;
+	spinlock_t *ptl;
+	pte_t *ptep;
+
+retry:
+	if (fault_present_pte(vma, addr, write))
+		return 0;
+	folio = alloc_anon_folio(vma, addr);
+	if (!folio)
+		return VM_FAULT_OOM;
+	nr = folio_nr_pages(folio);
+	start = addr & ~((nr << PAGE_SHIFT) - 1);
+	ptep = vma_pte(vma, start);
+	ptl = pte_lockptr(vma, start);
+
+	spin_lock_at(ptl, LOCK_SITE("ptl"));
+	if (!pte_range_none(ptep, nr)) {
+		/* a racing fault mapped part of the range: start over */
+		spin_unlock(ptl);
+		folio_put(folio);
+		goto retry;
+	}
+	/* one reference per PTE: the allocation's is the first */
+	folio_ref_add(folio, (int)nr - 1);
+	add_mm_counter(mm, MM_ANONPAGES, (long)nr);
+	count_mthp_stat(folio_order(folio), MTHP_STAT_ANON_FAULT_ALLOC);
+	if (folio_order(folio) == HPAGE_PMD_ORDER) {
+		/* what the kernel's PMD fault counts; it maps by PMD, we by PTEs */
+		count_vm_event(THP_FAULT_ALLOC);
+		count_memcg_events(mm->memcg, THP_FAULT_ALLOC, 1);
+	}
+	folio_add_new_anon_rmap(folio, vma, start);
+	folio_add_lru_vma(folio, vma);
+	set_ptes(ptep, folio, nr, prot);
+	spin_unlock(ptl);
+	return 0;
+}
+
+static vm_fault_t do_shmem_fault(struct vm_area_struct *vma, unsigned long addr,
+				 bool write)
+{
+	/* a shared writable mapping needs no write notification: map it RW */
+	pte_t prot = _PAGE_PRESENT | _PAGE_ACCESSED | _PAGE_RW | (write ? _PAGE_DIRTY : 0);
+	unsigned long pgoff = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
+	pte_t *ptep = vma_pte(vma, addr);
+	struct folio *folio;
+	spinlock_t *ptl;
+	int err;
+
+	if (fault_present_pte(vma, addr, write))
+		return 0;
+	err = shmem_get_folio(vma->vm_file, pgoff, vma->vm_mm->memcg, &folio);
+	if (err)
+		return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+
+	ptl = pte_lockptr(vma, addr);
+	spin_lock_at(ptl, LOCK_SITE("ptl"));
+	if (!pte_none(ptep_get(ptep))) {
+		__atomic_fetch_or(ptep, _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0),
+				  __ATOMIC_RELAXED);
+		spin_unlock(ptl);
+		folio_put(folio);
+		return 0;
+	}
+	/* the lookup's reference becomes the PTE's */
+	folio_add_file_rmap_ptes(folio, folio, 1, vma);
+	add_mm_counter(vma->vm_mm, MM_SHMEMPAGES, 1);
+	set_ptes(ptep, folio, 1, prot);
+	spin_unlock(ptl);
+	return 0;
+}
+
+vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
+			   unsigned int flags)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	bool write = flags & FAULT_FLAG_WRITE;
+
+	/* what the arch fault handler rejects before handle_mm_fault */
+	if (addr < vma->vm_start || addr >= vma->vm_end)
+		return VM_FAULT_SIGSEGV;
+	if (write && !(vma->vm_flags & VM_WRITE))
+		return VM_FAULT_SIGSEGV;
+	addr &= PAGE_MASK_;
+
+	count_vm_event(PGFAULT);
+	count_memcg_events(mm->memcg, PGFAULT, 1);
+	if (vma_is_anonymous(vma))
+		return do_anonymous_page(vma, addr, write);
+	return do_shmem_fault(vma, addr, write);
+}
+
+vm_fault_t mm_access(struct vm_area_struct *vma, unsigned long addr, bool write)
+{
+	pte_t bits = _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0);
+	unsigned char *p;
+	pte_t *ptep;
+	pte_t pte;
+
+	if (addr < vma->vm_start || addr >= vma->vm_end)
+		return VM_FAULT_SIGSEGV;
+	ptep = vma_pte(vma, addr);
+	pte = ptep_get(ptep);
+	for (;;) {
+		if (!pte_present(pte) || (write && !pte_write(pte))) {
+			vm_fault_t ret = handle_mm_fault(vma, addr,
+							 write ? FAULT_FLAG_WRITE : 0);
+
+			if (ret)
+				return ret;
+			/* the access is retried, as the hardware does */
+			pte = ptep_get(ptep);
+			continue;
+		}
+		/* what the MMU does on a TLB fill: set A (and D), no lock */
+		if ((pte & bits) == bits ||
+		    __atomic_compare_exchange_n(ptep, &pte, pte | bits, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			break;
+	}
+	p = (unsigned char *)folio_address(pte_page(pte)) + (addr & ~PAGE_MASK_);
+	if (write)
+		__atomic_store_n(p, 1, __ATOMIC_RELAXED);
+	else
+		(void)__atomic_load_n(p, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* ---- zap and mmu_gather ---- */
+
+void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm)
+{
+	tlb->mm = mm;
+	tlb->nr = 0;
+}
+
+/*
+ * The kernel's free_pages_and_swap_cache: drain this CPU's LRU batches
+ * first (a folio still in the lru_add batch would keep its batch
+ * reference and escape the free), then drop the PTEs' references a
+ * folio_batch at a time.
+ */
+void tlb_flush_mmu(struct mmu_gather *tlb)
+{
+	unsigned int refs[FOLIO_BATCH_SIZE];
+	struct folio_batch fbatch;
+	unsigned int i;
+
+	if (!tlb->nr)
+		return;
+	lru_add_drain();
+	folio_batch_init(&fbatch);
+	for (i = 0; i < tlb->nr; i++) {
+		refs[folio_batch_count(&fbatch)] = tlb->refs[i];
+		if (!folio_batch_add(&fbatch, tlb->folios[i])) {
+			folios_put_refs(&fbatch, refs);
+			folio_batch_reinit(&fbatch);
+		}
+	}
+	if (folio_batch_count(&fbatch))
+		folios_put_refs(&fbatch, refs);
+	tlb->nr = 0;
+}
+
+void tlb_finish_mmu(struct mmu_gather *tlb)
+{
+	tlb_flush_mmu(tlb);
+}
+
+static enum mm_counter mm_counter(struct folio *folio)
+{
+	if (folio_test_anon(folio))
+		return MM_ANONPAGES;
+	return folio_test_swapbacked(folio) ? MM_SHMEMPAGES : MM_FILEPAGES;
+}
+
+/* A shmem folio's dirty bit carries no accounting (noop_dirty_folio). */
+static void folio_mark_dirty_noacct(struct folio *folio)
+{
+	if (!folio_test_dirty(folio))
+		folio_set_dirty(folio);
+}
+
+/*
+ * How many PTEs from @ptep map consecutive pages of @folio starting at
+ * @pfn, up to @max (the kernel's folio_pte_batch).
+ */
+static unsigned long folio_pte_batch(struct folio *folio, pte_t *ptep,
+				     unsigned long pfn, unsigned long max)
+{
+	unsigned long left = folio_pfn(folio) + folio_nr_pages(folio) - pfn;
+	unsigned long i;
+
+	if (max > left)
+		max = left;
+	for (i = 1; i < max; i++) {
+		pte_t pte = ptep_get(&ptep[i]);
+
+		if (!pte_present(pte) || pte_pfn(pte) != pfn + i)
+			break;
+	}
+	return i;
+}
+
+/*
+ * Zap [addr, end), which lies in one PTE table, until the gather is
+ * full; returns where it stopped.  Runs of PTEs mapping one folio are
+ * cleared, unmapped and gathered as one entry.
+ */
+static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+				   unsigned long addr, unsigned long end)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	spinlock_t *ptl = pte_lockptr(vma, addr);
+
+	spin_lock_at(ptl, LOCK_SITE("ptl"));
+	while (addr < end && tlb->nr < MMU_GATHER_BATCH) {
+		pte_t *ptep = vma_pte(vma, addr);
+		pte_t pte = ptep_get(ptep), bits = 0;
+		struct folio *folio, *page;
+		unsigned long nr, i;
+
+		if (pte_none(pte)) {
+			addr += PAGE_SIZE;
+			continue;
+		}
+		folio = pte_folio(pte);
+		page = pte_page(pte);
+		nr = folio_pte_batch(folio, ptep, pte_pfn(pte), (end - addr) >> PAGE_SHIFT);
+		for (i = 0; i < nr; i++)
+			bits |= __atomic_exchange_n(&ptep[i], 0, __ATOMIC_RELAXED);
+		if (!folio_test_anon(folio)) {
+			if (bits & _PAGE_DIRTY)
+				folio_mark_dirty_noacct(folio);
+			if (bits & _PAGE_ACCESSED)
+				folio_mark_accessed(folio);
+		}
+		add_mm_counter(mm, mm_counter(folio), -(long)nr);
+		folio_remove_rmap_ptes(folio, page, (int)nr, vma);
+		tlb->folios[tlb->nr] = folio;
+		tlb->refs[tlb->nr] = (unsigned int)nr;
+		tlb->nr++;
+		addr += nr << PAGE_SHIFT;
+	}
+	spin_unlock(ptl);
+	return addr;
+}
+
+void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+		      unsigned long start, unsigned long end)
+{
+	unsigned long addr;
+
+	if (start < vma->vm_start)
+		start = vma->vm_start;
+	if (end > vma->vm_end || end < start)
+		end = vma->vm_end;
+	addr = start & PAGE_MASK_;
+	end = (end + PAGE_SIZE - 1) & PAGE_MASK_;
+	while (addr < end) {
+		unsigned long next = (addr & PMD_MASK) + PMD_SIZE;
+
+		if (next > end)
+			next = end;
+		addr = zap_pte_range(tlb, vma, addr, next);
+		/* a full gather is freed with no PTE lock held */
+		if (tlb->nr == MMU_GATHER_BATCH)
+			tlb_flush_mmu(tlb);
+	}
+}
+
+void zap_page_range_single(struct vm_area_struct *vma, unsigned long start,
+			   unsigned long size)
+{
+	struct mmu_gather tlb;
+
+	if (!size || start >= vma->vm_end || start + size <= vma->vm_start)
+		return;
+	tlb_gather_mmu(&tlb, vma->vm_mm);
+	unmap_page_range(&tlb, vma, start, start + size);
+	tlb_finish_mmu(&tlb);
+}
+
+void unmap_mapping_pages(struct address_space *mapping, unsigned long start,
+			 unsigned long nr, bool even_cows)
+{
+	unsigned long last = start + nr - 1;
+	struct vm_area_struct *vma;
+
+	if (!nr)
+		return;
+	if (last < start)
+		last = ~0UL;
+	/* held across the zaps so that munmap cannot free a VMA under us */
+	spin_lock_at(&mapping->i_mmap_lock, LOCK_SITE("i_mmap_lock"));
+	list_for_each_entry(vma, &mapping->i_mmap, shared) {
+		unsigned long first = vma->vm_pgoff;
+		unsigned long vlast = first + vma_pages(vma) - 1;
+		unsigned long zs, ze;
+
+		if (vlast < start || first > last)
+			continue;
+		zs = start > first ? start : first;
+		ze = last < vlast ? last : vlast;
+		zap_page_range_single(vma, vma->vm_start + ((zs - first) << PAGE_SHIFT),
+				      (ze - zs + 1) << PAGE_SHIFT);
+	}
+	spin_unlock(&mapping->i_mmap_lock);
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * shmem files (the kernel's mm/shmem.c and the truncate path of
+ * mm/truncate.c): folios created on first touch, zeroed, charged to the
+ * faulting mm's memcg, swap backed (so on the anon LRU), inserted in the
+ * page cache and added to the LRU; hole punch removes a batch of them
+ * from the cache under one i_lock hold and frees them through
+ * folio_batch_release().
+ *
+ * Only order-0 folios: large shmem folios would need per-page mapcounts
+ * for NR_FILE_MAPPED, which the model's struct folio does not have.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lrulab/rcupdate.h>
+#include <urcu/rculfhash.h>
+
+#include <lrulab/memcontrol.h>
+#include <lrulab/mm.h>
+#include <lrulab/pagemap.h>
+#include <lrulab/swap.h>
+
+/*
+ * The table is sized once for the file: a power of two at least
+ * size_pages buckets, within these bounds.  It does not resize: liburcu's
+ * resize runs on a worker thread that ThreadSanitizer cannot follow, and
+ * a shmem file here never changes size.  Past the cap (files over 1 GiB)
+ * chains grow beyond one entry on average.
+ */
+#define SHMEM_HASH_MIN_BUCKETS 64UL
+#define SHMEM_HASH_MAX_BUCKETS (1UL << 18)
+
+/*
+ * The inode outlives the file by a grace period, as the kernel's does: a
+ * CPU that loaded a folio's ->mapping just before truncation cleared it
+ * (folio_evictable() in the LRU add path) may still test its flags.
+ */
+struct shmem_inode {
+	struct address_space mapping;
+	struct rcu_head rcu;
+};
+
+static void shmem_inode_free(struct rcu_head *head)
+{
+	free(container_of(head, struct shmem_inode, rcu));
+}
+
+struct address_space *shmem_file_setup(unsigned long size_pages, unsigned int order)
+{
+	unsigned long buckets = SHMEM_HASH_MIN_BUCKETS;
+	struct address_space *mapping;
+	struct shmem_inode *inode;
+
+	if (order) {
+		errno = EINVAL;
+		return NULL;
+	}
+	inode = calloc(1, sizeof(*inode));
+	if (!inode) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mapping = &inode->mapping;
+	while (buckets < size_pages && buckets < SHMEM_HASH_MAX_BUCKETS)
+		buckets <<= 1;
+	mapping->i_pages = cds_lfht_new_flavor(buckets, buckets, buckets, 0,
+					       &urcu_memb_flavor, NULL);
+	if (!mapping->i_pages) {
+		free(inode);
+		errno = ENOMEM;
+		return NULL;
+	}
+	spin_lock_init(&mapping->i_lock);
+	spin_lock_init(&mapping->i_mmap_lock);
+	INIT_LIST_HEAD(&mapping->i_mmap);
+	mapping->size_pages = size_pages;
+	mapping->order = order;
+	return mapping;
+}
+
+void shmem_file_free(struct address_space *mapping)
+{
+	if (!mapping)
+		return;
+	shmem_truncate_range(mapping, 0, ~0UL);
+	cds_lfht_destroy(mapping->i_pages, NULL);
+	call_rcu(&container_of(mapping, struct shmem_inode, mapping)->rcu,
+		 shmem_inode_free);
+}
+
+int shmem_get_folio(struct address_space *mapping, unsigned long index,
+		    struct mem_cgroup *memcg, struct folio **foliop)
+{
+	struct folio *folio, *found;
+	int err;
+
+	if (index >= mapping->size_pages)
+		return -EINVAL;
+	folio = filemap_get_folio(mapping, index);
+	if (folio)
+		goto out;
+
+	folio = folio_alloc(mapping->order, -1);
+	if (!folio)
+		return -ENOMEM;
+	if (mem_cgroup_charge(folio, memcg)) {
+		folio_put(folio);
+		return -ENOMEM;
+	}
+	/* zeroed before anyone can find it: the real work, outside locks */
+	memset(folio_address(folio), 0, PAGE_SIZE << mapping->order);
+	__folio_set_swapbacked(folio);
+	__folio_set_uptodate(folio);
+	fault_extra_work();
+
+	for (;;) {
+		err = __filemap_add_folio(mapping, folio, index);
+		if (!err) {
+			folio_add_lru(folio);
+			goto out;
+		}
+		if (err != -EEXIST)
+			break;
+		/* lost the race: use the winner's, unless it is gone again */
+		found = filemap_get_folio(mapping, index);
+		if (found) {
+			__folio_clear_swapbacked(folio);
+			__folio_clear_uptodate(folio);
+			folio_put(folio);
+			folio = found;
+			goto out;
+		}
+	}
+	folio_put(folio);
+	return err;
+out:
+	*foliop = folio;
+	return 0;
+}
+
+/*
+ * The kernel's truncate_inode_pages_range for shmem: look up a batch of
+ * folios (taking a reference on each), delete them from the page cache
+ * as a batch, then folio_batch_release(), which drains this CPU's LRU
+ * batches once per truncation and puts the whole batch, freeing under
+ * one lru_lock hold per lruvec run.
+ */
+void shmem_truncate_range(struct address_space *mapping, unsigned long start,
+			  unsigned long end)
+{
+	struct folio_batch fbatch;
+	unsigned long index = start;
+	unsigned int i;
+
+	if (!mapping->size_pages)
+		return;
+	if (end >= mapping->size_pages)
+		end = mapping->size_pages - 1;
+	folio_batch_init(&fbatch);
+	/*
+	 * A thread that is not a model CPU (a test's main thread tearing a
+	 * file down at a quiescent point) has no LRU batches to drain.
+	 */
+	if (smp_processor_id() < 0)
+		fbatch.percpu_pvec_drained = true;
+	while (index <= end && filemap_get_folios(mapping, &index, end, &fbatch)) {
+		/* shmem's dirty bit carries no accounting: just cancel it */
+		for (i = 0; i < folio_batch_count(&fbatch); i++)
+			folio_clear_dirty(fbatch.folios[i]);
+		delete_from_page_cache_batch(mapping, &fbatch);
+		folio_batch_release(&fbatch);
+		folio_batch_reinit(&fbatch);
+	}
+}
+
+void shmem_punch_hole(struct address_space *mapping, unsigned long start,
+		      unsigned long end)
+{
+	if (end < start)
+		return;
+	unmap_mapping_pages(mapping, start, end - start + 1, false);
+	shmem_truncate_range(mapping, start, end);
+}

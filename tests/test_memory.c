@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Anonymous faults, mTHP faults and fallback, user accesses, zap with
+ * mmu_gather, OOM (mm/memory.c, mm/rmap.c).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <lrulab/lrulab.h>
+
+#define NODE_PAGES 16384
+
+static struct mem_cgroup *memcg;
+
+static int setup(void **state)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+
+	cfg.nr_cpus = 2;
+	cfg.node_pages = NODE_PAGES;
+	if (lrulab_init(&cfg) || cpu_enter(0, false))
+		return -1;
+	memcg = mem_cgroup_create(root_mem_cgroup, "t");
+	return memcg ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	mem_cgroup_offline(memcg);
+	cpu_exit();
+	lrulab_exit();
+	return 0;
+}
+
+static struct zone *zone0(void)
+{
+	return &NODE_DATA(0)->node_zones[ZONE_NORMAL];
+}
+
+/* Free pages once every pcp list is back in the buddy. */
+static unsigned long free_pages(void)
+{
+	drain_all_pages();
+	return zone_buddy_free_pages(zone0());
+}
+
+static struct lruvec *test_lruvec(void)
+{
+	return mem_cgroup_lruvec(memcg, NODE_DATA(0));
+}
+
+static unsigned long list_len(enum lru_list lru)
+{
+	struct list_head *pos;
+	unsigned long n = 0;
+
+	list_for_each(pos, &test_lruvec()->lists[lru])
+		n++;
+	return n;
+}
+
+static unsigned long zone_size(enum lru_list lru)
+{
+	return memcg->nodeinfo[0]->lru_zone_size[ZONE_NORMAL][lru];
+}
+
+static unsigned long node_stat(enum node_stat_item item)
+{
+	vmstat_refresh();
+	return node_page_state(NODE_DATA(0), item);
+}
+
+static unsigned long memcg_stat(enum node_stat_item item)
+{
+	mem_cgroup_flush_all();
+	return lruvec_page_state(test_lruvec(), item);
+}
+
+static unsigned long addr_of(struct vm_area_struct *vma, unsigned long page)
+{
+	return vma->vm_start + page * PAGE_SIZE;
+}
+
+static pte_t pte_at(struct vm_area_struct *vma, unsigned long page)
+{
+	return ptep_get(vma_pte(vma, addr_of(vma, page)));
+}
+
+static struct folio *folio_at(struct vm_area_struct *vma, unsigned long page)
+{
+	pte_t pte = pte_at(vma, page);
+
+	assert_true(pte_present(pte));
+	return pte_folio(pte);
+}
+
+/* Fill every free page with garbage; returns how many there were. */
+static unsigned long poison_free_pages(void)
+{
+	unsigned long pfn, n = 0;
+
+	drain_all_pages();
+	for (pfn = 0; pfn < max_pfn; pfn++) {
+		struct folio *page = pfn_folio(pfn);
+
+		/* tails of allocated folios have refcount 0 too */
+		if ((page->compound_head & 1) || folio_ref_count(page))
+			continue;
+		memset(folio_address(page), 0x5a, PAGE_SIZE);
+		n++;
+	}
+	return n;
+}
+
+static bool all_zero(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (c[i])
+			return false;
+	return true;
+}
+
+#define N_ANON 100UL
+
+static void test_anon_fault_zap(void **state)
+{
+	unsigned long pgfault = sum_vm_event(PGFAULT);
+	unsigned long free_before = free_pages();
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, N_ANON * PAGE_SIZE, 0);
+	unsigned long i;
+
+	assert_non_null(vma);
+	assert_int_equal(vma->vm_start % PMD_SIZE, 0);
+	for (i = 0; i < N_ANON; i++)
+		assert_int_equal(handle_mm_fault(vma, addr_of(vma, i) + 7, FAULT_FLAG_WRITE), 0);
+
+	assert_int_equal(sum_vm_event(PGFAULT) - pgfault, N_ANON);
+	mem_cgroup_flush_all();
+	assert_int_equal(memcg_events(memcg, PGFAULT), N_ANON);
+	assert_int_equal(free_before - free_pages(), N_ANON);
+	assert_int_equal(node_stat(NR_ANON_MAPPED), N_ANON);
+	assert_int_equal(memcg_stat(NR_ANON_MAPPED), N_ANON);
+	assert_int_equal(get_mm_counter(mm, MM_ANONPAGES), N_ANON);
+	assert_int_equal(mem_cgroup_usage(memcg), N_ANON + memcg_stock_pages(memcg));
+
+	/* 100 = 3 full batches of 31 moved at once, 7 still queued */
+	assert_int_equal(list_len(LRU_INACTIVE_ANON), 93);
+	lru_add_drain();
+	assert_int_equal(list_len(LRU_INACTIVE_ANON), N_ANON);
+	assert_int_equal(zone_size(LRU_INACTIVE_ANON), N_ANON);
+	assert_int_equal(memcg_stat(NR_INACTIVE_ANON), N_ANON);
+
+	for (i = 0; i < N_ANON; i++) {
+		pte_t pte = pte_at(vma, i);
+		struct folio *folio = folio_at(vma, i);
+
+		assert_true(pte_write(pte) && pte_dirty(pte) && pte_young(pte));
+		assert_int_equal(folio_order(folio), 0);
+		assert_int_equal(folio_ref_count(folio), 1);
+		assert_int_equal(folio_mapcount(folio), 1);
+		assert_true(folio_test_anon(folio));
+		assert_true(folio_test_swapbacked(folio));
+		assert_true(folio_test_lru(folio));
+		assert_false(folio_test_active(folio));
+		assert_ptr_equal(folio->mapping,
+				 (void *)((unsigned long)mm | PAGE_MAPPING_ANON));
+		assert_int_equal(folio->index, addr_of(vma, i) >> PAGE_SHIFT);
+		assert_ptr_equal(folio_memcg(folio), memcg);
+	}
+	/* present: an access neither faults nor allocates */
+	assert_int_equal(mm_access(vma, addr_of(vma, 3), true), 0);
+	assert_int_equal(sum_vm_event(PGFAULT) - pgfault, N_ANON);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	zap_page_range_single(vma, vma->vm_start, N_ANON * PAGE_SIZE);
+	for (i = 0; i < N_ANON; i++)
+		assert_true(pte_none(pte_at(vma, i)));
+	assert_int_equal(get_mm_counter(mm, MM_ANONPAGES), 0);
+	assert_int_equal(node_stat(NR_ANON_MAPPED), 0);
+	assert_int_equal(memcg_stat(NR_ANON_MAPPED), 0);
+	assert_int_equal(node_stat(NR_INACTIVE_ANON), 0);
+	assert_int_equal(list_len(LRU_INACTIVE_ANON), 0);
+	assert_int_equal(zone_size(LRU_INACTIVE_ANON), 0);
+	assert_int_equal(free_pages(), free_before);
+	drain_all_stock();
+	assert_int_equal(mem_cgroup_usage(memcg), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	mmput(mm);
+}
+
+static void test_zeroed_memory(void **state)
+{
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 32 * PAGE_SIZE, 0);
+	unsigned long i;
+
+	for (i = 0; i < 32; i++) {
+		assert_int_equal(mm_access(vma, addr_of(vma, i) + 100, true), 0);
+		assert_int_equal(((unsigned char *)folio_address(folio_at(vma, i)))[100], 1);
+	}
+	zap_page_range_single(vma, vma->vm_start, 32 * PAGE_SIZE);
+	/* whatever page a fault gets next held garbage */
+	assert_int_equal(poison_free_pages(), free_pages());
+	for (i = 0; i < 32; i++) {
+		assert_int_equal(mm_access(vma, addr_of(vma, i), false), 0);
+		assert_true(all_zero(folio_address(folio_at(vma, i)), PAGE_SIZE));
+	}
+	mmput(mm);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_read_then_write_fault(void **state)
+{
+	unsigned long pgfault = sum_vm_event(PGFAULT);
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 4 * PAGE_SIZE, 0);
+	struct folio *folio;
+	pte_t pte;
+
+	assert_int_equal(mm_access(vma, vma->vm_start, false), 0);
+	pte = pte_at(vma, 0);
+	assert_true(pte_present(pte) && pte_young(pte));
+	assert_false(pte_write(pte) || pte_dirty(pte));
+	folio = folio_at(vma, 0);
+	assert_int_equal(sum_vm_event(PGFAULT) - pgfault, 1);
+
+	/* writing a read-only PTE: a write fault that keeps the folio */
+	assert_int_equal(mm_access(vma, vma->vm_start + 5, true), 0);
+	pte = pte_at(vma, 0);
+	assert_true(pte_write(pte) && pte_dirty(pte));
+	assert_ptr_equal(folio_at(vma, 0), folio);
+	assert_int_equal(((unsigned char *)folio_address(folio))[5], 1);
+	assert_int_equal(sum_vm_event(PGFAULT) - pgfault, 2);
+
+	/* a spurious fault on a present PTE counts but maps nothing new */
+	assert_int_equal(handle_mm_fault(vma, vma->vm_start, 0), 0);
+	assert_int_equal(sum_vm_event(PGFAULT) - pgfault, 3);
+	assert_int_equal(get_mm_counter(mm, MM_ANONPAGES), 1);
+	lru_add_drain();
+	assert_int_equal(folio_ref_count(folio), 1);
+	mmput(mm);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+/* Fault one page in every block of an order-@order VMA and check the folios. */
+static void check_mthp(unsigned int order)
+{
+	unsigned long nr = 1UL << order, blocks = 4, pages = blocks * nr, b, i;
+	unsigned long alloc = mthp_stat_read(order, MTHP_STAT_ANON_FAULT_ALLOC);
+	unsigned long pgfault = sum_vm_event(PGFAULT);
+	unsigned long thp = sum_vm_event(THP_FAULT_ALLOC);
+	unsigned long free_before = free_pages();
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, pages * PAGE_SIZE, order);
+	struct folio *first;
+
+	assert_non_null(vma);
+	for (b = 0; b < blocks; b++)
+		assert_int_equal(handle_mm_fault(vma, addr_of(vma, b * nr + nr / 2 + 1),
+						 FAULT_FLAG_WRITE), 0);
+	assert_int_equal(sum_vm_event(PGFAULT) - pgfault, blocks);
+	assert_int_equal(mthp_stat_read(order, MTHP_STAT_ANON_FAULT_ALLOC) - alloc, blocks);
+	/* PMD-sized ones are THPs in /proc/vmstat too */
+	assert_int_equal(sum_vm_event(THP_FAULT_ALLOC) - thp,
+			 order == HPAGE_PMD_ORDER ? blocks : 0);
+	assert_int_equal(node_stat(NR_ANON_THPS), 0);
+	assert_int_equal(free_before - free_pages(), pages);
+	assert_int_equal(node_stat(NR_ANON_MAPPED), pages);
+	assert_int_equal(get_mm_counter(mm, MM_ANONPAGES), pages);
+	/* large folios never wait in the per-CPU batch */
+	assert_int_equal(list_len(LRU_INACTIVE_ANON), blocks);
+	assert_int_equal(zone_size(LRU_INACTIVE_ANON), pages);
+
+	for (b = 0; b < blocks; b++) {
+		struct folio *folio = folio_at(vma, b * nr);
+
+		assert_true(folio_test_large(folio));
+		assert_int_equal(folio_order(folio), order);
+		assert_int_equal(folio_pfn(folio) % nr, 0);
+		assert_int_equal(folio_mapcount(folio), nr);
+		assert_int_equal(folio_ref_count(folio), nr);
+		assert_int_equal(folio->index, addr_of(vma, b * nr) >> PAGE_SHIFT);
+		assert_true(all_zero(folio_address(folio), nr * PAGE_SIZE));
+		for (i = 0; i < nr; i++) {
+			assert_ptr_equal(folio_at(vma, b * nr + i), folio);
+			assert_int_equal(pte_pfn(pte_at(vma, b * nr + i)), folio_pfn(folio) + i);
+		}
+	}
+
+	/* unmap one page of the first folio: it stays, one mapping fewer */
+	first = folio_at(vma, 0);
+	zap_page_range_single(vma, addr_of(vma, 1), PAGE_SIZE);
+	assert_true(pte_none(pte_at(vma, 1)));
+	assert_int_equal(folio_mapcount(first), nr - 1);
+	assert_int_equal(folio_ref_count(first), nr - 1);
+	assert_int_equal(atomic_read(&((struct folio_tail1 *)(first + 1))->_nr_pages_mapped),
+			 nr - 1);
+	assert_int_equal(node_stat(NR_ANON_MAPPED), pages - 1);
+	assert_int_equal(free_before - free_pages(), pages);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	zap_page_range_single(vma, vma->vm_start, pages * PAGE_SIZE);
+	assert_int_equal(node_stat(NR_ANON_MAPPED), 0);
+	assert_int_equal(zone_size(LRU_INACTIVE_ANON), 0);
+	assert_int_equal(free_pages(), free_before);
+	mmput(mm);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_mthp_16k(void **state)
+{
+	check_mthp(2);
+}
+
+static void test_mthp_64k(void **state)
+{
+	check_mthp(4);
+}
+
+static void test_mthp_2m_by_ptes(void **state)
+{
+	check_mthp(HPAGE_PMD_ORDER);
+}
+
+static void test_mthp_fallback_partly_mapped(void **state)
+{
+	unsigned long alloc = mthp_stat_read(4, MTHP_STAT_ANON_FAULT_ALLOC);
+	unsigned long fallback = mthp_stat_read(4, MTHP_STAT_ANON_FAULT_FALLBACK);
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 16 * PAGE_SIZE, 4);
+	struct folio *large, *small;
+
+	assert_int_equal(mm_access(vma, addr_of(vma, 0), true), 0);
+	large = folio_at(vma, 15);
+	assert_int_equal(folio_order(large), 4);
+	zap_page_range_single(vma, addr_of(vma, 5), PAGE_SIZE);
+	assert_int_equal(folio_mapcount(large), 15);
+
+	/* 15 of the 16 PTEs are mapped: only an order-0 folio fits */
+	assert_int_equal(mm_access(vma, addr_of(vma, 5), true), 0);
+	small = folio_at(vma, 5);
+	assert_ptr_not_equal(small, large);
+	assert_int_equal(folio_order(small), 0);
+	assert_int_equal(folio_mapcount(small), 1);
+	assert_int_equal(folio_mapcount(large), 15);
+	assert_ptr_equal(folio_at(vma, 6), large);
+	/* a range that is not empty is skipped, not a failed attempt */
+	assert_int_equal(mthp_stat_read(4, MTHP_STAT_ANON_FAULT_ALLOC) - alloc, 1);
+	assert_int_equal(mthp_stat_read(4, MTHP_STAT_ANON_FAULT_FALLBACK) - fallback, 0);
+	assert_int_equal(node_stat(NR_ANON_MAPPED), 16);
+	mmput(mm);
+	assert_int_equal(node_stat(NR_ANON_MAPPED), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_mthp_fallback_charge(void **state)
+{
+	unsigned long alloc = mthp_stat_read(4, MTHP_STAT_ANON_FAULT_ALLOC);
+	unsigned long fallback = mthp_stat_read(4, MTHP_STAT_ANON_FAULT_FALLBACK);
+	unsigned long fb_charge = mthp_stat_read(4, MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE);
+	unsigned long free_before = free_pages();
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 16 * PAGE_SIZE, 4);
+
+	drain_all_stock();
+	assert_int_equal(mem_cgroup_set_max(memcg, 8), 0);
+	/* 16 pages do not fit under memory.max = 8, one page does */
+	assert_int_equal(mm_access(vma, addr_of(vma, 3), true), 0);
+	assert_int_equal(folio_order(folio_at(vma, 3)), 0);
+	assert_true(pte_none(pte_at(vma, 2)));
+	assert_int_equal(mthp_stat_read(4, MTHP_STAT_ANON_FAULT_ALLOC) - alloc, 0);
+	assert_int_equal(mthp_stat_read(4, MTHP_STAT_ANON_FAULT_FALLBACK) - fallback, 1);
+	assert_int_equal(mthp_stat_read(4, MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE) - fb_charge, 1);
+	assert_int_equal(free_before - free_pages(), 1);
+	mmput(mm);
+	assert_int_equal(free_pages(), free_before);
+	assert_int_equal(mem_cgroup_set_max(memcg, PAGE_COUNTER_MAX), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_oom(void **state)
+{
+	unsigned long free_before = free_pages();
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 8 * PAGE_SIZE, 0);
+	unsigned long i;
+
+	drain_all_stock();
+	assert_int_equal(mem_cgroup_set_max(memcg, 4), 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(mm_access(vma, addr_of(vma, i), true), 0);
+	assert_int_equal(mm_access(vma, addr_of(vma, 4), true), VM_FAULT_OOM);
+	assert_int_equal(handle_mm_fault(vma, addr_of(vma, 5), 0), VM_FAULT_OOM);
+	assert_true(pte_none(pte_at(vma, 4)));
+	assert_int_equal(get_mm_counter(mm, MM_ANONPAGES), 4);
+	assert_int_equal(mem_cgroup_usage(memcg), 4);
+	assert_int_equal(free_before - free_pages(), 4);
+	assert_int_equal(node_stat(NR_ANON_MAPPED), 4);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	zap_page_range_single(vma, vma->vm_start, 8 * PAGE_SIZE);
+	assert_int_equal(free_pages(), free_before);
+	drain_all_stock();
+	assert_int_equal(mem_cgroup_usage(memcg), 0);
+	/* room again */
+	assert_int_equal(mm_access(vma, addr_of(vma, 4), true), 0);
+	mmput(mm);
+	assert_int_equal(free_pages(), free_before);
+	assert_int_equal(mem_cgroup_set_max(memcg, PAGE_COUNTER_MAX), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+/* More PTEs than one gather holds, across several PTE tables. */
+static void test_zap_many(void **state)
+{
+	unsigned long pages = 3 * PTRS_PER_PTE + 17, i;
+	unsigned long free_before = free_pages();
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, pages * PAGE_SIZE, 0);
+	struct vm_area_struct *big = mmap_anon(mm, PTRS_PER_PTE * PAGE_SIZE, 2);
+
+	assert_non_null(big);
+	assert_int_equal(big->vm_start % PMD_SIZE, 0);
+	assert_true(big->vm_start >= vma->vm_end);
+	for (i = 0; i < pages; i++)
+		assert_int_equal(mm_access(vma, addr_of(vma, i), i & 1), 0);
+	for (i = 0; i < PTRS_PER_PTE; i += 4)
+		assert_int_equal(mm_access(big, addr_of(big, i), true), 0);
+	assert_int_equal(free_before - free_pages(), pages + PTRS_PER_PTE);
+	assert_int_equal(node_stat(NR_ANON_MAPPED), pages + PTRS_PER_PTE);
+
+	/* from the middle of one table to the middle of another */
+	zap_page_range_single(vma, addr_of(vma, 100), (pages - 200) * PAGE_SIZE);
+	assert_false(pte_none(pte_at(vma, 99)));
+	assert_true(pte_none(pte_at(vma, 100)));
+	assert_true(pte_none(pte_at(vma, pages - 101)));
+	assert_false(pte_none(pte_at(vma, pages - 100)));
+	assert_int_equal(get_mm_counter(mm, MM_ANONPAGES), 200 + PTRS_PER_PTE);
+	assert_int_equal(free_before - free_pages(), 200 + PTRS_PER_PTE);
+
+	munmap_vma(vma);
+	assert_int_equal(free_before - free_pages(), PTRS_PER_PTE);
+	assert_int_equal(get_mm_counter(mm, MM_ANONPAGES), PTRS_PER_PTE);
+	mmput(mm);
+	assert_int_equal(free_pages(), free_before);
+	assert_int_equal(node_stat(NR_ANON_MAPPED), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_bad_arguments(void **state)
+{
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma;
+
+	errno = 0;
+	assert_null(mmap_anon(mm, 4 * PAGE_SIZE, 1));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(mmap_anon(mm, 1024 * PAGE_SIZE, 10));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(mmap_anon(mm, 6 * PAGE_SIZE, 2));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(mmap_anon(mm, 0, 0));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(mmap_anon(mm, PAGE_SIZE + 1, 0));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(mmap_shmem(mm, NULL, 0, PAGE_SIZE));
+	assert_int_equal(errno, EINVAL);
+
+	vma = mmap_anon(mm, 2 * PAGE_SIZE, 0);
+	assert_int_equal(handle_mm_fault(vma, vma->vm_end, FAULT_FLAG_WRITE), VM_FAULT_SIGSEGV);
+	assert_int_equal(handle_mm_fault(vma, vma->vm_start - 1, 0), VM_FAULT_SIGSEGV);
+	assert_int_equal(mm_access(vma, vma->vm_end + PAGE_SIZE, false), VM_FAULT_SIGSEGV);
+	assert_null(mthp_stat_name(__MTHP_STAT_COUNT));
+	assert_string_equal(mthp_stat_name(MTHP_STAT_ANON_FAULT_ALLOC), "anon_fault_alloc");
+	mmput(mm);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_anon_fault_zap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zeroed_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_then_write_fault, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mthp_16k, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mthp_64k, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mthp_2m_by_ptes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mthp_fallback_partly_mapped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mthp_fallback_charge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zap_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("memory", tests, NULL, NULL);
+}
