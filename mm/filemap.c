@@ -41,7 +41,7 @@ struct page_cache_entry {
 #ifdef __SANITIZE_THREAD__
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
-static char page_cache_rcu_sync;
+char page_cache_rcu_sync;	/* shmem.c frees its inodes against it too */
 #define rcu_tsan_release() __tsan_release(&page_cache_rcu_sync)
 #define rcu_tsan_acquire() __tsan_acquire(&page_cache_rcu_sync)
 #define tsan_publish(e) __tsan_release(e)
