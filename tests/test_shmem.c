@@ -391,6 +391,45 @@ static void test_racing_creators(void **state)
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
 
+/* The creation race, played in order: the second insert at an index fails clean. */
+static void test_insert_taken_index(void **state)
+{
+	unsigned long free_before = free_pages();
+	struct address_space *file = shmem_file_setup(4, 0);
+	struct folio *winner, *loser;
+
+	assert_int_equal(shmem_get_folio(file, 1, memcg, &winner), 0);
+	loser = folio_alloc(0, -1);
+	assert_non_null(loser);
+	assert_int_equal(mem_cgroup_charge(loser, memcg), 0);
+	__folio_set_swapbacked(loser);
+	assert_int_equal(__filemap_add_folio(file, loser, 1), -EEXIST);
+	assert_null(loser->mapping);
+	assert_int_equal(folio_ref_count(loser), 1);
+	assert_int_equal(atomic_long_read(&file->nrpages), 1);
+	assert_int_equal(node_stat(NR_SHMEM), 1);
+	assert_ptr_equal(filemap_get_folio(file, 1), winner);
+	folio_put(winner);
+
+	/* at a free index it goes in: the cache's reference, accounted */
+	assert_int_equal(__filemap_add_folio(file, loser, 2), 0);
+	assert_ptr_equal(loser->mapping, file);
+	assert_int_equal(loser->index, 2);
+	assert_int_equal(folio_ref_count(loser), 2);
+	assert_int_equal(atomic_long_read(&file->nrpages), 2);
+	assert_int_equal(node_stat(NR_SHMEM), 2);
+	assert_int_equal(node_stat(NR_FILE_PAGES), 2);
+	folio_add_lru(loser);
+	folio_put(loser);
+	folio_put(winner);
+	assert_int_equal(free_before - free_pages(), 2);
+
+	shmem_file_free(file);
+	assert_int_equal(free_pages(), free_before);
+	assert_int_equal(node_stat(NR_SHMEM), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
 static void test_oom(void **state)
 {
 	unsigned long free_before = free_pages();
@@ -479,6 +518,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_truncate_keeps_mapped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_mappings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_racing_creators, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_insert_taken_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lookup_and_bounds, setup, teardown),
 	};
