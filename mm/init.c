@@ -40,6 +40,7 @@ int lrulab_init(const struct lrulab_config *cfg)
 	err = lru_batches_init();
 	if (err)
 		goto out_memcg;
+	mthp_stats_reset();
 	lrulab_up = true;
 	return 0;
 

@@ -18,6 +18,7 @@
 #include <lrulab/memcontrol.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/pagemap.h>
+#include <lrulab/rcupdate.h>
 #include <lrulab/swap.h>
 #include <lrulab/vmstat.h>
 
@@ -84,11 +85,22 @@ static inline bool folio_may_be_lru_cached(struct folio *folio)
 	return !folio_test_large(folio);
 }
 
+/*
+ * Truncation may clear ->mapping under us; the RCU read section keeps the
+ * address_space it pointed to alive (inodes are freed after a grace period).
+ */
 static bool folio_evictable(struct folio *folio)
 {
+	bool ret;
+
 	if (folio_test_mlocked(folio))
 		return false;
-	return folio_test_anon(folio) || !mapping_unevictable(folio->mapping);
+	if (folio_test_anon(folio))
+		return true;
+	rcu_read_lock();
+	ret = !mapping_unevictable(READ_ONCE(folio->mapping));
+	rcu_read_unlock();
+	return ret;
 }
 
 /* ---- move functions, all under the folio's lru_lock ---- */

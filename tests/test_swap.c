@@ -5,13 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <pthread.h>
 #include <cmocka.h>
 
 #include <lrulab/lrulab.h>
 #include <lrulab/mm_inline.h>
 
-#define NODE_PAGES 4096
+#define NODE_PAGES 16384
 
 static struct mem_cgroup *memcg;
 static struct address_space file_mapping;	/* a bare page-cache owner */
