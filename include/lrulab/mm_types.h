@@ -90,11 +90,14 @@ struct folio_tail1 {
 	unsigned char _folio_order;
 	unsigned char _pad[7];
 	struct list_head _deferred_list;	/* 24 */
-	unsigned long _pad2;
-	atomic_t _entire_mapcount;		/* 48 */
-	atomic_t _nr_pages_mapped;		/* 52 */
+	atomic_t _entire_mapcount;		/* 40 */
+	atomic_t _nr_pages_mapped;		/* 44 */
+	atomic_t _refcount;			/* 48: a tail page's, always 0 */
+	atomic_t _mapcount;			/* 52 */
 	unsigned long _pad3;
 };
+_Static_assert(offsetof(struct folio_tail1, _refcount) ==
+	       offsetof(struct folio, _refcount), "tail refcount overlays");
 _Static_assert(sizeof(struct folio_tail1) == 64, "tail entry must be 64 bytes");
 
 #define FOLIO_FLAG_FUNCS(name, bit)					\
