@@ -11,10 +11,13 @@
 #include <stdio.h>
 #include <lrulab/mmzone.h>
 #include <lrulab/cpu.h>
+#include <lrulab/rcupdate.h>
 
 #define MEMCG_CHARGE_BATCH 64U
 #define NR_MEMCG_STOCK 7
 #define PAGE_COUNTER_MAX (LONG_MAX / PAGE_SIZE)
+/* The kernel's FLUSH_TIME (2 * HZ), in nanoseconds of CLOCK_MONOTONIC. */
+#define FLUSH_TIME_NS (2ULL * 1000000000ULL)
 
 struct page_counter {
 	atomic_long_t usage;
@@ -23,6 +26,20 @@ struct page_counter {
 	atomic_long_t failcnt;
 	struct page_counter *parent;
 };
+
+void page_counter_init(struct page_counter *counter, struct page_counter *parent);
+/*
+ * Charge @nr_pages to @counter and every ancestor.  On failure nothing
+ * stays charged, *@fail names the first level that would exceed its max,
+ * and its failcnt is bumped.
+ */
+bool page_counter_try_charge(struct page_counter *counter, unsigned long nr_pages,
+			     struct page_counter **fail);
+void page_counter_uncharge(struct page_counter *counter, unsigned long nr_pages);
+static inline unsigned long page_counter_read(struct page_counter *counter)
+{
+	return atomic_long_read(&counter->usage);
+}
 
 /* memcg-only state items, numbered after the node items */
 enum memcg_stat_item {
@@ -84,27 +101,67 @@ struct mem_cgroup_reclaim_iter {
 
 /*
  * Cacheline groups as in the kernel before the s3 patch: read-mostly,
- * the lruvec on its own lines, write-hot, cold last.
+ * the lruvec on its own lines, write-hot, cold last.  Objects come from a
+ * cache that aligns them to 64 bytes only (mm/memcontrol.c), so, as with
+ * SLAB_HWCACHE_ALIGN, whether the read-mostly line shares a 128-byte
+ * prefetch pair with this object's next line (the LRU list heads) or with
+ * the previous object's last line depends on the slot: see
+ * mem_cgroup_pn_offset128().
+ *
+ * That needs an object of an odd number of lines, as the kernel's 576
+ * bytes (9 lines) are: with an even number every slot would start at the
+ * same 128-byte offset.  The model has one zone where the kernel has four
+ * or five, so its lru_zone_size[] is smaller; the write-hot group is
+ * padded by one line whenever the groups add up to an even number of
+ * lines (the lruvec will grow with MGLRU, so this is computed, not fixed).
  */
+#define __MEMCG_PN_READ_MOSTLY						\
+	struct mem_cgroup *memcg;					\
+	struct lruvec_stats_percpu *lruvec_stats_percpu; /* alloc_percpu */ \
+	struct lruvec_stats *lruvec_stats;				\
+	void *shrinker_info;						\
+	void *objcg;
+
+#define __MEMCG_PN_LRUVEC						\
+	CACHELINE_PADDING(_pad1_);					\
+	struct lruvec lruvec;
+
+/* lru_zone_size[] is exact and non-hierarchical, under lru_lock */
+#define __MEMCG_PN_WRITE_HOT						\
+	CACHELINE_PADDING(_pad2_);					\
+	unsigned long lru_zone_size[MAX_NR_ZONES][NR_LRU_LISTS];	\
+	struct mem_cgroup_reclaim_iter iter;
+
+#define __MEMCG_PN_COLD							\
+	CACHELINE_PADDING(_pad3_);					\
+	void *orig_objcg;						\
+	struct list_head objcg_list;
+
+struct __mem_cgroup_per_node_unpadded {
+	__MEMCG_PN_READ_MOSTLY
+	__MEMCG_PN_LRUVEC
+	__MEMCG_PN_WRITE_HOT
+	__MEMCG_PN_COLD
+} ____cacheline_aligned;
+
+#define MEMCG_PN_ODD_PAD						\
+	((sizeof(struct __mem_cgroup_per_node_unpadded) / L1_CACHE_BYTES) % 2 ? \
+	 0 : L1_CACHE_BYTES)
+
 struct mem_cgroup_per_node {
 	/* memcg_pn_read_mostly */
-	struct mem_cgroup *memcg;
-	struct lruvec_stats_percpu *lruvec_stats_percpu;	/* alloc_percpu */
-	struct lruvec_stats *lruvec_stats;
-	void *shrinker_info;
-	void *objcg;
-	CACHELINE_PADDING(_pad1_);
+	__MEMCG_PN_READ_MOSTLY
 	/* memcg_pn_lruvec */
-	struct lruvec lruvec;
-	CACHELINE_PADDING(_pad2_);
+	__MEMCG_PN_LRUVEC
 	/* memcg_pn_write_hot */
-	unsigned long lru_zone_size[MAX_NR_ZONES][NR_LRU_LISTS];
-	struct mem_cgroup_reclaim_iter iter;
-	CACHELINE_PADDING(_pad3_);
+	__MEMCG_PN_WRITE_HOT
+	char _pad_odd_[MEMCG_PN_ODD_PAD];
 	/* memcg_pn_cold */
-	void *orig_objcg;
-	struct list_head objcg_list;
+	__MEMCG_PN_COLD
 } ____cacheline_aligned;
+
+_Static_assert((sizeof(struct mem_cgroup_per_node) / L1_CACHE_BYTES) % 2 == 1,
+	       "mem_cgroup_per_node must be an odd number of cache lines");
 
 struct mem_cgroup {
 	struct mem_cgroup *parent;
@@ -112,8 +169,20 @@ struct mem_cgroup {
 	struct list_head sibling;
 	char name[64];
 	unsigned short id;
-	atomic_long_t refcnt;		/* css_get/css_put */
 	bool online;
+	/*
+	 * css reference count, percpu_ref style: while online, gets and
+	 * puts by model CPUs go to css_ref_percpu and the atomic refcnt
+	 * carries a large bias, so a busy memcg has no shared refcount
+	 * line; offline folds the per-CPU parts in and drops the bias, and
+	 * from then on refcnt alone is the count.
+	 */
+	bool css_ref_atomic;
+	bool css_no_ref;		/* root: never freed by refcount */
+	bool released;			/* refcount hit 0; free is queued */
+	atomic_long_t refcnt;
+	long *css_ref_percpu;		/* alloc_percpu */
+	struct rcu_head rcu;
 
 	struct page_counter memory;
 
@@ -132,19 +201,65 @@ struct mem_cgroup {
 
 extern struct mem_cgroup *root_mem_cgroup;
 
+/*
+ * The children of @memcg; under the tree lock (inside memcontrol.c) or
+ * at a quiescent point.  Not list_for_each_entry(): its end test forms a
+ * struct mem_cgroup pointer around the list head, misaligned for this
+ * 64-byte aligned struct, which -fsanitize=alignment reports.
+ */
+#define __MEMCG_CAT2(a, b) a##b
+#define __MEMCG_CAT(a, b) __MEMCG_CAT2(a, b)
+#define __for_each_mem_cgroup_child(child, memcg, link)			\
+	for (struct list_head *link = (memcg)->children.next;			\
+	     link != &(memcg)->children &&					\
+	     ((child) = list_entry(link, struct mem_cgroup, sibling), true);	\
+	     link = link->next)
+#define for_each_mem_cgroup_child(child, memcg)				\
+	__for_each_mem_cgroup_child(child, memcg, __MEMCG_CAT(__memcg_link_, __LINE__))
+
 /* ---- lifetime ---- */
 int mem_cgroup_init(void);		/* creates root; after nodes, vmstat */
 void mem_cgroup_exit(void);
-/* Returns NULL and sets errno (ENOMEM, ENOSPC for ids, EINVAL). */
+/*
+ * Returns NULL and sets errno: ENOMEM, ENOSPC (all 65535 ids in use),
+ * EINVAL (name NULL, empty, 64 bytes or longer, or containing '/'),
+ * EEXIST (an online sibling has the name), ENOENT (parent is offline).
+ * A NULL @parent means the root.  The caller owns the creator reference,
+ * which mem_cgroup_offline() drops.
+ */
 struct mem_cgroup *mem_cgroup_create(struct mem_cgroup *parent, const char *name);
-/* Offline: stats fold into the parent, stocks drain; LRU folios stay on
- * the dead memcg's lruvecs until freed (the mainline zombie model). */
+/*
+ * Offline (rmdir): stocks drain, stats are flushed into the parent, the
+ * refcount switches to atomic mode and the creator reference is dropped.
+ * LRU folios stay on the dead memcg's lruvecs, charged to it, until they
+ * are freed (the mainline zombie model).  Refused with a warning for the
+ * root and for a memcg with online children.  Waits for an RCU grace
+ * period: never call it inside rcu_read_lock().
+ */
 void mem_cgroup_offline(struct mem_cgroup *memcg);
 void css_get(struct mem_cgroup *memcg);
+/* Fails only once the refcount has reached 0 (the memcg is going away). */
+bool css_tryget(struct mem_cgroup *memcg);
 void css_put(struct mem_cgroup *memcg);	/* frees after a grace period */
+/*
+ * Wait until every memcg whose refcount reached 0 has been freed, its
+ * last stat deltas passed to its parent (and so on up, should a parent go
+ * in its wake).  Like rcu_barrier() for memcgs, without the false reports
+ * rcu_barrier() draws from ThreadSanitizer.  Not inside rcu_read_lock().
+ */
+void mem_cgroup_wait_frees(void);
+/* Under rcu_read_lock(); NULL for 0 and for ids not in use. */
 struct mem_cgroup *mem_cgroup_from_id(unsigned short id);
+/*
+ * Pre-order walk of @root's subtree (NULL: the whole tree), offline
+ * memcgs that still exist included.  Every memcg returned other than
+ * @root holds a reference that the next call or mem_cgroup_iter_break()
+ * drops.
+ */
 struct mem_cgroup *mem_cgroup_iter(struct mem_cgroup *root, struct mem_cgroup *prev);
 void mem_cgroup_iter_break(struct mem_cgroup *root, struct mem_cgroup *prev);
+/* Where @memcg's per-node info for @nid starts, modulo 128 (0 or 64). */
+unsigned long mem_cgroup_pn_offset128(struct mem_cgroup *memcg, int nid);
 
 static inline bool mem_cgroup_is_root(struct mem_cgroup *memcg)
 {
@@ -214,7 +329,16 @@ void lruvec_unlock(struct lruvec *lruvec);
 #define unlock_page_lruvec_irqrestore(lruvec, flags) \
 	((void)(flags), lruvec_unlock(lruvec))
 
-/* ---- statistics ---- */
+/*
+ * ---- statistics ----
+ *
+ * Model CPUs update their own per-CPU deltas; a flush folds them in.  A
+ * thread that is not a model CPU (smp_processor_id() < 0) has no per-CPU
+ * area: its updates go straight into the flushed aggregates, with atomic
+ * adds, and its charges bypass the stock.  Such a thread must register
+ * with RCU (urcu_memb_register_thread()) before using the folio helpers,
+ * which look the memcg up under rcu_read_lock().
+ */
 void __mod_memcg_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, int val);
 void mod_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, int val);
 void __mod_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, int val);
@@ -225,6 +349,11 @@ void count_memcg_events(struct mem_cgroup *memcg, enum vm_event_item idx, unsign
 void count_memcg_folio_events(struct folio *folio, enum vm_event_item idx, unsigned long nr);
 void memcg_memory_event(struct mem_cgroup *memcg, enum memcg_memory_event event);
 
+/*
+ * Flush @memcg's subtree (NULL: root) if more than MEMCG_CHARGE_BATCH *
+ * nr_cpu_ids updates are pending; the ratelimited form only when the
+ * last root flush is more than 2 * FLUSH_TIME old.
+ */
 void mem_cgroup_flush_stats(struct mem_cgroup *memcg);
 void mem_cgroup_flush_stats_ratelimited(struct mem_cgroup *memcg);
 /* Unconditional flush of the whole tree (what the periodic worker does). */
@@ -239,7 +368,12 @@ unsigned long memcg_events(struct mem_cgroup *memcg, enum vm_event_item idx);
 unsigned long memcg_events_local(struct mem_cgroup *memcg, enum vm_event_item idx);
 
 /* ---- charging ---- */
-/* 0 or -ENOMEM (memory.max reached and nothing reclaimable). */
+/*
+ * 0 or -ENOMEM (memory.max reached and nothing reclaimable).  A NULL
+ * @memcg means the root, which is never limited.  The caller keeps
+ * @memcg alive (a reference, or it is online and not going offline
+ * meanwhile); the folio then takes its own reference until uncharged.
+ */
 int mem_cgroup_charge(struct folio *folio, struct mem_cgroup *memcg);
 int try_charge_memcg(struct mem_cgroup *memcg, unsigned int nr_pages);
 /* Drops the charge of a folio being freed (refcount 0). */
@@ -251,9 +385,19 @@ void drain_all_stock(void);
 unsigned long memcg_stock_pages(struct mem_cgroup *memcg);
 
 unsigned long mem_cgroup_usage(struct mem_cgroup *memcg);	/* memory.current in pages */
+/*
+ * memory.max.  The new limit takes effect at once (values above
+ * PAGE_COUNTER_MAX mean "max"); if usage is above it even after the
+ * stocks are drained, -EBUSY (there is no reclaim yet).  -EINVAL for
+ * the root, which has no memory.max.
+ */
 int mem_cgroup_set_max(struct mem_cgroup *memcg, unsigned long max_pages);
 
-/* memory.stat / memory.events format */
+/*
+ * memory.stat / memory.events format.  memory_stat_show() flushes as
+ * the kernel does, i.e. only past the update threshold; call
+ * mem_cgroup_flush_all() first for exact figures.
+ */
 void memory_stat_show(struct mem_cgroup *memcg, FILE *f);
 void memory_events_show(struct mem_cgroup *memcg, FILE *f);
 
