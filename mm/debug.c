@@ -198,7 +198,7 @@ static void check_charges(struct check *c)
 		if (mem_cgroup_is_root(memcg))
 			continue;
 		expect = c->charged[memcg->id] + (long)memcg_stock_pages(memcg);
-		list_for_each_entry(child, &memcg->children, sibling)
+		for_each_mem_cgroup_child(child, memcg)
 			expect += (long)mem_cgroup_usage(child);
 		if ((long)mem_cgroup_usage(memcg) != expect)
 			report(c, "memcg %s: memory.current %lu pages, expected %ld (charged folios + stock + children)",
