@@ -17,7 +17,8 @@ endif
 
 CFLAGS_release := -O2 -g
 CFLAGS_tsan := -O1 -g -fsanitize=thread -DLRULAB_SANITIZE
-CFLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -DLRULAB_SANITIZE
+CFLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer -DLRULAB_SANITIZE
 CFLAGS_static := -O2 -g
 LDFLAGS_static := -static
 
@@ -38,6 +39,7 @@ STRESS_SRC := $(wildcard tests/stress_*.c)
 STRESS := $(STRESS_SRC:tests/%.c=$(B)/tests/%)
 
 .PHONY: all check check-unit check-sanitize run static deps clean
+.SECONDARY:
 
 all: $(LIB) $(TOOL)
 
@@ -69,12 +71,16 @@ check-sanitize:
 	$(MAKE) VARIANT=tsan stress-run
 	$(MAKE) VARIANT=asan stress-run
 
+# Under a sanitizer every test runs; the long ones in their --short form.
 .PHONY: stress-run
-stress-run: $(STRESS)
-	@set -e; for t in $(STRESS); do \
-		echo "== $$t ($(VARIANT))"; \
-		TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 $$TSAN_OPTIONS" \
-		ASAN_OPTIONS="detect_leaks=1 $$ASAN_OPTIONS" $$t --short; done
+stress-run: $(TESTS) $(STRESS)
+	@set -e; for t in $(TESTS) $(STRESS); do \
+		case $$t in */stress_*|*/test_spinlock) a=--short;; *) a=;; esac; \
+		echo "== $$t $$a ($(VARIANT))"; \
+		TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 $${TSAN_OPTIONS:-}" \
+		ASAN_OPTIONS="detect_leaks=1 $${ASAN_OPTIONS:-}" \
+		UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1 $${UBSAN_OPTIONS:-}" \
+		$$t $$a; done
 
 run: $(TOOL)
 	$(TOOL) demo
@@ -89,4 +95,4 @@ deps:
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(LIB_OBJ:.o=.d) $(TESTS:=.d) $(STRESS:=.d) $(B)/tools/lrulab.d
