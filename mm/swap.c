@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <lrulab/cpu.h>
 #include <lrulab/gfp.h>
@@ -19,6 +20,7 @@
 #include <lrulab/mm_inline.h>
 #include <lrulab/pagemap.h>
 #include <lrulab/rcupdate.h>
+#include <lrulab/switches.h>
 #include <lrulab/swap.h>
 #include <lrulab/vmstat.h>
 
@@ -63,6 +65,127 @@ void lru_batches_exit(void)
 {
 	free_percpu(cpu_fbatches);
 	cpu_fbatches = NULL;
+}
+
+/* ---- lru_lock hold profile (--profile-hold) ---- */
+
+bool lru_hold_profile_enabled;
+static struct lru_hold_profile lru_hold_profiles[LRULAB_MAX_CPUS + 1];
+
+static const char *const lru_hold_names[NR_LRU_HOLD_SECTIONS] = {
+	[LRU_HOLD_LIST] = "list operations",
+	[LRU_HOLD_LRU_SIZE] = "lru_zone_size updates",
+	[LRU_HOLD_STAT] = "node+memcg stat updates",
+	[LRU_HOLD_ZONE_STAT] = "zone stat updates",
+};
+
+const char *lru_hold_section_name(enum lru_hold_section sec)
+{
+	return sec < NR_LRU_HOLD_SECTIONS ? lru_hold_names[sec] : NULL;
+}
+
+/* Threads that are not model CPUs share the last slot, atomically. */
+static struct lru_hold_profile *this_profile(void)
+{
+	int cpu = smp_processor_id();
+
+	return &lru_hold_profiles[cpu >= 0 ? cpu : LRULAB_MAX_CPUS];
+}
+
+void lru_hold_profile_add(enum lru_hold_section sec, u64 ns)
+{
+	struct lru_hold_profile *p = this_profile();
+
+	__atomic_fetch_add(&p->ns[sec], ns, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&p->count[sec], 1, __ATOMIC_RELAXED);
+}
+
+void lru_hold_profile_deferred(void)
+{
+	__atomic_fetch_add(&this_profile()->deferred_stat_updates, 1, __ATOMIC_RELAXED);
+}
+
+void lru_hold_profile_read(struct lru_hold_profile *out)
+{
+	int cpu, sec;
+
+	memset(out, 0, sizeof(*out));
+	for (cpu = 0; cpu <= LRULAB_MAX_CPUS; cpu++) {
+		struct lru_hold_profile *p = &lru_hold_profiles[cpu];
+
+		for (sec = 0; sec < NR_LRU_HOLD_SECTIONS; sec++) {
+			out->ns[sec] += __atomic_load_n(&p->ns[sec], __ATOMIC_RELAXED);
+			out->count[sec] += __atomic_load_n(&p->count[sec], __ATOMIC_RELAXED);
+		}
+		out->deferred_stat_updates +=
+			__atomic_load_n(&p->deferred_stat_updates, __ATOMIC_RELAXED);
+	}
+}
+
+void lru_hold_profile_reset(void)
+{
+	memset(lru_hold_profiles, 0, sizeof(lru_hold_profiles));
+}
+
+/* ---- lru_lock with the LRU size stats deferred past the unlock (s0) ---- */
+
+/*
+ * With lru-stat-batch on, a batch is attached to the lruvec while its
+ * lru_lock is held; __update_lru_size() accumulates into it and the stats
+ * are applied here, after the unlock but still inside the RCU read section
+ * taken at lock time, which keeps the lruvec's memcg alive.
+ */
+static void lruvec_unlock_batched(struct lruvec *lruvec, struct lru_size_batch *batch)
+{
+	enum lru_list lru;
+
+	if (!batch) {
+		lruvec_unlock(lruvec);
+		return;
+	}
+	lruvec->lru_size_batch = NULL;
+	lruvec_unlock(lruvec);
+	for_each_lru(lru) {
+		long nr_pages = batch->nr_pages[lru];
+
+		if (!nr_pages)
+			continue;
+		mod_lruvec_state(lruvec, NR_LRU_BASE + lru, nr_pages);
+		batch->nr_pages[lru] = 0;
+		if (unlikely(lru_hold_profile_enabled))
+			lru_hold_profile_deferred();
+	}
+	rcu_read_unlock();
+}
+
+static struct lruvec *__folio_lruvec_relock_batched(struct folio *folio,
+						    struct lruvec *locked,
+						    struct lru_size_batch *batch,
+						    struct lock_site *site)
+{
+	struct lruvec *lruvec = folio_lruvec(folio);
+
+	if (lruvec == locked)
+		return locked;
+	if (locked)
+		lruvec_unlock_batched(locked, batch);
+	if (batch)
+		rcu_read_lock();
+	spin_lock_at(&lruvec->lru_lock, site);
+	lruvec->lru_size_batch = batch;
+	return lruvec;
+}
+
+/* The macro names the caller's lock site, as the kernel's relock does. */
+#define folio_lruvec_relock_batched(folio, locked, batch) \
+	__folio_lruvec_relock_batched((folio), (locked), (batch), LOCK_SITE("lru_lock"))
+
+static struct lru_size_batch *lru_size_batch_get(struct lru_size_batch *b)
+{
+	if (!lrulab_switch_on(SW_LRU_STAT_BATCH))
+		return NULL;
+	memset(b, 0, sizeof(*b));
+	return b;
 }
 
 static struct cpu_fbatches *this_cpu_fbatches(const char *fn)
@@ -204,8 +327,8 @@ static void lru_lazyfree(struct lruvec *lruvec, struct folio *folio)
 
 static void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn)
 {
+	struct lru_size_batch stat_batch, *batch = lru_size_batch_get(&stat_batch);
 	struct lruvec *lruvec = NULL;
-	unsigned long flags = 0;
 	unsigned int i;
 
 	for (i = 0; i < folio_batch_count(fbatch); i++) {
@@ -214,12 +337,12 @@ static void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn)
 		/* someone isolated it since it was queued: drop the op */
 		if (move_fn != lru_add && !folio_test_clear_lru(folio))
 			continue;
-		folio_lruvec_relock_irqsave(folio, &lruvec, &flags);
+		lruvec = folio_lruvec_relock_batched(folio, lruvec, batch);
 		move_fn(lruvec, folio);
 		folio_set_lru(folio);
 	}
 	if (lruvec)
-		unlock_page_lruvec_irqrestore(lruvec, flags);
+		lruvec_unlock_batched(lruvec, batch);
 	folios_put(fbatch);
 }
 
@@ -479,8 +602,8 @@ static void lruvec_release_folio(struct lruvec *lruvec, struct folio *folio)
 
 void folios_put_refs(struct folio_batch *folios, unsigned int *refs)
 {
+	struct lru_size_batch stat_batch, *batch = lru_size_batch_get(&stat_batch);
 	struct lruvec *lruvec = NULL;
-	unsigned long flags = 0;
 	unsigned int i, j;
 
 	for (i = 0, j = 0; i < folio_batch_count(folios); i++) {
@@ -491,13 +614,13 @@ void folios_put_refs(struct folio_batch *folios, unsigned int *refs)
 			continue;
 		/* nobody can find a zero-count folio: PG_lru is stable */
 		if (folio_test_lru(folio)) {
-			folio_lruvec_relock_irqsave(folio, &lruvec, &flags);
+			lruvec = folio_lruvec_relock_batched(folio, lruvec, batch);
 			lruvec_release_folio(lruvec, folio);
 		}
 		folios->folios[j++] = folio;
 	}
 	if (lruvec)
-		unlock_page_lruvec_irqrestore(lruvec, flags);
+		lruvec_unlock_batched(lruvec, batch);
 	if (!j) {
 		folio_batch_reinit(folios);
 		return;
@@ -519,10 +642,11 @@ void __folio_batch_release(struct folio_batch *fbatch)
 void __folio_put(struct folio *folio)
 {
 	if (folio_test_lru(folio)) {
-		struct lruvec *lruvec = folio_lruvec_lock_irqsave(folio, NULL);
+		struct lru_size_batch stat_batch, *batch = lru_size_batch_get(&stat_batch);
+		struct lruvec *lruvec = folio_lruvec_relock_batched(folio, NULL, batch);
 
 		lruvec_release_folio(lruvec, folio);
-		unlock_page_lruvec_irqrestore(lruvec, 0);
+		lruvec_unlock_batched(lruvec, batch);
 	}
 	mem_cgroup_uncharge(folio);
 	free_frozen_pages(folio, folio_order(folio));

@@ -11,6 +11,7 @@
 
 #include <lrulab/lrulab.h>
 #include <lrulab/mm_inline.h>
+#include <lrulab/switches.h>
 
 #define NODE_PAGES 16384
 
@@ -36,6 +37,9 @@ static int teardown(void **state)
 	mem_cgroup_offline(memcg);
 	cpu_exit();
 	lrulab_exit();
+	lrulab_switches_clear();
+	lru_hold_profile_enabled = false;
+	lru_hold_profile_reset();
 	return 0;
 }
 
@@ -341,6 +345,69 @@ static void test_drain_all_reaches_remote_cpu(void **state)
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
 
+/*
+ * lru-stat-batch (s0): one batch of 31 adds and one put of all of them.
+ * Off, every folio updates the node+memcg stats under lru_lock; on, none
+ * does and one deferred update per list is applied after the unlock.  The
+ * stats equal the list lengths after the unlock either way.
+ */
+static void stat_batch_case(bool on, u64 locked_updates, u64 deferred)
+{
+	struct lruvec *lruvec = test_lruvec();
+	struct folio_batch fb;
+	struct lru_hold_profile prof;
+	struct folio *f[FOLIO_BATCH_SIZE];
+	int i;
+
+	lrulab_switches[SW_LRU_STAT_BATCH] = on;
+	lru_hold_profile_enabled = true;
+	lru_hold_profile_reset();
+	for (i = 0; i < FOLIO_BATCH_SIZE; i++) {
+		f[i] = new_folio(0, i & 1);
+		folio_add_lru(f[i]);
+	}
+	assert_null(lruvec->lru_size_batch);
+	mem_cgroup_flush_all();
+	vmstat_refresh();
+	assert_int_equal(lruvec_page_state_local(lruvec, NR_INACTIVE_ANON), 15);
+	assert_int_equal(lruvec_page_state_local(lruvec, NR_INACTIVE_FILE), 16);
+	assert_int_equal(node_page_state(NODE_DATA(0), NR_INACTIVE_ANON), 15);
+	assert_int_equal(zone_size(LRU_INACTIVE_FILE), 16);
+
+	folio_batch_init(&fb);
+	for (i = 0; i < FOLIO_BATCH_SIZE; i++) {
+		f[i]->mapping = NULL;
+		folio_batch_add(&fb, f[i]);
+	}
+	folios_put(&fb);
+	assert_null(lruvec->lru_size_batch);
+	mem_cgroup_flush_all();
+	vmstat_refresh();
+	assert_int_equal(lruvec_page_state_local(lruvec, NR_INACTIVE_ANON), 0);
+	assert_int_equal(lruvec_page_state_local(lruvec, NR_INACTIVE_FILE), 0);
+	assert_int_equal(node_page_state(NODE_DATA(0), NR_INACTIVE_FILE), 0);
+
+	lru_hold_profile_read(&prof);
+	assert_int_equal(prof.count[LRU_HOLD_STAT], locked_updates);
+	assert_int_equal(prof.deferred_stat_updates, deferred);
+	/* zone stats and lru_zone_size stay under the lock in both */
+	assert_int_equal(prof.count[LRU_HOLD_ZONE_STAT], 2 * FOLIO_BATCH_SIZE);
+	assert_int_equal(prof.count[LRU_HOLD_LRU_SIZE], 2 * FOLIO_BATCH_SIZE);
+	assert_int_equal(prof.count[LRU_HOLD_LIST], 2 * FOLIO_BATCH_SIZE);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_lru_stat_batch_off(void **state)
+{
+	stat_batch_case(false, 2 * FOLIO_BATCH_SIZE, 0);
+}
+
+static void test_lru_stat_batch_on(void **state)
+{
+	/* two lists touched by the add, two by the put */
+	stat_batch_case(true, 0, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +420,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unevictable_counted_not_linked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folios_put_refs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drain_all_reaches_remote_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lru_stat_batch_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lru_stat_batch_on, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("swap", tests, NULL, NULL);

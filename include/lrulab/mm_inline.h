@@ -21,22 +21,68 @@ static inline enum lru_list folio_lru_list(const struct folio *folio)
 	return lru;
 }
 
-/* Node and zone stats of the list; called under lru_lock. */
+/*
+ * --profile-hold: where lru_lock hold time goes.  Off by default; when on,
+ * each section below is timed and its count recorded per CPU.
+ */
+enum lru_hold_section {
+	LRU_HOLD_LIST,		/* list_add / list_del */
+	LRU_HOLD_LRU_SIZE,	/* mem_cgroup_update_lru_size */
+	LRU_HOLD_STAT,		/* mod_lruvec_state under the lock */
+	LRU_HOLD_ZONE_STAT,	/* __mod_zone_page_state */
+	NR_LRU_HOLD_SECTIONS
+};
+
+struct lru_hold_profile {
+	u64 ns[NR_LRU_HOLD_SECTIONS];
+	u64 count[NR_LRU_HOLD_SECTIONS];
+	u64 deferred_stat_updates;	/* applied after unlock (s0) */
+};
+
+extern bool lru_hold_profile_enabled;
+void lru_hold_profile_add(enum lru_hold_section sec, u64 ns);
+void lru_hold_profile_deferred(void);
+void lru_hold_profile_read(struct lru_hold_profile *out);
+void lru_hold_profile_reset(void);
+const char *lru_hold_section_name(enum lru_hold_section sec);
+
+#define lru_hold_timed(sec, stmt) do {					\
+	if (unlikely(lru_hold_profile_enabled)) {			\
+		u64 __t0 = lrulab_now_ns();				\
+		stmt;							\
+		lru_hold_profile_add((sec), lrulab_now_ns() - __t0);	\
+	} else {							\
+		stmt;							\
+	}								\
+} while (0)
+
+/*
+ * Node, memcg and zone stats of the list; called under lru_lock.  With a
+ * batch attached (lru-stat-batch) the node/memcg part is accumulated and
+ * applied by the unlocker; zone stats stay immediate, as in the patch.
+ */
 static inline void __update_lru_size(struct lruvec *lruvec, enum lru_list lru,
 				     int zid, long nr_pages)
 {
 	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
+	struct lru_size_batch *batch = lruvec->lru_size_batch;
 
-	mod_lruvec_state(lruvec, NR_LRU_BASE + lru, nr_pages);
-	__mod_zone_page_state(&pgdat->node_zones[zid], NR_ZONE_LRU_BASE + lru,
-			      nr_pages);
+	if (batch)
+		batch->nr_pages[lru] += nr_pages;
+	else
+		lru_hold_timed(LRU_HOLD_STAT,
+			       mod_lruvec_state(lruvec, NR_LRU_BASE + lru, nr_pages));
+	lru_hold_timed(LRU_HOLD_ZONE_STAT,
+		       __mod_zone_page_state(&pgdat->node_zones[zid],
+					     NR_ZONE_LRU_BASE + lru, nr_pages));
 }
 
 static inline void update_lru_size(struct lruvec *lruvec, enum lru_list lru,
 				   int zid, long nr_pages)
 {
 	__update_lru_size(lruvec, lru, zid, nr_pages);
-	mem_cgroup_update_lru_size(lruvec, lru, zid, nr_pages);
+	lru_hold_timed(LRU_HOLD_LRU_SIZE,
+		       mem_cgroup_update_lru_size(lruvec, lru, zid, nr_pages));
 }
 
 /* Unevictable folios are counted but not linked, as in the kernel. */
@@ -46,7 +92,7 @@ static inline void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio)
 
 	update_lru_size(lruvec, lru, folio_zonenum(folio), folio_nr_pages(folio));
 	if (lru != LRU_UNEVICTABLE)
-		list_add(&folio->lru, &lruvec->lists[lru]);
+		lru_hold_timed(LRU_HOLD_LIST, list_add(&folio->lru, &lruvec->lists[lru]));
 }
 
 static inline void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio)
@@ -54,7 +100,7 @@ static inline void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *fo
 	enum lru_list lru = folio_lru_list(folio);
 
 	update_lru_size(lruvec, lru, folio_zonenum(folio), folio_nr_pages(folio));
-	list_add_tail(&folio->lru, &lruvec->lists[lru]);
+	lru_hold_timed(LRU_HOLD_LIST, list_add_tail(&folio->lru, &lruvec->lists[lru]));
 }
 
 static inline void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio)
@@ -62,7 +108,7 @@ static inline void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio)
 	enum lru_list lru = folio_lru_list(folio);
 
 	if (lru != LRU_UNEVICTABLE)
-		list_del(&folio->lru);
+		lru_hold_timed(LRU_HOLD_LIST, list_del(&folio->lru));
 	update_lru_size(lruvec, lru, folio_zonenum(folio), -folio_nr_pages(folio));
 }
 

@@ -129,9 +129,22 @@ struct pglist_data;
  * The lruvec, field order as in mmzone.h.  MGLRU state (lrugen, mm_state)
  * is added by the multi-gen LRU work between flags and pgdat.
  */
+/* LRU size changes made under lru_lock, applied after it is dropped (s0) */
+struct lru_size_batch {
+	long nr_pages[NR_LRU_LISTS];
+};
+
 struct lruvec {
 	struct list_head lists[NR_LRU_LISTS];
 	spinlock_t lru_lock;
+	/*
+	 * The scan-cost lock of the vmstat-scan-cost series sits in the hole
+	 * after lru_lock, as the s0 patch places it, so that the batch
+	 * pointer shares lru_lock's line without growing the struct.
+	 */
+	spinlock_t cost_lock;
+	/* set only while lru_lock is held by a batch with lru-stat-batch on */
+	struct lru_size_batch *lru_size_batch;
 	unsigned long anon_cost;
 	unsigned long file_cost;
 	atomic_long_t nonresident_age;

@@ -48,6 +48,8 @@ static inline unsigned int folio_batch_add(struct folio_batch *fbatch,
 	return folio_batch_space(fbatch);
 }
 
+/* The lru_lock hold profile behind --profile-hold (lru_hold_profile_read,
+ * lru_hold_profile_enabled, ...) is declared in <lrulab/mm_inline.h>. */
 int lru_batches_init(void);
 void lru_batches_exit(void);
 
