@@ -47,8 +47,12 @@ bad demo extra
 bad lockbench --impl nope
 bad lockbench --iters x
 bad lockbench --what
+bad pathbench --folios 3
+bad pathbench --reps x
+bad pathbench more
 
 good 'commands:' help
+good 'lru-stat-batch:' pathbench --folios 310 --reps 1
 good 'usage: lrulab demo' demo --help
 good 'invariants: ok' demo --threads 2 --loops 2 --mem 256K
 good 'invariants: ok' demo --threads 2 --loops 2 --mem 256K --type anon --lock ticket

@@ -13,6 +13,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "short fault/free run: lock table, figures, stats, invariants" },
+	{ "pathbench", cmd_pathbench, "single-CPU cost of folio_add_lru, folios_put_refs, lru_lock hold per batch" },
 	{ "lockbench", cmd_lockbench, "uncontended lock cost per implementation, lock statistics overhead" },
 };
 

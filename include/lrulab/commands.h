@@ -5,5 +5,6 @@
 
 int cmd_demo(int argc, char **argv);
 int cmd_lockbench(int argc, char **argv);
+int cmd_pathbench(int argc, char **argv);
 
 #endif /* LRULAB_COMMANDS_H */

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `lrulab pathbench`: the cost of the add/free path itself, on one model
+ * CPU with nothing else running: ns per folio_add_lru (its share of the
+ * batch move included), ns per page in folios_put_refs, and lru_lock hold
+ * time per 31-folio batch at each site.  Configurations (lock statistics
+ * off/on, lru-stat-batch off/on) alternate run by run; medians are quoted.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lrulab/commands.h>
+#include <lrulab/lrulab.h>
+#include <lrulab/parse.h>
+#include <lrulab/switches.h>
+
+struct path_sample {
+	double add_ns;		/* per folio_add_lru */
+	double put_ns;		/* per page in folios_put_refs */
+	double move_hold_ns;	/* per folio_batch_move_lru lru_lock hold */
+	double put_hold_ns;	/* per folios_put_refs lru_lock hold */
+};
+
+static void site_hold(const char *caller, double *out)
+{
+	int i;
+
+	for (i = 0; i < lockstat_nr_sites(); i++) {
+		struct lock_site *s = lockstat_site(i);
+		struct lock_stat st;
+
+		if (strcmp(s->cls, "lru_lock") || strcmp(s->caller, caller))
+			continue;
+		lockstat_read(s, &st);
+		*out = st.acquired ? (double)st.hold_total_ns / st.acquired : 0;
+	}
+}
+
+/* One run in a fresh system; returns 0 or -errno. */
+static int path_run(long nr, bool lockstat, bool stat_batch, struct path_sample *out)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+	unsigned long span = 1UL << MAX_PAGE_ORDER;
+	struct mem_cgroup *memcg;
+	struct folio **f;
+	u64 t0, t1;
+	long i;
+	int err;
+
+	cfg.nr_cpus = 1;
+	cfg.node_pages = ((unsigned long)nr + 2048 + span - 1) / span * span;
+	cfg.lockstat = lockstat;
+	lrulab_switches_clear();
+	lrulab_switches[SW_LRU_STAT_BATCH] = stat_batch;
+	if ((err = lrulab_init(&cfg)))
+		return err;
+	f = calloc(nr, sizeof(*f));
+	memcg = mem_cgroup_create(root_mem_cgroup, "pathbench");
+	if (!f || !memcg || cpu_enter(0, true)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		f[i] = folio_alloc(0, 0);
+		if (!f[i] || mem_cgroup_charge(f[i], memcg)) {
+			err = -ENOMEM;
+			goto out_cpu;
+		}
+		folio_set_swapbacked(f[i]);
+	}
+	lockstat_reset();
+	t0 = lrulab_now_ns();
+	for (i = 0; i < nr; i++)
+		folio_add_lru(f[i]);
+	lru_add_drain();
+	t1 = lrulab_now_ns();
+	out->add_ns = (double)(t1 - t0) / nr;
+
+	t0 = lrulab_now_ns();
+	for (i = 0; i < nr; i += FOLIO_BATCH_SIZE) {
+		struct folio_batch fb;
+		long j;
+
+		folio_batch_init(&fb);
+		for (j = i; j < nr && j < i + FOLIO_BATCH_SIZE; j++)
+			folio_batch_add(&fb, f[j]);
+		folios_put(&fb);
+	}
+	t1 = lrulab_now_ns();
+	out->put_ns = (double)(t1 - t0) / nr;
+	out->move_hold_ns = out->put_hold_ns = 0;
+	site_hold("folio_batch_move_lru", &out->move_hold_ns);
+	site_hold("folios_put_refs", &out->put_hold_ns);
+	if (lrulab_check_invariants(true, stderr))
+		err = -EUCLEAN;
+out_cpu:
+	cpu_exit();
+out:
+	if (memcg)
+		mem_cgroup_offline(memcg);
+	free(f);
+	lrulab_exit();
+	lrulab_switches_clear();
+	return err;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_of(struct path_sample *s, int n, size_t off)
+{
+	double v[64];
+	int i;
+
+	for (i = 0; i < n; i++)
+		v[i] = *(double *)((char *)&s[i] + off);
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define NR_CONFIGS 4
+static const struct { bool lockstat, stat_batch; const char *name; } configs[NR_CONFIGS] = {
+	{ false, false, "lockstat off, lru-stat-batch off" },
+	{ true, false, "lockstat on,  lru-stat-batch off" },
+	{ false, true, "lockstat off, lru-stat-batch on " },
+	{ true, true, "lockstat on,  lru-stat-batch on " },
+};
+
+static int run_pathbench(long nr, long reps)
+{
+	static struct path_sample s[NR_CONFIGS][64];
+	double m[NR_CONFIGS][4];
+	long r;
+	int c, err;
+
+	printf("lrulab pathbench: %ld order-0 anon folios, one model CPU, %ld runs per configuration (alternated), lock %s\n",
+	       nr, reps, lock_impl_name(LOCK_QSPINLOCK));
+	for (r = 0; r < reps; r++) {
+		for (c = 0; c < NR_CONFIGS; c++) {
+			err = path_run(nr, configs[c].lockstat, configs[c].stat_batch, &s[c][r]);
+			if (err) {
+				fprintf(stderr, "lrulab pathbench: run failed: %s\n", strerror(-err));
+				return 1;
+			}
+		}
+	}
+	printf("\n%-34s %12s %12s %16s %16s\n", "medians", "add ns/folio",
+	       "put ns/page", "move hold/batch", "put hold/batch");
+	for (c = 0; c < NR_CONFIGS; c++) {
+		m[c][0] = median_of(s[c], reps, offsetof(struct path_sample, add_ns));
+		m[c][1] = median_of(s[c], reps, offsetof(struct path_sample, put_ns));
+		m[c][2] = median_of(s[c], reps, offsetof(struct path_sample, move_hold_ns));
+		m[c][3] = median_of(s[c], reps, offsetof(struct path_sample, put_hold_ns));
+		if (configs[c].lockstat)
+			printf("%-34s %12.1f %12.1f %13.0f ns %13.0f ns\n", configs[c].name,
+			       m[c][0], m[c][1], m[c][2], m[c][3]);
+		else
+			printf("%-34s %12.1f %12.1f %16s %16s\n", configs[c].name,
+			       m[c][0], m[c][1], "-", "-");
+	}
+	printf("\nlock statistics overhead: %+.1f ns per folio_add_lru, %+.1f ns per page freed\n",
+	       m[1][0] - m[0][0], m[1][1] - m[0][1]);
+	printf("lru-stat-batch: folio_batch_move_lru hold %.0f -> %.0f ns (%+.0f%%), folios_put_refs hold %.0f -> %.0f ns (%+.0f%%)\n",
+	       m[1][2], m[3][2], 100.0 * (m[3][2] - m[1][2]) / m[1][2],
+	       m[1][3], m[3][3], 100.0 * (m[3][3] - m[1][3]) / m[1][3]);
+	return 0;
+}
+
+static const struct option path_options[] = {
+	{ "folios", required_argument, NULL, 'n' },
+	{ "reps", required_argument, NULL, 'r' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cmd_pathbench(int argc, char **argv)
+{
+	const char *p = "lrulab pathbench";
+	long nr = 31 * 1024, reps = 7;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", path_options, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_long(p, "--folios", optarg, 31, 1L << 20, &nr))
+				return 2;
+			break;
+		case 'r':
+			if (parse_long(p, "--reps", optarg, 1, 63, &reps))
+				return 2;
+			break;
+		case 'h':
+			printf("usage: lrulab pathbench [--folios N] [--reps N]\n");
+			return 0;
+		default:
+			fprintf(stderr, "%s: unknown or incomplete option '%s'\n", p,
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", p, argv[optind]);
+		return 2;
+	}
+	return run_pathbench(nr, reps);
+}
