@@ -13,6 +13,7 @@ static const struct {
 	[SW_LRU_STAT_BATCH] = { "lru-stat-batch", "s0-lru-stat-batch" },
 	[SW_MEMCG_DIRECT_STAT] = { "memcg-direct-stat", "s3-memcg-pn-layout" },
 	[SW_MTHP_LRU_CACHE] = { "mthp-lru-cache", "s4-mthp-lru-cache" },
+	[SW_VMSTAT_SCAN_COST] = { "vmstat-scan-cost", "s1-vmstat-scan-cost" },
 };
 
 int lrulab_switch_parse(const char *name, enum lrulab_switch *sw)

@@ -22,11 +22,13 @@
 #include <lrulab/memcontrol.h>
 #include <lrulab/pagemap.h>
 #include <lrulab/swap.h>
+#include <lrulab/swap_state.h>
 
 struct page_cache_entry {
 	struct cds_lfht_node node;
 	unsigned long index;
-	struct folio *folio;	/* NULL once deleted */
+	struct folio *folio;	/* NULL once deleted or swapped out */
+	unsigned long swap;	/* shmem: the swap slot while swapped out */
 	struct rcu_head rcu;
 };
 
@@ -168,6 +170,7 @@ int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
 		return -ENOMEM;
 	cds_lfht_node_init(&e->node);
 	__atomic_store_n(&e->index, index, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->swap, 0UL, __ATOMIC_RELAXED);
 	/* the cache's references, as filemap_add_folio takes them */
 	folio_ref_add(folio, nr);
 	folio->index = index;
@@ -231,5 +234,109 @@ void delete_from_page_cache_batch(struct address_space *mapping,
 
 		if (deleted & (1U << i))
 			folio_put_refs(folio, (int)folio_nr_pages(folio));
+	}
+}
+
+/*
+ * ---- swap entries (shmem) ----
+ *
+ * A swapped-out shmem page keeps its hash entry, with ->folio NULL and
+ * ->swap naming the slot, as the kernel keeps a swap value entry in the
+ * xarray.  Entries change between the two states only under i_lock; a
+ * lookup that raced with the change sees ->folio NULL (and drops any
+ * reference it took, as for a deletion) and then reads ->swap.
+ */
+unsigned long filemap_get_swap(struct address_space *mapping, unsigned long index)
+{
+	struct page_cache_entry *e;
+	unsigned long swap = 0;
+
+	rcu_read_lock();
+	e = page_cache_entry(mapping, index);
+	if (e && !entry_folio(e))
+		swap = __atomic_load_n(&e->swap, __ATOMIC_ACQUIRE);
+	rcu_tsan_release();
+	rcu_read_unlock();
+	return swap;
+}
+
+bool filemap_replace_folio_by_swap(struct address_space *mapping, struct folio *folio,
+				   unsigned long swap)
+{
+	struct page_cache_entry *e;
+	bool done = false;
+
+	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
+	rcu_read_lock();
+	if (READ_ONCE(folio->mapping) == mapping) {
+		e = page_cache_entry(mapping, folio->index);
+		if (e && entry_folio(e) == folio) {
+			__atomic_store_n(&e->swap, swap, __ATOMIC_RELEASE);
+			__atomic_store_n(&e->folio, NULL, __ATOMIC_RELEASE);
+			WRITE_ONCE(folio->mapping, NULL);
+			filemap_account_folio(mapping, folio, -(int)folio_nr_pages(folio));
+			atomic_long_inc(&mapping->nrswapped);
+			done = true;
+		}
+	}
+	rcu_tsan_release();
+	rcu_read_unlock();
+	spin_unlock(&mapping->i_lock);
+	return done;
+}
+
+bool filemap_replace_swap_by_folio(struct address_space *mapping, unsigned long index,
+				   unsigned long swap, struct folio *folio)
+{
+	int nr = (int)folio_nr_pages(folio);
+	struct page_cache_entry *e;
+	bool done = false;
+
+	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
+	rcu_read_lock();
+	e = page_cache_entry(mapping, index);
+	if (e && !entry_folio(e) && __atomic_load_n(&e->swap, __ATOMIC_RELAXED) == swap) {
+		folio_ref_add(folio, nr);
+		folio->index = index;
+		WRITE_ONCE(folio->mapping, mapping);
+		filemap_account_folio(mapping, folio, nr);
+		__atomic_store_n(&e->swap, 0UL, __ATOMIC_RELAXED);
+		/* release: a reader that finds the folio sees it set up */
+		__atomic_store_n(&e->folio, folio, __ATOMIC_RELEASE);
+		atomic_long_add(-1, &mapping->nrswapped);
+		done = true;
+	}
+	rcu_tsan_release();
+	rcu_read_unlock();
+	spin_unlock(&mapping->i_lock);
+	return done;
+}
+
+void filemap_free_swap_range(struct address_space *mapping, unsigned long start,
+			     unsigned long end)
+{
+	unsigned long index;
+
+	for (index = start; index <= end && atomic_long_read(&mapping->nrswapped); index++) {
+		struct page_cache_entry *e;
+		unsigned long swap = 0;
+
+		spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
+		rcu_read_lock();
+		e = page_cache_entry(mapping, index);
+		if (e && !entry_folio(e) && (swap = __atomic_load_n(&e->swap, __ATOMIC_RELAXED))) {
+			__atomic_store_n(&e->swap, 0UL, __ATOMIC_RELAXED);
+			cds_lfht_del(mapping->i_pages, &e->node);
+			atomic_long_add(-1, &mapping->nrswapped);
+			rcu_tsan_release();
+			call_rcu(&e->rcu, page_cache_entry_free);
+		}
+		rcu_tsan_release();
+		rcu_read_unlock();
+		spin_unlock(&mapping->i_lock);
+		if (swap)
+			swap_free((swp_entry_t){ swap });
+		if (index == ~0UL)
+			break;
 	}
 }

@@ -21,6 +21,7 @@
 #include <lrulab/mm.h>
 #include <lrulab/pagemap.h>
 #include <lrulab/swap.h>
+#include <lrulab/swap_state.h>
 
 /*
  * The table is sized once for the file: a power of two at least
@@ -104,17 +105,71 @@ void shmem_file_free(struct address_space *mapping)
 		 shmem_inode_free);
 }
 
+/*
+ * A swapped-out page: bring it in through the swap cache and put it back
+ * in the page cache in place of its swap entry.  -EAGAIN when the entry
+ * changed meanwhile (another fault swapped it in, or it was truncated).
+ */
+static int shmem_swapin_folio(struct address_space *mapping, unsigned long index,
+			      unsigned long swap, struct mem_cgroup *memcg,
+			      struct folio **foliop)
+{
+	swp_entry_t entry = { swap };
+	struct folio *folio;
+	int err;
+
+	folio = swapin_folio(entry, memcg, &err);
+	if (!folio)
+		return err == -ENOENT ? -EAGAIN : err;
+	if (!filemap_replace_swap_by_folio(mapping, index, swap, folio)) {
+		folio_unlock(folio);
+		folio_put(folio);
+		return -EAGAIN;
+	}
+	/* the page cache no longer names the slot: it can go */
+	swap_free(entry);
+	if (folio_test_swapcache(folio) && folio->private == swap && !__swap_count(entry))
+		delete_from_swap_cache(folio);
+	folio_unlock(folio);
+	*foliop = folio;
+	return 0;
+}
+
 int shmem_get_folio(struct address_space *mapping, unsigned long index,
 		    struct mem_cgroup *memcg, struct folio **foliop)
 {
 	struct folio *folio, *found;
+	unsigned long swap;
 	int err;
 
 	if (index >= mapping->size_pages)
 		return -EINVAL;
+repeat:
 	folio = filemap_get_folio(mapping, index);
-	if (folio)
+	if (folio) {
+		/*
+		 * Reclaim holds the folio lock while it unmaps and writes a
+		 * folio out: wait for it, and look again if it left the cache.
+		 */
+		if (unlikely(folio_test_locked(folio))) {
+			folio_lock(folio);
+			folio_unlock(folio);
+			if (READ_ONCE(folio->mapping) != mapping) {
+				folio_put(folio);
+				goto repeat;
+			}
+		}
 		goto out;
+	}
+	swap = filemap_get_swap(mapping, index);
+	if (swap) {
+		err = shmem_swapin_folio(mapping, index, swap, memcg, &folio);
+		if (err == -EAGAIN)
+			goto repeat;
+		if (err)
+			return err;
+		goto out;
+	}
 
 	folio = folio_alloc(mapping->order, -1);
 	if (!folio)
@@ -139,6 +194,13 @@ int shmem_get_folio(struct address_space *mapping, unsigned long index,
 			break;
 		/* lost the race: use the winner's, unless it is gone again */
 		found = filemap_get_folio(mapping, index);
+		if (!found && filemap_get_swap(mapping, index)) {
+			/* the winner's is swapped out already: start over */
+			__folio_clear_swapbacked(folio);
+			__folio_clear_uptodate(folio);
+			folio_put(folio);
+			goto repeat;
+		}
 		if (found) {
 			__folio_clear_swapbacked(folio);
 			__folio_clear_uptodate(folio);
@@ -187,6 +249,7 @@ void shmem_truncate_range(struct address_space *mapping, unsigned long start,
 		folio_batch_release(&fbatch);
 		folio_batch_reinit(&fbatch);
 	}
+	filemap_free_swap_range(mapping, start, end);
 }
 
 void shmem_punch_hole(struct address_space *mapping, unsigned long start,

@@ -657,6 +657,8 @@ static const char expected_vmstat[] =
 	"nr_vmscan_write 0\n"
 	"nr_vmscan_immediate_reclaim 0\n"
 	"nr_swapcached 0\n"
+	"pgrotate_anon 0\n"
+	"pgrotate_file 0\n"
 	"pgpgin 5\n"
 	"pgpgout 3\n"
 	"pswpin 0\n"

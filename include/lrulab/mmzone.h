@@ -77,7 +77,9 @@ static inline bool is_active_lru(enum lru_list lru)
 	X(NR_ANON_THPS, "nr_anon_transparent_hugepages")		\
 	X(NR_VMSCAN_WRITE, "nr_vmscan_write")				\
 	X(NR_VMSCAN_IMMEDIATE, "nr_vmscan_immediate_reclaim")		\
-	X(NR_SWAPCACHE, "nr_swapcached")
+	X(NR_SWAPCACHE, "nr_swapcached")				\
+	X(PGROTATE_ANON, "pgrotate_anon")				\
+	X(PGROTATE_FILE, "pgrotate_file")
 
 #define VM_EVENT_ITEMS(X)						\
 	X(PGPGIN, "pgpgin")						\
@@ -122,6 +124,7 @@ enum vm_event_item { VM_EVENT_ITEMS(__LRULAB_ENUM) NR_VM_EVENT_ITEMS };
 #define WORKINGSET_REFAULT_BASE WORKINGSET_REFAULT_ANON
 #define WORKINGSET_ACTIVATE_BASE WORKINGSET_ACTIVATE_ANON
 #define WORKINGSET_RESTORE_BASE WORKINGSET_RESTORE_ANON
+#define PGROTATE_BASE PGROTATE_ANON
 
 struct pglist_data;
 
@@ -147,6 +150,15 @@ struct lruvec {
 	struct lru_size_batch *lru_size_batch;
 	unsigned long anon_cost;
 	unsigned long file_cost;
+	/*
+	 * vmstat-scan-cost (s1): per type, the reclaim side's decaying
+	 * accumulator and the cost-counter sample (rotations + I/O *
+	 * SWAP_CLUSTER_MAX, modulo 2^64) it last folded in; under cost_lock.
+	 */
+	struct lru_cost {
+		unsigned long count;
+		unsigned long last;
+	} cost[ANON_AND_FILE];
 	atomic_long_t nonresident_age;
 	unsigned long refaults[ANON_AND_FILE];
 	unsigned long flags;

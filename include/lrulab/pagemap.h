@@ -24,6 +24,7 @@ struct address_space {
 	struct cds_lfht *i_pages;	/* index -> folio */
 	spinlock_t i_lock;		/* serialises insert/delete at an index */
 	atomic_long_t nrpages;
+	atomic_long_t nrswapped;	/* swap entries in i_pages (shmem) */
 	unsigned long flags;
 	unsigned long size_pages;	/* i_size in pages */
 	unsigned int order;		/* folio order for new folios */
@@ -91,5 +92,42 @@ static inline bool mapping_unevictable(struct address_space *mapping)
 {
 	return mapping && test_bit(AS_UNEVICTABLE, &mapping->flags);
 }
+
+/*
+ * The folio lock (PG_locked).  Reclaim takes it with a trylock and holds
+ * it from the reference check to the free; the shmem fault and swap-in
+ * wait for it, as the kernel's filemap_lock_folio() does, so that no one
+ * maps a folio while reclaim writes it out.  Acquire on lock, release on
+ * unlock: the lock orders the folio's memory like any other.
+ */
+static inline bool folio_trylock(struct folio *folio)
+{
+	return !(__atomic_fetch_or(&folio->flags, 1UL << PG_locked, __ATOMIC_ACQUIRE) &
+		 (1UL << PG_locked));
+}
+void folio_lock(struct folio *folio);
+static inline void folio_unlock(struct folio *folio)
+{
+	__atomic_fetch_and(&folio->flags, ~(1UL << PG_locked), __ATOMIC_RELEASE);
+}
+
+/*
+ * Swap entries in the page cache (shmem pages that were swapped out).
+ * filemap_get_swap(): the swap slot stored at @index, 0 if none.
+ * filemap_replace_folio_by_swap(): @folio (locked, in the cache) gives
+ * its place to @swap; the cache's references on it are dropped by the
+ * caller.  filemap_replace_swap_by_folio(): the reverse, for swap-in;
+ * the cache takes nr_pages references.  Both false when the entry is no
+ * longer what the caller saw (truncated, or someone else got there).
+ */
+unsigned long filemap_get_swap(struct address_space *mapping, unsigned long index);
+bool filemap_replace_folio_by_swap(struct address_space *mapping, struct folio *folio,
+				   unsigned long swap);
+bool filemap_replace_swap_by_folio(struct address_space *mapping, unsigned long index,
+				   unsigned long swap, struct folio *folio);
+/* Remove the swap entries of [start, end]; each one's slot count is
+ * dropped (shmem truncate). */
+void filemap_free_swap_range(struct address_space *mapping, unsigned long start,
+			     unsigned long end);
 
 #endif /* LRULAB_PAGEMAP_H */

@@ -14,6 +14,7 @@ enum lrulab_switch {
 	SW_LRU_STAT_BATCH,	/* s0: LRU size stats applied after unlock */
 	SW_MEMCG_DIRECT_STAT,	/* s3: folio stats go to memcg + node directly */
 	SW_MTHP_LRU_CACHE,	/* s4: small mTHP folios use the per-CPU cache */
+	SW_VMSTAT_SCAN_COST,	/* s1: scan cost from vmstat, under cost_lock */
 	NR_LRULAB_SWITCHES,
 };
 

@@ -1,0 +1,1101 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Classic two-list reclaim (the kernel's mm/vmscan.c, MGLRU off), with
+ * the scan-balance cost recording of today's kernel (lru_note_cost_*,
+ * which the kernel keeps in mm/swap.c) and its vmstat-derived
+ * replacement behind the vmstat-scan-cost switch (seed s1).
+ *
+ * lru_lock is taken only where the kernel takes it: to isolate a chunk,
+ * to put the survivors back, and (switch off) to record and snapshot
+ * the cost.  rmap walks, unmapping, swap writeout and freeing all run
+ * with it dropped, on folios this CPU isolated.
+ *
+ * What the model leaves out: zones other than ZONE_NORMAL (no wrong-zone
+ * skips), memory.min/low protection, writeback throttling and
+ * too_many_isolated() (swap writeout is synchronous, so no folio stays
+ * under writeback), slab shrinkers, demotion, and THP splitting (a large
+ * anon folio that would need swap is activated instead).  The memcg walk
+ * of direct reclaim has no shared per-node iterator cookie: each walk
+ * starts at the target and stops once it reclaimed enough.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <lrulab/gfp.h>
+#include <lrulab/mm.h>
+#include <lrulab/mm_inline.h>
+#include <lrulab/pagemap.h>
+#include <lrulab/rcupdate.h>
+#include <lrulab/swap_state.h>
+#include <lrulab/switches.h>
+#include <lrulab/vmscan.h>
+#include <lrulab/vmstat.h>
+
+int vm_swappiness = 60;
+
+/* kswapd is not modelled yet: every reclaimer is a direct one */
+static inline bool current_is_kswapd(void)
+{
+	return false;
+}
+
+/* A lock site with a chosen caller name, for the cost paths. */
+#define COST_SITE(caller_) ({						\
+	static struct lock_site __cost_site = { "lru_lock", (caller_), -1 };	\
+	&__cost_site; })
+
+static bool cgroup_reclaim(struct scan_control *sc)
+{
+	return sc->target_mem_cgroup && !mem_cgroup_is_root(sc->target_mem_cgroup);
+}
+
+static bool root_reclaim(struct scan_control *sc)
+{
+	return !cgroup_reclaim(sc);
+}
+
+/* cgroup v2: every memcg follows the global knob */
+static int sc_swappiness(struct scan_control *sc, struct mem_cgroup *memcg)
+{
+	return sc->proactive_swappiness ? *sc->proactive_swappiness : vm_swappiness;
+}
+
+static bool can_reclaim_anon_pages(struct scan_control *sc)
+{
+	return get_nr_swap_pages() > 0;
+}
+
+static bool folio_evictable(struct folio *folio)
+{
+	bool ret;
+
+	if (folio_test_mlocked(folio))
+		return false;
+	if (folio_test_anon(folio))
+		return true;
+	rcu_read_lock();
+	ret = !mapping_unevictable(READ_ONCE(folio->mapping));
+	rcu_read_unlock();
+	return ret;
+}
+
+/* An isolated folio goes back through the per-CPU batch. */
+static void folio_putback_lru(struct folio *folio)
+{
+	folio_add_lru(folio);
+	folio_put(folio);
+}
+
+static unsigned long int_sqrt(unsigned long x)
+{
+	unsigned long r = 0, bit = 1UL << (sizeof(long) * 8 - 2);
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
+
+static unsigned long lruvec_evictable_size(struct lruvec *lruvec)
+{
+	return lruvec_page_state(lruvec, NR_INACTIVE_ANON) +
+	       lruvec_page_state(lruvec, NR_ACTIVE_ANON) +
+	       lruvec_page_state(lruvec, NR_INACTIVE_FILE) +
+	       lruvec_page_state(lruvec, NR_ACTIVE_FILE);
+}
+
+/*
+ * ---------------------------------------------------------------------
+ * Scan-balance cost
+ * ---------------------------------------------------------------------
+ */
+
+unsigned long lruvec_page_state_monotonic(struct lruvec *lruvec, enum node_stat_item idx)
+{
+	if ((int)idx < 0 || idx >= NR_VM_NODE_STAT_ITEMS)
+		return 0;
+	/* the raw flushed value: a wrapped signed sum stays a valid sample */
+	return (unsigned long)READ_ONCE(lruvec_pn(lruvec)->lruvec_stats->state[idx]);
+}
+
+/*
+ * Costs older than about a quarter of the LRU's turnover stop counting:
+ * once the pair outgrows lrusize / 4, both halve, which keeps their
+ * ratio and ages the history geometrically.
+ */
+void lru_cost_decay(unsigned long *anon_cost, unsigned long *file_cost,
+		    unsigned long lrusize)
+{
+	if (*anon_cost + *file_cost > lrusize / 4) {
+		*anon_cost /= 2;
+		*file_cost /= 2;
+	}
+}
+
+void lru_note_cost_unlock_irq(struct lruvec *lruvec, bool file,
+			      unsigned int nr_io, unsigned int nr_rotated)
+{
+	unsigned long cost = (unsigned long)nr_io * SWAP_CLUSTER_MAX + nr_rotated;
+
+	if (!cost) {
+		spin_unlock(&lruvec->lru_lock);
+		return;
+	}
+	/*
+	 * Every ancestor balances its own reclaim on its subtree's costs,
+	 * so the cost goes up the tree, one lru_lock at a time.
+	 */
+	for (;;) {
+		if (file)
+			lruvec->file_cost += cost;
+		else
+			lruvec->anon_cost += cost;
+		lru_cost_decay(&lruvec->anon_cost, &lruvec->file_cost,
+			       lruvec_evictable_size(lruvec));
+		spin_unlock(&lruvec->lru_lock);
+		lruvec = parent_lruvec(lruvec);
+		if (!lruvec)
+			break;
+		spin_lock_at(&lruvec->lru_lock, COST_SITE("lru_note_cost_unlock_irq"));
+	}
+}
+
+void lru_note_cost_refault(struct folio *folio)
+{
+	struct lruvec *lruvec;
+
+	rcu_read_lock();
+	lruvec = __folio_lruvec_lock(folio, COST_SITE("lru_note_cost_refault"));
+	rcu_read_unlock();
+	lru_note_cost_unlock_irq(lruvec, folio_is_file_lru(folio),
+				 (unsigned int)folio_nr_pages(folio), 0);
+}
+
+/*
+ * The s1 consumer: sample the monotonic cost counters of @lruvec (which
+ * rstat aggregates over its subtree), fold what happened since the last
+ * sample into the accumulators, and decay.  cost_lock serialises
+ * reclaimers of the same lruvec; no producer takes it.
+ */
+void lruvec_cost_sample(struct lruvec *lruvec, unsigned long *anon_cost,
+			unsigned long *file_cost)
+{
+	unsigned long sample[ANON_AND_FILE], lrusize;
+	int type;
+
+	sample[0] = lruvec_page_state_monotonic(lruvec, PGROTATE_ANON) +
+		(lruvec_page_state_monotonic(lruvec, NR_VMSCAN_WRITE) +
+		 lruvec_page_state_monotonic(lruvec, WORKINGSET_RESTORE_ANON)) * SWAP_CLUSTER_MAX;
+	sample[1] = lruvec_page_state_monotonic(lruvec, PGROTATE_FILE) +
+		lruvec_page_state_monotonic(lruvec, WORKINGSET_RESTORE_FILE) * SWAP_CLUSTER_MAX;
+	lrusize = lruvec_evictable_size(lruvec);
+
+	spin_lock_at(&lruvec->cost_lock, LOCK_SITE("cost_lock"));
+	for (type = 0; type < ANON_AND_FILE; type++) {
+		/* unsigned modular difference: right across a wrap */
+		lruvec->cost[type].count += sample[type] - lruvec->cost[type].last;
+		lruvec->cost[type].last = sample[type];
+	}
+	lru_cost_decay(&lruvec->cost[0].count, &lruvec->cost[1].count, lrusize);
+	*anon_cost = lruvec->cost[0].count;
+	*file_cost = lruvec->cost[1].count;
+	spin_unlock(&lruvec->cost_lock);
+}
+
+/* The producer side of a reclaim pass: a cost under lru_lock, or a counter. */
+static void note_rotations(struct lruvec *lruvec, bool file, unsigned int nr_io,
+			   unsigned int nr_rotated, struct lock_site *site)
+{
+	if (lrulab_switch_on(SW_VMSTAT_SCAN_COST)) {
+		if (nr_rotated)
+			mod_lruvec_state(lruvec, PGROTATE_BASE + file, (int)nr_rotated);
+		return;
+	}
+	spin_lock_at(&lruvec->lru_lock, site);
+	lru_note_cost_unlock_irq(lruvec, file, nr_io, nr_rotated);
+}
+
+/*
+ * ---------------------------------------------------------------------
+ * Scan targets
+ * ---------------------------------------------------------------------
+ */
+
+bool inactive_is_low(struct lruvec *lruvec, enum lru_list inactive_lru)
+{
+	enum lru_list active_lru = inactive_lru + LRU_ACTIVE;
+	unsigned long inactive, active, inactive_ratio, gb;
+
+	inactive = lruvec_page_state(lruvec, NR_LRU_BASE + inactive_lru);
+	active = lruvec_page_state(lruvec, NR_LRU_BASE + active_lru);
+	gb = (inactive + active) >> (30 - PAGE_SHIFT);
+	inactive_ratio = gb ? int_sqrt(10 * gb) : 1;
+	return inactive * inactive_ratio < active;
+}
+
+#define DEACTIVATE_ANON 1
+#define DEACTIVATE_FILE 2
+
+void prepare_scan_control(struct pglist_data *pgdat, struct scan_control *sc)
+{
+	struct lruvec *target_lruvec = mem_cgroup_lruvec(sc->target_mem_cgroup, pgdat);
+	unsigned long refaults, file;
+
+	mem_cgroup_flush_stats_ratelimited(sc->target_mem_cgroup);
+
+	if (lrulab_switch_on(SW_VMSTAT_SCAN_COST)) {
+		lruvec_cost_sample(target_lruvec, &sc->anon_cost, &sc->file_cost);
+	} else {
+		/* a consistent pair: producers update both under this lock */
+		spin_lock_at(&target_lruvec->lru_lock, COST_SITE("prepare_scan_control"));
+		sc->anon_cost = target_lruvec->anon_cost;
+		sc->file_cost = target_lruvec->file_cost;
+		spin_unlock(&target_lruvec->lru_lock);
+	}
+
+	/*
+	 * Refaults since the last pass mean a new workingset is forming:
+	 * let the active list of that type shrink to make room for it.
+	 */
+	if (!sc->force_deactivate) {
+		sc->may_deactivate = 0;
+		refaults = lruvec_page_state(target_lruvec, WORKINGSET_ACTIVATE_ANON);
+		if (refaults != target_lruvec->refaults[WORKINGSET_ANON] ||
+		    inactive_is_low(target_lruvec, LRU_INACTIVE_ANON))
+			sc->may_deactivate |= DEACTIVATE_ANON;
+		refaults = lruvec_page_state(target_lruvec, WORKINGSET_ACTIVATE_FILE);
+		if (refaults != target_lruvec->refaults[WORKINGSET_FILE] ||
+		    inactive_is_low(target_lruvec, LRU_INACTIVE_FILE))
+			sc->may_deactivate |= DEACTIVATE_FILE;
+	} else {
+		sc->may_deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE;
+	}
+
+	/* plenty of cold cache and no refaults: trim the cache alone */
+	file = lruvec_page_state(target_lruvec, NR_INACTIVE_FILE);
+	sc->cache_trim_mode = (file >> sc->priority) &&
+		!(sc->may_deactivate & DEACTIVATE_FILE) && !sc->no_cache_trim_mode;
+
+	/*
+	 * Global reclaim with so little file cache that it would thrash:
+	 * lean on anon instead, if anon is not busy itself.
+	 */
+	if (root_reclaim(sc)) {
+		struct zone *zone = &pgdat->node_zones[ZONE_NORMAL];
+		unsigned long free, anon;
+
+		file = node_page_state(pgdat, NR_ACTIVE_FILE) +
+		       node_page_state(pgdat, NR_INACTIVE_FILE);
+		free = zone_page_state(zone, NR_FREE_PAGES);
+		anon = node_page_state(pgdat, NR_INACTIVE_ANON);
+		sc->file_is_tiny = file + free <= zone->_watermark[WMARK_HIGH] &&
+			!(sc->may_deactivate & DEACTIVATE_ANON) &&
+			(anon >> sc->priority);
+	} else {
+		sc->file_is_tiny = 0;
+	}
+}
+
+/*
+ * The anon share grows with swappiness and with the relative cost of
+ * reclaiming file pages.  Each type's weight is its swappiness share
+ * divided by its cost; adding the total cost to both keeps a cost from
+ * shifting the balance by more than a factor of two.
+ */
+static void calculate_pressure_balance(struct scan_control *sc, int swappiness,
+				       unsigned long *fraction, unsigned long *denominator)
+{
+	unsigned long anon_cost, file_cost, total_cost, ap, fp;
+
+	total_cost = sc->anon_cost + sc->file_cost;
+	anon_cost = total_cost + sc->anon_cost;
+	file_cost = total_cost + sc->file_cost;
+	total_cost = anon_cost + file_cost;
+
+	ap = (unsigned long)swappiness * (total_cost + 1);
+	ap /= anon_cost + 1;
+	fp = (unsigned long)(MAX_SWAPPINESS - swappiness) * (total_cost + 1);
+	fp /= file_cost + 1;
+
+	fraction[WORKINGSET_ANON] = ap;
+	fraction[WORKINGSET_FILE] = fp;
+	*denominator = ap + fp;
+}
+
+void get_scan_count(struct lruvec *lruvec, struct scan_control *sc,
+		    unsigned long *nr, enum scan_balance *mode)
+{
+	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
+	int swappiness = sc_swappiness(sc, memcg);
+	unsigned long fraction[ANON_AND_FILE] = { 0, 0 };
+	unsigned long denominator = 0;
+	enum scan_balance scan_balance;
+	enum lru_list lru;
+
+	if (swappiness == SWAPPINESS_ANON_ONLY) {
+		if (!can_reclaim_anon_pages(sc)) {
+			for_each_evictable_lru(lru)
+				nr[lru] = 0;
+			if (mode)
+				*mode = SCAN_ANON;
+			return;
+		}
+		scan_balance = SCAN_ANON;
+		goto out;
+	}
+	/* nowhere to put anon pages: file only */
+	if (!sc->may_swap || !can_reclaim_anon_pages(sc)) {
+		scan_balance = SCAN_FILE;
+		goto out;
+	}
+	/* swappiness 0 in a cgroup means: never swap its anon */
+	if (cgroup_reclaim(sc) && !swappiness) {
+		scan_balance = SCAN_FILE;
+		goto out;
+	}
+	/* the last priority: everything is fair game, equally */
+	if (!sc->priority && swappiness) {
+		scan_balance = SCAN_EQUAL;
+		goto out;
+	}
+	if (sc->file_is_tiny) {
+		scan_balance = SCAN_ANON;
+		goto out;
+	}
+	if (sc->cache_trim_mode) {
+		scan_balance = SCAN_FILE;
+		goto out;
+	}
+	scan_balance = SCAN_FRACT;
+	calculate_pressure_balance(sc, swappiness, fraction, &denominator);
+out:
+	if (mode)
+		*mode = scan_balance;
+	for_each_evictable_lru(lru) {
+		bool file = is_file_lru(lru);
+		unsigned long lruvec_size, scan;
+
+		lruvec_size = lruvec_lru_size(lruvec, lru, sc->reclaim_idx);
+		scan = lruvec_size >> sc->priority;
+		/* a dead memcg's leftovers go even when they are few */
+		if (!scan && !mem_cgroup_online(memcg))
+			scan = min_t(unsigned long, lruvec_size, SWAP_CLUSTER_MAX);
+
+		switch (scan_balance) {
+		case SCAN_EQUAL:
+			break;
+		case SCAN_FRACT:
+			if (!denominator) {
+				scan = 0;
+			} else if (mem_cgroup_online(memcg)) {
+				scan = scan * fraction[file] / denominator;
+			} else {
+				scan = (scan * fraction[file] + denominator - 1) / denominator;
+			}
+			break;
+		case SCAN_FILE:
+		case SCAN_ANON:
+			if ((scan_balance == SCAN_FILE) != file)
+				scan = 0;
+			break;
+		}
+		nr[lru] = scan;
+	}
+}
+
+/*
+ * ---------------------------------------------------------------------
+ * Isolation and putback, under lru_lock
+ * ---------------------------------------------------------------------
+ */
+
+static inline struct folio *lru_to_folio(struct list_head *head)
+{
+	return list_last_entry(head, struct folio, lru);
+}
+
+unsigned long isolate_lru_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
+				 struct list_head *dst, unsigned long *nr_scanned,
+				 struct scan_control *sc, enum lru_list lru)
+{
+	struct list_head *src = &lruvec->lists[lru];
+	unsigned long nr_taken = 0, scan = 0, total_scan = 0;
+
+	while (scan < nr_to_scan && !list_empty(src)) {
+		struct folio *folio = lru_to_folio(src);
+		long nr_pages = folio_nr_pages(folio);
+
+		total_scan += (unsigned long)nr_pages;
+		scan += (unsigned long)nr_pages;
+
+		if (!folio_test_lru(folio))
+			goto move;
+		if (!sc->may_unmap && folio_mapped(folio))
+			goto move;
+		/* a folio on its way to the allocator is not ours to take */
+		if (!folio_try_get(folio))
+			goto move;
+		/* another isolator won: it holds a reference, ours is not the last */
+		if (!folio_test_clear_lru(folio)) {
+			folio_put(folio);
+			goto move;
+		}
+		nr_taken += (unsigned long)nr_pages;
+		list_move(&folio->lru, dst);
+		continue;
+move:
+		/* rotated to the head so the scan does not see it again */
+		list_move(&folio->lru, src);
+	}
+	*nr_scanned = total_scan;
+	if (nr_taken)
+		update_lru_size(lruvec, lru, ZONE_NORMAL, -(long)nr_taken);
+	return nr_taken;
+}
+
+static void free_folio_batch(struct folio_batch *fbatch)
+{
+	mem_cgroup_uncharge_folios(fbatch);
+	free_unref_folios(fbatch);
+}
+
+/*
+ * PG_lru goes back on before the isolation reference is dropped: once
+ * the reference is gone a concurrent freer must find PG_lru set and take
+ * lru_lock to unlink, or it would skip the lock while we link it.
+ */
+unsigned int move_folios_to_lru(struct lruvec *lruvec, struct list_head *list)
+{
+	struct folio_batch free_folios;
+	unsigned int nr_moved = 0;
+
+	folio_batch_init(&free_folios);
+	while (!list_empty(list)) {
+		struct folio *folio = lru_to_folio(list);
+		long nr_pages = folio_nr_pages(folio);
+
+		list_del(&folio->lru);
+		if (unlikely(!folio_evictable(folio))) {
+			spin_unlock(&lruvec->lru_lock);
+			folio_putback_lru(folio);
+			spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+			continue;
+		}
+		folio_set_lru(folio);
+		if (unlikely(folio_put_testzero(folio))) {
+			__folio_clear_lru_flags(folio);
+			if (!folio_batch_add(&free_folios, folio)) {
+				spin_unlock(&lruvec->lru_lock);
+				free_folio_batch(&free_folios);
+				spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+			}
+			continue;
+		}
+		lruvec_add_folio(lruvec, folio);
+		nr_moved += (unsigned int)nr_pages;
+		if (folio_test_active(folio))
+			workingset_age_nonresident(lruvec, (unsigned long)nr_pages);
+	}
+	if (folio_batch_count(&free_folios)) {
+		spin_unlock(&lruvec->lru_lock);
+		free_folio_batch(&free_folios);
+		spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+	}
+	return nr_moved;
+}
+
+/*
+ * ---------------------------------------------------------------------
+ * shrink_folio_list
+ * ---------------------------------------------------------------------
+ */
+
+enum folio_references {
+	FOLIOREF_RECLAIM,
+	FOLIOREF_RECLAIM_CLEAN,
+	FOLIOREF_KEEP,
+	FOLIOREF_ACTIVATE,
+};
+
+static enum folio_references folio_check_references(struct folio *folio,
+						    struct scan_control *sc)
+{
+	unsigned long vm_flags;
+	int referenced_ptes;
+	bool referenced_folio;
+
+	referenced_ptes = folio_referenced(folio, 1, sc->target_mem_cgroup, &vm_flags);
+	if (vm_flags & VM_LOCKED)
+		return FOLIOREF_ACTIVATE;
+	if (referenced_ptes == -1)
+		return FOLIOREF_KEEP;
+	referenced_folio = folio_test_clear_referenced(folio);
+	if (referenced_ptes) {
+		/*
+		 * Young once: one more trip round the inactive list decides;
+		 * young again then, or young in two places now, it is in use.
+		 */
+		folio_set_referenced(folio);
+		if (referenced_folio || referenced_ptes > 1)
+			return FOLIOREF_ACTIVATE;
+		return FOLIOREF_KEEP;
+	}
+	if (referenced_folio && folio_is_file_lru(folio))
+		return FOLIOREF_RECLAIM_CLEAN;
+	return FOLIOREF_RECLAIM;
+}
+
+/* Swap writeout of a locked, unmapped, swap-cached folio (pageout()). */
+static bool pageout(struct folio *folio, struct scan_control *sc)
+{
+	struct address_space *mapping = READ_ONCE(folio->mapping);
+	long nr = folio_nr_pages(folio);
+	bool shmem = mapping && !folio_test_anon(folio);
+	int expected = 1 + (int)nr + (shmem ? (int)nr : 0);
+
+	/* someone else holds a reference: writing would be wasted */
+	if (folio_ref_count(folio) != expected)
+		return false;
+	folio_clear_dirty(folio);
+	/*
+	 * shmem_writeout: the page cache gives the page up for its swap
+	 * entry, which then names the slot, and drops its references.
+	 */
+	if (shmem && filemap_replace_folio_by_swap(mapping, folio, folio->private)) {
+		swap_duplicate(folio_swap_entry(folio));
+		folio_put_refs(folio, (int)nr);
+	}
+	swap_writeout(folio);
+	/* s1 makes the pageout counter per-lruvec, a cost input for reclaim */
+	if (lrulab_switch_on(SW_VMSTAT_SCAN_COST))
+		lruvec_stat_mod_folio(folio, NR_VMSCAN_WRITE, (int)nr);
+	else
+		node_stat_mod_folio(folio, NR_VMSCAN_WRITE, nr);
+	return true;
+}
+
+/*
+ * Freeze the references the folio's owners hold (isolation + swap
+ * cache), leave a shadow in the slot and take it out of the swap cache.
+ * A lazyfree anon folio has only the isolation reference.
+ */
+static bool __remove_mapping(struct folio *folio, struct mem_cgroup *target_memcg)
+{
+	long nr = folio_nr_pages(folio);
+
+	if (folio_test_swapcache(folio)) {
+		void *shadow;
+
+		if (!folio_ref_freeze(folio, 1 + (int)nr))
+			return false;
+		if (folio_test_dirty(folio) || folio_mapped(folio)) {
+			folio_ref_unfreeze(folio, 1 + (int)nr);
+			return false;
+		}
+		shadow = workingset_eviction(folio, target_memcg);
+		__delete_from_swap_cache(folio, shadow);
+		return true;
+	}
+	if (folio_test_anon(folio) && !folio_test_swapbacked(folio)) {
+		if (!folio_ref_freeze(folio, 1))
+			return false;
+		if (folio_test_dirty(folio)) {
+			folio_ref_unfreeze(folio, 1);
+			return false;
+		}
+		return true;
+	}
+	return false;
+}
+
+unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data *pgdat,
+				struct scan_control *sc, struct reclaim_stat *stat,
+				bool ignore_references)
+{
+	struct folio_batch free_folios;
+	unsigned long nr_reclaimed = 0;
+	LIST_HEAD(ret_folios);
+
+	memset(stat, 0, sizeof(*stat));
+	folio_batch_init(&free_folios);
+
+	while (!list_empty(folio_list)) {
+		struct folio *folio = lru_to_folio(folio_list);
+		enum folio_references references = FOLIOREF_RECLAIM;
+		long nr_pages = folio_nr_pages(folio);
+		bool lazyfree;
+
+		list_del(&folio->lru);
+		if (!folio_trylock(folio))
+			goto keep;
+		sc->nr_scanned += (unsigned long)nr_pages;
+
+		if (unlikely(!folio_evictable(folio)))
+			goto activate_locked;
+		if (!sc->may_unmap && folio_mapped(folio))
+			goto keep_locked;
+
+		if (!ignore_references)
+			references = folio_check_references(folio, sc);
+		switch (references) {
+		case FOLIOREF_ACTIVATE:
+			goto activate_locked;
+		case FOLIOREF_KEEP:
+			stat->nr_ref_keep += (unsigned int)nr_pages;
+			goto keep_locked;
+		case FOLIOREF_RECLAIM:
+		case FOLIOREF_RECLAIM_CLEAN:
+			break;
+		}
+
+		lazyfree = folio_test_anon(folio) && !folio_test_swapbacked(folio);
+		/*
+		 * Anon folios leave swap PTEs behind, which the fault and
+		 * zap paths must understand first (swap_anon_ptes).
+		 */
+		if (folio_test_anon(folio) && !lazyfree && folio_mapped(folio) &&
+		    !swap_anon_ptes)
+			goto activate_locked;
+		if (folio_test_swapbacked(folio) && !folio_test_swapcache(folio)) {
+			if (!sc->may_swap || folio_alloc_swap(folio))
+				goto activate_locked;
+		}
+
+		if (folio_mapped(folio) && !try_to_unmap(folio)) {
+			stat->nr_unmap_fail += (unsigned int)nr_pages;
+			goto activate_locked;
+		}
+
+		if (folio_test_swapbacked(folio)) {
+			/* the model keeps no clean copy in swap: always write */
+			if (!sc->may_writepage)
+				goto keep_locked;
+			if (!pageout(folio, sc))
+				goto keep_locked;
+			stat->nr_pageout += (unsigned int)nr_pages;
+		}
+
+		if (!__remove_mapping(folio, sc->target_mem_cgroup))
+			goto keep_locked;
+		if (lazyfree) {
+			__count_vm_events(PGLAZYFREED, nr_pages);
+			count_memcg_folio_events(folio, PGLAZYFREED, (unsigned long)nr_pages);
+		}
+		/* the refcount is frozen: nobody else can see the lock bit */
+		__folio_clear_locked(folio);
+		nr_reclaimed += (unsigned long)nr_pages;
+		if (!folio_batch_add(&free_folios, folio))
+			free_folio_batch(&free_folios);
+		continue;
+
+activate_locked:
+		if (!folio_test_mlocked(folio)) {
+			int type = folio_is_file_lru(folio);
+
+			folio_set_active(folio);
+			stat->nr_activate[type] += (unsigned int)nr_pages;
+			count_memcg_folio_events(folio, PGACTIVATE, (unsigned long)nr_pages);
+		}
+keep_locked:
+		/* a swap-cached copy that nothing names any more is dead weight */
+		if (folio_test_swapcache(folio) && !folio_mapped(folio) &&
+		    !__swap_count(folio_swap_entry(folio)))
+			delete_from_swap_cache(folio);
+		folio_unlock(folio);
+keep:
+		list_add(&folio->lru, &ret_folios);
+	}
+	if (folio_batch_count(&free_folios))
+		free_folio_batch(&free_folios);
+	__count_vm_events(PGACTIVATE, stat->nr_activate[0] + stat->nr_activate[1]);
+	list_splice_tail_init(&ret_folios, folio_list);
+	return nr_reclaimed;
+}
+
+/*
+ * ---------------------------------------------------------------------
+ * The list shrinkers
+ * ---------------------------------------------------------------------
+ */
+
+static void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
+			       struct scan_control *sc, enum lru_list lru)
+{
+	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
+	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
+	bool file = is_file_lru(lru);
+	unsigned long nr_taken, nr_scanned, vm_flags;
+	unsigned int nr_rotated = 0, nr_deactivate;
+	LIST_HEAD(l_hold);
+	LIST_HEAD(l_active);
+	LIST_HEAD(l_inactive);
+
+	lru_add_drain();
+
+	spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &l_hold, &nr_scanned, sc, lru);
+	mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, (long)nr_taken);
+	if (!cgroup_reclaim(sc))
+		__count_vm_events(PGREFILL, (long)nr_scanned);
+	count_memcg_events(memcg, PGREFILL, nr_scanned);
+	spin_unlock(&lruvec->lru_lock);
+
+	while (!list_empty(&l_hold)) {
+		struct folio *folio = lru_to_folio(&l_hold);
+
+		list_del(&folio->lru);
+		if (unlikely(!folio_evictable(folio))) {
+			folio_putback_lru(folio);
+			continue;
+		}
+		/*
+		 * Only executable file pages earn another round on the
+		 * active list; everything else goes inactive, where a
+		 * second reference can still rescue it.
+		 */
+		if (folio_referenced(folio, 0, sc->target_mem_cgroup, &vm_flags) &&
+		    (vm_flags & VM_EXEC) && file) {
+			nr_rotated += (unsigned int)folio_nr_pages(folio);
+			list_add(&folio->lru, &l_active);
+			continue;
+		}
+		folio_clear_active(folio);
+		folio_set_workingset(folio);
+		list_add(&folio->lru, &l_inactive);
+	}
+
+	spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+	move_folios_to_lru(lruvec, &l_active);
+	nr_deactivate = move_folios_to_lru(lruvec, &l_inactive);
+	spin_unlock(&lruvec->lru_lock);
+
+	__count_vm_events(PGDEACTIVATE, nr_deactivate);
+	count_memcg_events(memcg, PGDEACTIVATE, nr_deactivate);
+	mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, -(long)nr_taken);
+	note_rotations(lruvec, file, 0, nr_rotated, COST_SITE("lru_note_cost_unlock_irq"));
+}
+
+static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruvec *lruvec,
+					  struct scan_control *sc, enum lru_list lru)
+{
+	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
+	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
+	bool file = is_file_lru(lru);
+	unsigned long nr_scanned, nr_taken, nr_reclaimed;
+	enum vm_event_item item;
+	struct reclaim_stat stat;
+	LIST_HEAD(folio_list);
+
+	lru_add_drain();
+
+	spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &folio_list, &nr_scanned, sc, lru);
+	mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, (long)nr_taken);
+	/* no pgscan_proactive item yet: proactive reclaim counts as direct */
+	item = current_is_kswapd() ? PGSCAN_KSWAPD : PGSCAN_DIRECT;
+	if (!cgroup_reclaim(sc))
+		__count_vm_events(item, (long)nr_scanned);
+	count_memcg_events(memcg, item, nr_scanned);
+	__count_vm_events(PGSCAN_ANON + file, (long)nr_scanned);
+	count_memcg_events(memcg, PGSCAN_ANON + file, nr_scanned);
+	spin_unlock(&lruvec->lru_lock);
+
+	if (!nr_taken)
+		return 0;
+
+	nr_reclaimed = shrink_folio_list(&folio_list, pgdat, sc, &stat, false);
+
+	spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+	move_folios_to_lru(lruvec, &folio_list);
+	spin_unlock(&lruvec->lru_lock);
+
+	mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, -(long)nr_taken);
+	item = current_is_kswapd() ? PGSTEAL_KSWAPD : PGSTEAL_DIRECT;
+	if (!cgroup_reclaim(sc))
+		__count_vm_events(item, (long)nr_reclaimed);
+	count_memcg_events(memcg, item, nr_reclaimed);
+	__count_vm_events(PGSTEAL_ANON + file, (long)nr_reclaimed);
+	count_memcg_events(memcg, PGSTEAL_ANON + file, nr_reclaimed);
+
+	/* pages that came back instead of going: the price of this type */
+	note_rotations(lruvec, file, stat.nr_pageout,
+		       (unsigned int)(nr_scanned - nr_reclaimed),
+		       COST_SITE("lru_note_cost_unlock_irq"));
+
+	sc->nr.dirty += stat.nr_dirty;
+	sc->nr.congested += stat.nr_congested;
+	sc->nr.unqueued_dirty += stat.nr_unqueued_dirty;
+	sc->nr.writeback += stat.nr_writeback;
+	sc->nr.immediate += stat.nr_immediate;
+	sc->nr.taken += (unsigned int)nr_taken;
+	if (file)
+		sc->nr.file_taken += (unsigned int)nr_taken;
+	return nr_reclaimed;
+}
+
+static unsigned long shrink_list(enum lru_list lru, unsigned long nr_to_scan,
+				 struct lruvec *lruvec, struct scan_control *sc)
+{
+	if (is_active_lru(lru)) {
+		if (sc->may_deactivate & (1 << is_file_lru(lru)))
+			shrink_active_list(nr_to_scan, lruvec, sc, lru);
+		else
+			sc->skipped_deactivate = 1;
+		return 0;
+	}
+	return shrink_inactive_list(nr_to_scan, lruvec, sc, lru);
+}
+
+static bool can_age_anon_pages(struct lruvec *lruvec, struct scan_control *sc)
+{
+	return can_reclaim_anon_pages(sc);
+}
+
+void shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
+{
+	unsigned long nr[NR_LRU_LISTS] = { 0 }, targets[NR_LRU_LISTS] = { 0 };
+	unsigned long nr_to_reclaim = sc->nr_to_reclaim, nr_reclaimed = 0;
+	bool proportional_reclaim;
+	enum lru_list lru;
+
+	get_scan_count(lruvec, sc, nr, NULL);
+	memcpy(targets, nr, sizeof(nr));
+
+	/*
+	 * Global direct reclaim at the first priority scans the whole
+	 * target, proportionally; otherwise it may stop once it has enough.
+	 */
+	proportional_reclaim = !cgroup_reclaim(sc) && !current_is_kswapd() &&
+			       sc->priority == DEF_PRIORITY;
+
+	while (nr[LRU_INACTIVE_ANON] || nr[LRU_ACTIVE_FILE] || nr[LRU_INACTIVE_FILE]) {
+		unsigned long nr_anon, nr_file, percentage, nr_scanned;
+
+		for_each_evictable_lru(lru) {
+			if (nr[lru]) {
+				unsigned long nr_to_scan = min_t(unsigned long, nr[lru],
+								 SWAP_CLUSTER_MAX);
+
+				nr[lru] -= nr_to_scan;
+				nr_reclaimed += shrink_list(lru, nr_to_scan, lruvec, sc);
+			}
+		}
+		if (nr_reclaimed < nr_to_reclaim || proportional_reclaim)
+			continue;
+
+		/*
+		 * Enough reclaimed.  Stop the type with less work left, and
+		 * scale the other's remaining target so that both end up
+		 * scanned by the same fraction of their original targets.
+		 */
+		nr_file = nr[LRU_INACTIVE_FILE] + nr[LRU_ACTIVE_FILE];
+		nr_anon = nr[LRU_INACTIVE_ANON] + nr[LRU_ACTIVE_ANON];
+		if (!nr_file || !nr_anon)
+			break;
+		if (nr_file > nr_anon) {
+			unsigned long scan_target = targets[LRU_INACTIVE_ANON] +
+						    targets[LRU_ACTIVE_ANON] + 1;
+
+			lru = LRU_BASE;
+			percentage = nr_anon * 100 / scan_target;
+		} else {
+			unsigned long scan_target = targets[LRU_INACTIVE_FILE] +
+						    targets[LRU_ACTIVE_FILE] + 1;
+
+			lru = LRU_FILE;
+			percentage = nr_file * 100 / scan_target;
+		}
+		nr[lru] = 0;
+		nr[lru + LRU_ACTIVE] = 0;
+
+		lru = (lru == LRU_FILE) ? LRU_BASE : LRU_FILE;
+		nr_scanned = targets[lru] - nr[lru];
+		nr[lru] = targets[lru] * (100 - percentage) / 100;
+		nr[lru] -= min_t(unsigned long, nr[lru], nr_scanned);
+
+		lru += LRU_ACTIVE;
+		nr_scanned = targets[lru] - nr[lru];
+		nr[lru] = targets[lru] * (100 - percentage) / 100;
+		nr[lru] -= min_t(unsigned long, nr[lru], nr_scanned);
+	}
+	sc->nr_reclaimed += nr_reclaimed;
+
+	/* keep enough inactive anon to find reclaim candidates next time */
+	if (can_age_anon_pages(lruvec, sc) && inactive_is_low(lruvec, LRU_INACTIVE_ANON))
+		shrink_active_list(SWAP_CLUSTER_MAX, lruvec, sc, LRU_ACTIVE_ANON);
+}
+
+static void shrink_node_memcgs(struct pglist_data *pgdat, struct scan_control *sc)
+{
+	struct mem_cgroup *target_memcg = sc->target_mem_cgroup;
+	struct mem_cgroup *memcg;
+
+	memcg = mem_cgroup_iter(target_memcg, NULL);
+	do {
+		struct lruvec *lruvec = mem_cgroup_lruvec(memcg, pgdat);
+
+		shrink_lruvec(lruvec, sc);
+		if (!sc->memcg_full_walk && sc->nr_reclaimed >= sc->nr_to_reclaim) {
+			mem_cgroup_iter_break(target_memcg, memcg);
+			break;
+		}
+	} while ((memcg = mem_cgroup_iter(target_memcg, memcg)));
+}
+
+void shrink_node(struct pglist_data *pgdat, struct scan_control *sc)
+{
+	memset(&sc->nr, 0, sizeof(sc->nr));
+	prepare_scan_control(pgdat, sc);
+	shrink_node_memcgs(pgdat, sc);
+}
+
+static void snapshot_refaults(struct mem_cgroup *target_memcg, struct pglist_data *pgdat)
+{
+	struct lruvec *target_lruvec = mem_cgroup_lruvec(target_memcg, pgdat);
+
+	target_lruvec->refaults[WORKINGSET_ANON] =
+		lruvec_page_state(target_lruvec, WORKINGSET_ACTIVATE_ANON);
+	target_lruvec->refaults[WORKINGSET_FILE] =
+		lruvec_page_state(target_lruvec, WORKINGSET_ACTIVATE_FILE);
+}
+
+static unsigned long do_try_to_free_pages(struct scan_control *sc, int only_nid)
+{
+	int nid;
+
+retry:
+	do {
+		sc->nr_scanned = 0;
+		for_each_node(nid) {
+			if (only_nid >= 0 && nid != only_nid)
+				continue;
+			shrink_node(NODE_DATA(nid), sc);
+		}
+		if (sc->nr_reclaimed >= sc->nr_to_reclaim)
+			break;
+	} while (--sc->priority >= 0);
+
+	for_each_node(nid)
+		if (only_nid < 0 || nid == only_nid)
+			snapshot_refaults(sc->target_mem_cgroup, NODE_DATA(nid));
+
+	if (sc->nr_reclaimed)
+		return sc->nr_reclaimed;
+	/* the active lists were left alone: try again letting them shrink */
+	if (sc->skipped_deactivate) {
+		sc->priority = DEF_PRIORITY;
+		sc->force_deactivate = 1;
+		sc->skipped_deactivate = 0;
+		goto retry;
+	}
+	return 0;
+}
+
+unsigned long try_to_free_mem_cgroup_pages(struct mem_cgroup *memcg,
+					   unsigned long nr_pages,
+					   unsigned int reclaim_options,
+					   int *swappiness)
+{
+	struct scan_control sc = {
+		.nr_to_reclaim = max_t(unsigned long, nr_pages, SWAP_CLUSTER_MAX),
+		.proactive_swappiness = swappiness,
+		.reclaim_idx = MAX_NR_ZONES - 1,
+		.target_mem_cgroup = memcg,
+		.priority = DEF_PRIORITY,
+		.may_writepage = 1,
+		.may_unmap = 1,
+		.may_swap = !!(reclaim_options & MEMCG_RECLAIM_MAY_SWAP),
+		.proactive = !!(reclaim_options & MEMCG_RECLAIM_PROACTIVE),
+	};
+
+	/* the zonelist of the current node covers every node */
+	return do_try_to_free_pages(&sc, -1);
+}
+
+unsigned long try_to_free_pages(unsigned long nr_pages)
+{
+	struct scan_control sc = {
+		.nr_to_reclaim = SWAP_CLUSTER_MAX,
+		.reclaim_idx = MAX_NR_ZONES - 1,
+		.priority = DEF_PRIORITY,
+		.may_writepage = 1,
+		.may_unmap = 1,
+		.may_swap = 1,
+	};
+
+	if (nr_pages > SWAP_CLUSTER_MAX)
+		sc.nr_to_reclaim = nr_pages;
+	return do_try_to_free_pages(&sc, -1);
+}
+
+/*
+ * ---------------------------------------------------------------------
+ * memcg: the charge path's reclaim and memory.max writes
+ * ---------------------------------------------------------------------
+ */
+
+/* Room left under the tightest limit from @memcg up. */
+static unsigned long mem_cgroup_margin(struct mem_cgroup *memcg)
+{
+	unsigned long margin = PAGE_COUNTER_MAX;
+
+	for (; memcg && !mem_cgroup_is_root(memcg); memcg = parent_mem_cgroup(memcg)) {
+		unsigned long count = page_counter_read(&memcg->memory);
+		unsigned long limit = READ_ONCE(memcg->memory.max);
+		unsigned long m = count < limit ? limit - count : 0;
+
+		if (m < margin)
+			margin = m;
+	}
+	return margin;
+}
+
+bool mem_cgroup_charge_retry(struct mem_cgroup *mem_over_limit, unsigned int nr_pages,
+			     struct charge_retry *cr)
+{
+	unsigned long nr_reclaimed;
+
+	nr_reclaimed = try_to_free_mem_cgroup_pages(mem_over_limit, nr_pages,
+						    MEMCG_RECLAIM_MAY_SWAP, NULL);
+	if (mem_cgroup_margin(mem_over_limit) >= nr_pages)
+		return true;
+	/*
+	 * Small charges retry on any progress: the reclaimed pages may
+	 * have gone to a racing charger, and an OOM for 8 pages is worse.
+	 */
+	if (nr_reclaimed && nr_pages <= (1U << PAGE_ALLOC_COSTLY_ORDER))
+		return true;
+	if (cr->nr_retries > 0) {
+		cr->nr_retries--;
+		return true;
+	}
+	return false;
+}
+
+bool mem_cgroup_reclaim_to_max(struct mem_cgroup *memcg)
+{
+	int nr_reclaims = MAX_RECLAIM_RETRIES;
+
+	for (;;) {
+		unsigned long nr_pages = page_counter_read(&memcg->memory);
+		unsigned long max = READ_ONCE(memcg->memory.max);
+
+		if (nr_pages <= max)
+			return true;
+		if (nr_reclaims) {
+			if (!try_to_free_mem_cgroup_pages(memcg, nr_pages - max,
+							  MEMCG_RECLAIM_MAY_SWAP, NULL))
+				nr_reclaims--;
+			continue;
+		}
+		return false;
+	}
+}
