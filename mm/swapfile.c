@@ -194,27 +194,33 @@ static bool page_same_filled(const unsigned long *p, unsigned long *fill)
 }
 
 /*
- * The folio is locked, unmapped and in the swap cache: nobody writes its
- * memory while it is read here.
+ * The folio is locked, unmapped and in the swap cache.  Its memory is
+ * first copied word by word with atomic loads: an access that went
+ * through a PTE just before try_to_unmap() cleared it (what a TLB
+ * shootdown waits for in the kernel) may still be storing to it, and the
+ * copy, not the page, is what gets stored.
  */
 void swap_writeout(struct folio *folio)
 {
 	const unsigned long *src = folio_address(folio);
 	struct swap_slot *s = slot_of(folio_swap_entry(folio));
+	unsigned long page[PAGE_SIZE / sizeof(long)];
 	void *data = NULL, *old;
 	unsigned long fill = 0;
-	size_t len = 0;
+	size_t len = 0, i;
 
-	if (!page_same_filled(src, &fill)) {
+	for (i = 0; i < PAGE_SIZE / sizeof(long); i++)
+		page[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+	if (!page_same_filled(page, &fill)) {
 		if (si.mode == SWAP_STORE_ZSTD) {
 			char buf[ZSTD_COMPRESSBOUND(PAGE_SIZE)];
 
-			len = ZSTD_compress(buf, sizeof(buf), src, PAGE_SIZE, 1);
+			len = ZSTD_compress(buf, sizeof(buf), page, PAGE_SIZE, 1);
 			if (ZSTD_isError(len) || len >= PAGE_SIZE) {
 				len = PAGE_SIZE;	/* incompressible: stored as is */
 				data = malloc(len);
 				if (data)
-					memcpy(data, src, len);
+					memcpy(data, page, len);
 			} else {
 				data = malloc(len);
 				if (data)
@@ -224,7 +230,7 @@ void swap_writeout(struct folio *folio)
 			len = PAGE_SIZE;
 			data = malloc(len);
 			if (data)
-				memcpy(data, src, len);
+				memcpy(data, page, len);
 		}
 		if (!data) {
 			fprintf(stderr, "lrulab: swap_writeout: out of memory\n");

@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Classic reclaim: get_scan_count() against hand-computed cases for each
+ * mode, the cost decay rule and its producer-side parent walk, the s1
+ * cost sampler and the _monotonic readers across a signed wrap, shmem
+ * and anon reclaim through swap and back with their counters, memory.max
+ * reclaim (own and a parent's limit, and OOM when nothing can go), and
+ * the lock sites of the cost paths with vmstat-scan-cost off and on.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <lrulab/lrulab.h>
+#include <lrulab/mm_inline.h>
+#include <lrulab/swap_state.h>
+#include <lrulab/switches.h>
+#include <lrulab/vmscan.h>
+
+#define NODE_PAGES 16384
+
+static struct mem_cgroup *memcg;
+
+static int setup(void **state)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+
+	cfg.nr_cpus = 2;
+	cfg.node_pages = NODE_PAGES;
+	lrulab_switches_clear();
+	if (lrulab_init(&cfg) || cpu_enter(0, false))
+		return -1;
+	memcg = mem_cgroup_create(root_mem_cgroup, "t");
+	return memcg ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	swap_anon_ptes = false;
+	swapoff();
+	mem_cgroup_offline(memcg);
+	cpu_exit();
+	lrulab_exit();
+	lrulab_switches_clear();
+	return 0;
+}
+
+static struct lruvec *lruvec_of(struct mem_cgroup *m)
+{
+	return mem_cgroup_lruvec(m, NODE_DATA(0));
+}
+
+/* Exact list sizes as get_scan_count() reads them; undone by the test. */
+static void set_sizes(struct lruvec *lruvec, const unsigned long *sizes)
+{
+	struct mem_cgroup_per_node *pn = lruvec_pn(lruvec);
+	enum lru_list lru;
+
+	for_each_evictable_lru(lru)
+		pn->lru_zone_size[ZONE_NORMAL][lru] = sizes[lru];
+}
+
+static void check_nr(const unsigned long *nr, unsigned long ia, unsigned long aa,
+		     unsigned long iff, unsigned long af)
+{
+	assert_int_equal(nr[LRU_INACTIVE_ANON], ia);
+	assert_int_equal(nr[LRU_ACTIVE_ANON], aa);
+	assert_int_equal(nr[LRU_INACTIVE_FILE], iff);
+	assert_int_equal(nr[LRU_ACTIVE_FILE], af);
+}
+
+static void test_get_scan_count(void **state)
+{
+	/* >> 12: 10, 5, 20, 2 */
+	static const unsigned long sizes[4] = { 40960, 20480, 81920, 8192 };
+	static const unsigned long zero[4] = { 0, 0, 0, 0 };
+	struct lruvec *lruvec = lruvec_of(memcg);
+	int swappiness = 60;
+	struct scan_control sc = {
+		.target_mem_cgroup = memcg, .priority = DEF_PRIORITY,
+		.may_swap = 1, .proactive_swappiness = &swappiness,
+	};
+	enum scan_balance mode;
+	unsigned long nr[NR_LRU_LISTS];
+
+	set_sizes(lruvec, sizes);
+
+	/* no swap device: file only */
+	get_scan_count(lruvec, &sc, nr, &mode);
+	assert_int_equal(mode, SCAN_FILE);
+	check_nr(nr, 0, 0, 20, 2);
+	/* anon-only with nothing to put anon into: nothing at all */
+	swappiness = SWAPPINESS_ANON_ONLY;
+	get_scan_count(lruvec, &sc, nr, &mode);
+	check_nr(nr, 0, 0, 0, 0);
+
+	assert_int_equal(swapon(64, SWAP_STORE_ZSTD), 0);
+	get_scan_count(lruvec, &sc, nr, &mode);
+	assert_int_equal(mode, SCAN_ANON);
+	check_nr(nr, 10, 5, 0, 0);
+
+	/* may_swap off */
+	swappiness = 60;
+	sc.may_swap = 0;
+	get_scan_count(lruvec, &sc, nr, &mode);
+	assert_int_equal(mode, SCAN_FILE);
+	check_nr(nr, 0, 0, 20, 2);
+	sc.may_swap = 1;
+
+	/* swappiness 0 in cgroup reclaim */
+	swappiness = 0;
+	get_scan_count(lruvec, &sc, nr, &mode);
+	assert_int_equal(mode, SCAN_FILE);
+	check_nr(nr, 0, 0, 20, 2);
+
+	/* priority 0: equal, whole lists */
+	swappiness = 60;
+	sc.priority = 0;
+	get_scan_count(lruvec, &sc, nr, &mode);
+	assert_int_equal(mode, SCAN_EQUAL);
+	check_nr(nr, 40960, 20480, 81920, 8192);
+	sc.priority = DEF_PRIORITY;
+
+	sc.file_is_tiny = 1;
+	get_scan_count(lruvec, &sc, nr, &mode);
+	assert_int_equal(mode, SCAN_ANON);
+	check_nr(nr, 10, 5, 0, 0);
+	sc.file_is_tiny = 0;
+
+	sc.cache_trim_mode = 1;
+	get_scan_count(lruvec, &sc, nr, &mode);
+	assert_int_equal(mode, SCAN_FILE);
+	check_nr(nr, 0, 0, 20, 2);
+	sc.cache_trim_mode = 0;
+
+	/*
+	 * FRACT, no cost: ap = 60, fp = 140, denominator 200:
+	 * 10*60/200 = 3, 5*60/200 = 1, 20*140/200 = 14, 2*140/200 = 1.
+	 */
+	get_scan_count(lruvec, &sc, nr, &mode);
+	assert_int_equal(mode, SCAN_FRACT);
+	check_nr(nr, 3, 1, 14, 1);
+
+	/*
+	 * anon 100, file 300: T = 400, A' = 500, F' = 700, T' = 1200;
+	 * ap = 60*1201/501 = 143, fp = 140*1201/701 = 239, d = 382:
+	 * 1430/382 = 3, 715/382 = 1, 4780/382 = 12, 478/382 = 1.
+	 */
+	sc.anon_cost = 100;
+	sc.file_cost = 300;
+	get_scan_count(lruvec, &sc, nr, &mode);
+	check_nr(nr, 3, 1, 12, 1);
+
+	/*
+	 * swappiness 100, anon 0, file 1000: T = 1000, A' = 1000,
+	 * F' = 2000, T' = 3000; ap = 100*3001/1001 = 299,
+	 * fp = 100*3001/2001 = 149, d = 448: 2990/448 = 6, 1495/448 = 3,
+	 * 2980/448 = 6, 298/448 = 0.
+	 */
+	swappiness = 100;
+	sc.anon_cost = 0;
+	sc.file_cost = 1000;
+	get_scan_count(lruvec, &sc, nr, &mode);
+	check_nr(nr, 6, 3, 6, 0);
+
+	/* swappiness 200: the file weight is 0 */
+	swappiness = MAX_SWAPPINESS;
+	get_scan_count(lruvec, &sc, nr, &mode);
+	check_nr(nr, 10, 5, 0, 0);
+
+	/* lists smaller than 1 << priority get nothing (online memcg) */
+	static const unsigned long small[4] = { 4095, 4095, 4095, 4095 };
+	set_sizes(lruvec, small);
+	swappiness = 60;
+	get_scan_count(lruvec, &sc, nr, &mode);
+	check_nr(nr, 0, 0, 0, 0);
+
+	set_sizes(lruvec, zero);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_inactive_is_low(void **state)
+{
+	struct lruvec *lruvec = lruvec_of(memcg);
+
+	/* under 1 GiB the target ratio is 1:1 */
+	mod_lruvec_state(lruvec, NR_INACTIVE_ANON, 100);
+	mod_lruvec_state(lruvec, NR_ACTIVE_ANON, 101);
+	mem_cgroup_flush_all();
+	assert_true(inactive_is_low(lruvec, LRU_INACTIVE_ANON));
+	mod_lruvec_state(lruvec, NR_ACTIVE_ANON, -1);
+	mem_cgroup_flush_all();
+	assert_false(inactive_is_low(lruvec, LRU_INACTIVE_ANON));
+	/* 2640000 pages >> 18 = 10 GiB: ratio int_sqrt(100) = 10 */
+	mod_lruvec_state(lruvec, NR_INACTIVE_ANON, 239999 - 100);
+	mod_lruvec_state(lruvec, NR_ACTIVE_ANON, 2400000 - 100);
+	mem_cgroup_flush_all();
+	assert_true(inactive_is_low(lruvec, LRU_INACTIVE_ANON));	/* 2399990 < 2400000 */
+	mod_lruvec_state(lruvec, NR_INACTIVE_ANON, 1);
+	mem_cgroup_flush_all();
+	assert_false(inactive_is_low(lruvec, LRU_INACTIVE_ANON));
+	mod_lruvec_state(lruvec, NR_INACTIVE_ANON, -240000);
+	mod_lruvec_state(lruvec, NR_ACTIVE_ANON, -2400000);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_cost_decay(void **state)
+{
+	struct mem_cgroup *child = mem_cgroup_create(memcg, "c");
+	struct lruvec *c = lruvec_of(child), *p = lruvec_of(memcg), *r = lruvec_of(root_mem_cgroup);
+	unsigned long a = 100, f = 200;
+
+	/* 300 is not above 1200 / 4: kept */
+	lru_cost_decay(&a, &f, 1200);
+	assert_int_equal(a, 100);
+	assert_int_equal(f, 200);
+	a = 101;
+	lru_cost_decay(&a, &f, 1200);
+	assert_int_equal(a, 50);
+	assert_int_equal(f, 100);
+
+	/* 400 LRU pages in the child: every level sees them (hierarchical) */
+	mod_lruvec_state(c, NR_INACTIVE_FILE, 400);
+	mem_cgroup_flush_all();
+
+	/* 1 pageout * 32 + 5 rotations = 37, on the child and each ancestor */
+	lruvec_lock_irq(c);
+	lru_note_cost_unlock_irq(c, true, 1, 5);
+	assert_int_equal(c->file_cost, 37);
+	assert_int_equal(p->file_cost, 37);
+	assert_int_equal(r->file_cost, 37);
+	assert_int_equal(c->anon_cost, 0);
+
+	/* 37 + 70 = 107 > 100: both halve */
+	c->anon_cost = 11;
+	lruvec_lock_irq(c);
+	lru_note_cost_unlock_irq(c, true, 0, 70);
+	assert_int_equal(c->file_cost, 53);
+	assert_int_equal(c->anon_cost, 5);
+	assert_int_equal(p->file_cost, 53);
+	assert_false(spin_is_locked(&c->lru_lock));
+	assert_false(spin_is_locked(&r->lru_lock));
+
+	/* nothing to note: just the unlock */
+	lruvec_lock_irq(c);
+	lru_note_cost_unlock_irq(c, false, 0, 0);
+	assert_int_equal(c->anon_cost, 5);
+	assert_false(spin_is_locked(&c->lru_lock));
+
+	mod_lruvec_state(c, NR_INACTIVE_FILE, -400);
+	mem_cgroup_offline(child);
+	mem_cgroup_wait_frees();
+}
+
+/* s1: the reclaim-side accumulator over monotonic counter samples */
+static void test_cost_sample(void **state)
+{
+	struct lruvec *l = lruvec_of(memcg);
+	struct lruvec_stats *st = lruvec_pn(l)->lruvec_stats;
+	unsigned long anon, file;
+
+	mod_lruvec_state(l, NR_INACTIVE_ANON, 1000);	/* lrusize/4 = 250 */
+	mod_lruvec_state(l, PGROTATE_ANON, 10);
+	mod_lruvec_state(l, NR_VMSCAN_WRITE, 2);
+	mod_lruvec_state(l, WORKINGSET_RESTORE_ANON, 1);
+	mod_lruvec_state(l, PGROTATE_FILE, 7);
+	mem_cgroup_flush_all();
+	lruvec_cost_sample(l, &anon, &file);
+	assert_int_equal(anon, 10 + 3 * 32);
+	assert_int_equal(file, 7);
+
+	/* only the delta counts; 106 + 150 + 7 = 263 > 250: both halve */
+	mod_lruvec_state(l, PGROTATE_ANON, 150);
+	mem_cgroup_flush_all();
+	lruvec_cost_sample(l, &anon, &file);
+	assert_int_equal(anon, 128);
+	assert_int_equal(file, 3);
+	/* nothing new: unchanged */
+	lruvec_cost_sample(l, &anon, &file);
+	assert_int_equal(anon, 128);
+
+	/*
+	 * The signed sum wraps past LONG_MAX: the clamped reader drops to
+	 * 0 but the monotonic samples still differ by the true growth.
+	 */
+	WRITE_ONCE(st->state[PGROTATE_FILE], LONG_MAX - 4);
+	lruvec_cost_sample(l, &anon, &file);	/* resync on the big jump */
+	l->cost[1].count = 3;
+	assert_int_equal(lruvec_page_state(l, PGROTATE_FILE), LONG_MAX - 4);
+	WRITE_ONCE(st->state[PGROTATE_FILE],
+		   (long)((unsigned long)(LONG_MAX - 4) + 10));
+	assert_true(st->state[PGROTATE_FILE] < 0);
+	assert_int_equal(lruvec_page_state(l, PGROTATE_FILE), 0);
+	assert_int_equal(lruvec_page_state_monotonic(l, PGROTATE_FILE) -
+			 (unsigned long)(LONG_MAX - 4), 10);
+	lruvec_cost_sample(l, &anon, &file);
+	assert_int_equal(file, 13);
+
+	/* the node-level monotonic reader across the same wrap */
+	atomic_long_set(&NODE_DATA(0)->vm_stat[PGROTATE_ANON], LONG_MAX - 1);
+	{
+		unsigned long before = node_page_state_monotonic(NODE_DATA(0), PGROTATE_ANON);
+
+		atomic_long_add(5, &NODE_DATA(0)->vm_stat[PGROTATE_ANON]);
+		assert_int_equal(node_page_state(NODE_DATA(0), PGROTATE_ANON), 0);
+		assert_int_equal(node_page_state_monotonic(NODE_DATA(0), PGROTATE_ANON) - before, 5);
+	}
+	atomic_long_set(&NODE_DATA(0)->vm_stat[PGROTATE_ANON], 0);
+	WRITE_ONCE(st->state[PGROTATE_FILE], 7);
+
+	mod_lruvec_state(l, NR_INACTIVE_ANON, -1000);
+}
+
+/* ---- end-to-end reclaim ---- */
+
+static void write_pattern(struct vm_area_struct *vma, unsigned long pages)
+{
+	unsigned long i;
+
+	for (i = 0; i < pages; i++) {
+		unsigned long addr = vma->vm_start + i * PAGE_SIZE;
+		unsigned long *p;
+
+		assert_int_equal(mm_access(vma, addr, true), 0);
+		p = folio_address(pte_page(ptep_get(vma_pte(vma, addr))));
+		__atomic_store_n(&p[i % 512], i * 2654435761UL + 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void check_pattern(struct vm_area_struct *vma, unsigned long pages)
+{
+	unsigned long i;
+
+	for (i = 0; i < pages; i++) {
+		unsigned long addr = vma->vm_start + i * PAGE_SIZE;
+		pte_t pte = ptep_get(vma_pte(vma, addr));
+		unsigned long *p;
+
+		if (is_swap_pte(pte))
+			assert_int_equal(do_swap_page(vma, addr, false), 0);
+		assert_int_equal(mm_access(vma, addr, false), 0);
+		p = folio_address(pte_page(ptep_get(vma_pte(vma, addr))));
+		assert_int_equal(__atomic_load_n(&p[i % 512], __ATOMIC_RELAXED),
+				 i * 2654435761UL + 1);
+		assert_int_equal(p[(i + 1) % 512], 0);
+	}
+}
+
+static unsigned long memcg_ev(struct mem_cgroup *m, enum vm_event_item item)
+{
+	mem_cgroup_flush_all();
+	return memcg_events(m, item);
+}
+
+static void test_shmem_reclaim(void **state)
+{
+	struct address_space *file = shmem_file_setup(256, 0);
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_shmem(mm, file, 0, 256 * PAGE_SIZE);
+	unsigned long reclaimed, usage;
+
+	assert_int_equal(swapon(1024, SWAP_STORE_ZSTD), 0);
+	write_pattern(vma, 256);
+	lru_add_drain();
+	usage = mem_cgroup_usage(memcg);
+
+	/*
+	 * Every page is young once: only those a lower priority saw a
+	 * second time without a new access go, the rest are kept, and
+	 * the rotations make the anon share (all there is) shrink.
+	 */
+	reclaimed = try_to_free_mem_cgroup_pages(memcg, 64, MEMCG_RECLAIM_MAY_SWAP, NULL);
+	assert_true(reclaimed > 0);
+	assert_int_equal(swap_slots_used(), reclaimed);
+	assert_int_equal(swap_cache_nr(), 0);
+	assert_int_equal(atomic_long_read(&file->nrswapped), reclaimed);
+	assert_int_equal(atomic_long_read(&file->nrpages), 256 - reclaimed);
+	assert_int_equal(memcg_ev(memcg, PGSTEAL_DIRECT), reclaimed);
+	assert_true(memcg_ev(memcg, PGSCAN_DIRECT) >= reclaimed);
+	assert_int_equal(memcg_ev(memcg, PSWPOUT), reclaimed);
+	assert_true(mem_cgroup_usage(memcg) <= usage - reclaimed + MEMCG_CHARGE_BATCH);
+	/* cgroup reclaim: the global per-reclaimer counters stay put */
+	assert_int_equal(sum_vm_event(PGSTEAL_DIRECT), 0);
+	assert_int_equal(sum_vm_event(PGSTEAL_ANON), reclaimed);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	/* everything comes back from swap intact; slots are freed */
+	check_pattern(vma, 256);
+	assert_int_equal(memcg_ev(memcg, PSWPIN), reclaimed);
+	assert_int_equal(swap_slots_used(), 0);
+	assert_int_equal(atomic_long_read(&file->nrswapped), 0);
+	mem_cgroup_flush_all();
+	assert_int_equal(lruvec_page_state(lruvec_of(memcg), WORKINGSET_REFAULT_ANON),
+			 reclaimed);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	/* out again, then truncated while out: the slots go with the file */
+	reclaimed = try_to_free_mem_cgroup_pages(memcg, 64, MEMCG_RECLAIM_MAY_SWAP, NULL);
+	assert_true(reclaimed > 0);
+	assert_int_equal(swap_slots_used(), reclaimed);
+	munmap_vma(vma);
+	mmput(mm);
+	shmem_file_free(file);
+	assert_int_equal(swap_slots_used(), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_anon_swap(void **state)
+{
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 128 * PAGE_SIZE, 0);
+	unsigned long reclaimed, i, swapped = 0;
+
+	assert_int_equal(swapon(256, SWAP_STORE_COPY), 0);
+	write_pattern(vma, 128);
+
+	/* without swap PTE support anon stays */
+	assert_int_equal(try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL), 0);
+	assert_int_equal(swap_slots_used(), 0);
+
+	swap_anon_ptes = true;
+	reclaimed = try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL);
+	assert_true(reclaimed >= 32);
+	for (i = 0; i < 128; i++)
+		swapped += is_swap_pte(ptep_get(vma_pte(vma, vma->vm_start + i * PAGE_SIZE)));
+	assert_int_equal(swapped, reclaimed);
+	assert_int_equal(swap_slots_used(), reclaimed);
+	assert_int_equal(get_mm_counter(mm, MM_ANONPAGES), 128 - reclaimed);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	check_pattern(vma, 128);
+	assert_int_equal(get_mm_counter(mm, MM_ANONPAGES), 128);
+	assert_int_equal(swap_slots_used(), 0);
+	mmput(mm);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+/*
+ * The charge path's ladder as try_charge_memcg() will run it: a failed
+ * charge reclaims from the memcg over its limit and retries.
+ */
+static vm_fault_t access_reclaiming(struct vm_area_struct *vma, unsigned long addr,
+				    struct mem_cgroup *limited)
+{
+	struct charge_retry cr = CHARGE_RETRY_INIT;
+	vm_fault_t ret;
+
+	while ((ret = mm_access(vma, addr, true)) == VM_FAULT_OOM) {
+		if (!mem_cgroup_charge_retry(limited, 1, &cr))
+			break;
+	}
+	return ret;
+}
+
+static void test_memory_max(void **state)
+{
+	struct mem_cgroup *child = mem_cgroup_create(memcg, "leaf");
+	struct address_space *file = shmem_file_setup(512, 0);
+	struct mm_struct *mm = mm_alloc(child);
+	struct vm_area_struct *vma = mmap_shmem(mm, file, 0, 512 * PAGE_SIZE);
+	struct mm_struct *amm = mm_alloc(child);
+	struct vm_area_struct *anon = mmap_anon(amm, 256 * PAGE_SIZE, 0);
+	unsigned long i;
+
+	assert_int_equal(swapon(1024, SWAP_STORE_ZSTD), 0);
+	/* the parent's limit: reclaim has to come from the child */
+	assert_int_equal(mem_cgroup_set_max(memcg, 128), 0);
+	for (i = 0; i < 512; i++) {
+		assert_int_equal(access_reclaiming(vma, vma->vm_start + i * PAGE_SIZE, memcg), 0);
+		assert_true(mem_cgroup_usage(memcg) <= 128);
+		assert_true(mem_cgroup_usage(child) <= 128 + MEMCG_CHARGE_BATCH);
+	}
+	assert_true(memcg_ev(child, PGSTEAL_DIRECT) >= 512 - 128);
+	assert_true(atomic_long_read(&memcg->memory_events[MEMCG_MAX]) > 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	/*
+	 * Anon memory cannot go to swap yet (no swap PTE support): once
+	 * the shmem pages are out, the anon charge fails with an OOM.
+	 */
+	for (i = 0; i < 256; i++) {
+		vm_fault_t ret = access_reclaiming(anon, anon->vm_start + i * PAGE_SIZE, memcg);
+
+		if (ret) {
+			assert_int_equal(ret, VM_FAULT_OOM);
+			break;
+		}
+	}
+	assert_true(i < 256);
+	assert_true(atomic_long_read(&memcg->memory_events[MEMCG_OOM]) > 0);
+	assert_true(mem_cgroup_usage(memcg) <= 128);
+
+	mmput(amm);
+	munmap_vma(vma);
+	mmput(mm);
+	shmem_file_free(file);
+	assert_int_equal(swap_slots_used(), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	mem_cgroup_offline(child);
+	mem_cgroup_wait_frees();
+}
+
+/* lru_lock acquisitions from the cost sites, summed over their sites */
+static u64 cost_site_acquisitions(void)
+{
+	u64 sum = 0;
+	int id;
+
+	for (id = 0; id < lockstat_nr_sites(); id++) {
+		struct lock_site *site = lockstat_site(id);
+		struct lock_stat st;
+
+		if (!site || strcmp(site->cls, "lru_lock"))
+			continue;
+		if (strcmp(site->caller, "lru_note_cost_unlock_irq") &&
+		    strcmp(site->caller, "lru_note_cost_refault") &&
+		    strcmp(site->caller, "prepare_scan_control"))
+			continue;
+		lockstat_read(site, &st);
+		sum += st.acquired;
+	}
+	return sum;
+}
+
+static u64 cost_lock_acquisitions(void)
+{
+	struct lock_stat st;
+
+	lockstat_read_class("cost_lock", &st);
+	return st.acquired;
+}
+
+static void reclaim_workload(void)
+{
+	struct address_space *file = shmem_file_setup(256, 0);
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_shmem(mm, file, 0, 256 * PAGE_SIZE);
+	int round;
+
+	for (round = 0; round < 3; round++) {
+		write_pattern(vma, 256);
+		assert_true(try_to_free_mem_cgroup_pages(memcg, 128, MEMCG_RECLAIM_MAY_SWAP,
+							 NULL) > 0);
+	}
+	check_pattern(vma, 256);
+	munmap_vma(vma);
+	mmput(mm);
+	shmem_file_free(file);
+}
+
+static void test_cost_lock_sites(void **state)
+{
+	assert_int_equal(swapon(1024, SWAP_STORE_ZSTD), 0);
+	lockstat_reset();
+	reclaim_workload();
+	assert_true(cost_site_acquisitions() > 0);
+	assert_int_equal(cost_lock_acquisitions(), 0);
+
+	lrulab_switches[SW_VMSTAT_SCAN_COST] = true;
+	lockstat_reset();
+	reclaim_workload();
+	assert_int_equal(cost_site_acquisitions(), 0);
+	assert_true(cost_lock_acquisitions() > 0);
+	/* the rotations went to the counter instead */
+	mem_cgroup_flush_all();
+	assert_true(lruvec_page_state(lruvec_of(memcg), PGROTATE_ANON) > 0);
+	assert_true(lruvec_page_state(lruvec_of(memcg), NR_VMSCAN_WRITE) > 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_get_scan_count, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inactive_is_low, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cost_decay, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cost_sample, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shmem_reclaim, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_anon_swap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_memory_max, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cost_lock_sites, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
