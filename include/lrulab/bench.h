@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The benchmark harness behind `lrulab bench`, `lrulab ab` and `lrulab
+ * repro` (bench/bench_common.c): the options every workload shares, a
+ * run of N threads pinned as model CPUs in fresh memcgs, what a run
+ * reports (lock tables, vmstat and memory.stat deltas, the figures that
+ * hold on any machine), its JSON form, and the statistics of the A/B
+ * harness (medians, bootstrap confidence intervals).
+ */
+#ifndef LRULAB_BENCH_H
+#define LRULAB_BENCH_H
+
+#include <pthread.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include <lrulab/lrulab.h>
+#include <lrulab/mm_inline.h>
+#include <lrulab/switches.h>
+
+#define BENCH_MAX_THREAD_COUNTS	16
+#define BENCH_MAX_MEMCGS	64
+#define BENCH_MAX_MEM		(1UL << 30)
+
+/* Options a workload accepts on top of the common ones. */
+#define BENCH_OPT_TYPE		(1U << 0)	/* --type shmem|anon */
+
+struct bench_opts {
+	const char *workload;
+	bool shmem;
+	long threads[BENCH_MAX_THREAD_COUNTS];
+	int nr_threads;
+	unsigned long mem;		/* bytes per thread */
+	unsigned int folio_order;	/* anon mTHP order: 0, 2, 3 or 4 */
+	double seconds;			/* per run, split across the memcgs */
+	long loops;			/* > 0: passes per thread instead of --seconds */
+	long memcgs;			/* fresh memcgs run one after the other */
+	enum lock_impl lock;
+	/* -1: not given (off), 0: --without, 1: --with */
+	signed char sw[NR_LRULAB_SWITCHES];
+	unsigned long fault_work_ns;
+	bool json;
+	bool profile_hold;
+};
+
+struct bench_thread;
+
+struct bench_workload {
+	const char *name;
+	const char *summary;
+	unsigned int opts;		/* BENCH_OPT_* */
+	/* report wall/user/sys time and `perf lock report` as the s4 mail */
+	bool report_time;
+	void (*defaults)(struct bench_opts *o);
+	/* Map the thread's region; 0 or -errno. */
+	int (*setup)(struct bench_thread *t);
+	/* Fault in every page of the region, then free them all. */
+	int (*pass)(struct bench_thread *t);
+	void (*teardown)(struct bench_thread *t);
+};
+
+extern const struct bench_workload fault_free_workload;
+extern const struct bench_workload mmap_madvise_workload;
+
+/* What a workload's thread owns; the harness fills in the first block. */
+struct bench_thread {
+	int cpu;
+	const struct bench_opts *o;
+	struct mem_cgroup *memcg;
+	unsigned long pages;		/* pages per pass */
+
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+	struct address_space *mapping;
+};
+
+/* One "name value" delta (vmstat, memory.stat, mTHP counters). */
+struct bench_delta {
+	char name[48];
+	long long delta;
+};
+
+struct bench_deltas {
+	int nr;
+	struct bench_delta *d;
+};
+
+struct bench_memcg_result {
+	char name[32];
+	unsigned long pn_offset128;	/* mem_cgroup_pn_offset128(memcg, 0) */
+	unsigned long pages;
+	double seconds;
+	double pages_per_sec;
+};
+
+struct bench_site_result {
+	char cls[32];
+	char caller[48];
+	struct lock_stat st;
+};
+
+struct bench_result {
+	long threads;
+	int cpus;			/* processors this process may use */
+	bool oversubscribed;
+	unsigned long pages;		/* faulted and freed, all memcgs */
+	double seconds;			/* wall time of the measured passes */
+	double pages_per_sec;		/* mean over the memcgs, as in the mails */
+	double user_s, sys_s;		/* CPU time of the measured passes */
+	int nr_memcgs;
+	struct bench_memcg_result memcg[BENCH_MAX_MEMCGS];
+	int nr_sites;
+	struct bench_site_result *sites;
+	struct lock_stat lru;		/* every lru_lock site summed */
+	bool have_profile;
+	struct lru_hold_profile profile;
+	struct bench_deltas vmstat;
+	struct bench_deltas memory_stat;
+	struct bench_deltas mthp;
+	int invariant_violations;
+	int err;			/* first worker error, -errno */
+};
+
+/*
+ * Parse `lrulab bench WORKLOAD` options into @o (which holds the
+ * workload's defaults).  @prog prefixes error lines.  Returns 0, 1 after
+ * --help was printed, or 2 after one error line on stderr.
+ */
+int bench_parse(const struct bench_workload *w, const char *prog, int argc,
+		char **argv, struct bench_opts *o);
+const struct bench_workload *bench_find_workload(const char *name);
+/* The common defaults, then the workload's own. */
+void bench_defaults(const struct bench_workload *w, struct bench_opts *o);
+void bench_usage(FILE *f, const struct bench_workload *w);
+
+/* Run @w once with @threads threads.  0, or -errno when set-up failed. */
+int bench_run(const struct bench_workload *w, const struct bench_opts *o,
+	      long threads, struct bench_result *r);
+void bench_result_free(struct bench_result *r);
+void bench_print_text(FILE *f, const struct bench_workload *w,
+		      const struct bench_opts *o, const struct bench_result *r);
+json_t *bench_result_json(const struct bench_workload *w,
+			  const struct bench_opts *o, const struct bench_result *r);
+
+/* "lru-stat-batch, memcg-direct-stat, ...": every switch, for messages */
+const char *bench_switch_list(void);
+/* Names of the switches that are on, for the "switches" list. */
+json_t *bench_switches_json(void);
+
+/* ---- statistics ---- */
+
+/* splitmix64: the same stream on every libc, so CIs are reproducible */
+struct bench_rng {
+	u64 state;
+};
+u64 bench_rng_next(struct bench_rng *r);
+
+/* Median of @n values (@v is not changed); NAN when @n is 0. */
+double bench_median(const double *v, int n);
+/*
+ * 95% bootstrap confidence interval of median(@b) / median(@a): @iters
+ * resamples of each side with replacement, the 2.5th and 97.5th
+ * percentiles.  The same @seed gives the same interval.  -EINVAL when a
+ * side is empty or a resampled median of @a is 0.
+ */
+int bench_ratio_ci(const double *a, int na, const double *b, int nb,
+		   int iters, u64 seed, double *lo, double *hi);
+static inline bool bench_ci_covers_one(double lo, double hi)
+{
+	return lo <= 1.0 && hi >= 1.0;
+}
+#define BENCH_BOOTSTRAP_ITERS	10000
+#define BENCH_BOOTSTRAP_SEED	0x6c72756c6162ULL	/* "lrulab" */
+
+/* ---- runs in fresh processes (ab, repro) ---- */
+
+#define BENCH_MAX_CONFIG_ARGS	16
+
+/* One side of a comparison: a binary and the switch options it runs with. */
+struct bench_config {
+	const char *label;
+	const char *bin;
+	int nargs;
+	const char *args[BENCH_MAX_CONFIG_ARGS];
+};
+
+/*
+ * Run `BIN bench ARGV... CONFIG-ARGS... --json` for every config in
+ * turn (A B A B ...), @reps times, each in a fresh process; out[c][r] is
+ * the parsed JSON object of config c's r-th run (the caller frees it
+ * with json_decref).  Progress goes to @progress when not NULL.  0, or
+ * -1 after one error line (prefixed @prog) on stderr.
+ */
+int bench_collect(const char *prog, const struct bench_config *cfg, int ncfg,
+		  int argc, char *const *argv, int reps, json_t ***out,
+		  FILE *progress);
+/* A numeric member of a run's JSON object; NAN when missing. */
+double bench_json_number(json_t *run, const char *key);
+/* The binary this process runs (/proc/self/exe), or argv0's resolution. */
+const char *bench_self_exe(void);
+
+/* "Intel(R) Xeon(R) ..., 2 processors, Linux 6.1.0" */
+void bench_machine_describe(char *buf, size_t len);
+
+#endif /* LRULAB_BENCH_H */

@@ -1,0 +1,157 @@
+#!/bin/sh
+# Command-line behaviour of `lrulab bench`, `lrulab ab` and `lrulab repro`:
+# every bad input gets exactly one error line on stderr, naming the
+# command, and exit status 2; good runs exit 0 with what scripts read.
+# No run is timed: what is checked holds on any machine.
+set -u
+LRULAB=${1:?usage: bench_cli.sh path/to/lrulab}
+fails=0
+tmp=$(mktemp -d)
+err=$tmp/err
+out=$tmp/out
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+	echo "FAIL: $*"
+	sed 's/^/  | /' "$err"
+	fails=$((fails + 1))
+}
+
+# bad PREFIX ARGS...: exit 2, one stderr line starting with PREFIX
+bad() {
+	prefix=$1
+	shift
+	"$LRULAB" "$@" >"$out" 2>"$err"
+	rc=$?
+	lines=$(wc -l <"$err")
+	if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q "^$prefix: " "$err"; then
+		fail "lrulab $*: exit $rc, $lines stderr lines"
+	fi
+}
+
+# good PATTERN ARGS...: exit 0 and PATTERN in stdout
+good() {
+	want=$1
+	shift
+	"$LRULAB" "$@" >"$out" 2>"$err"
+	rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q -- "$want" "$out"; then
+		fail "lrulab $*: exit $rc, '$want' not in output"
+	fi
+}
+
+B="lrulab bench"
+bad "$B" bench
+bad "$B" bench no-such-workload
+bad "$B" bench fault-free --with no-such-switch
+bad "$B" bench fault-free --without no-such-switch
+bad "$B" bench fault-free --with lru-stat-batch --without lru-stat-batch
+bad "$B" bench fault-free --folio-size 8K
+bad "$B" bench fault-free --folio-size 2M
+bad "$B" bench fault-free --folio-size big
+bad "$B" bench fault-free --mem 0
+bad "$B" bench fault-free --mem 3K
+bad "$B" bench fault-free --mem 2G
+bad "$B" bench fault-free --type anon --folio-size 64K --mem 16K
+bad "$B" bench fault-free --type shmem --folio-size 16K
+bad "$B" bench fault-free --threads 0
+bad "$B" bench fault-free --threads -1
+bad "$B" bench fault-free --threads 1,0,2
+bad "$B" bench fault-free --threads 1,,2
+bad "$B" bench fault-free --threads ,1
+bad "$B" bench fault-free --threads x
+bad "$B" bench fault-free --type hugetlb
+bad "$B" bench fault-free --seconds 0
+bad "$B" bench fault-free --seconds 1 --loops 1
+bad "$B" bench fault-free --memcgs 0
+bad "$B" bench fault-free --lock spinny
+bad "$B" bench fault-free --fault-work -5
+bad "$B" bench fault-free --bogus
+bad "$B" bench fault-free extra
+bad "$B" bench mmap-madvise --type shmem
+bad "$B" bench mmap-madvise --folio-size 8K
+
+A="lrulab ab"
+bad "$A" ab
+bad "$A" ab --reps 0 -- fault-free
+bad "$A" ab --ab no-such-switch -- fault-free
+bad "$A" ab --bogus -- fault-free
+bad "$A" ab -- no-such-workload
+bad "$A" ab -- fault-free --mem 0
+bad "$A" ab -- fault-free --threads 0
+bad "$A" ab --a-with lru-stat-batch -- fault-free --without lru-stat-batch
+
+R="lrulab repro"
+bad "$R" repro
+bad "$R" repro s9
+bad "$R" repro s0 s4
+bad "$R" repro s0 --reps 0
+bad "$R" repro s0 --cpus 0
+bad "$R" repro s0 --mem 4K
+bad "$R" repro s0 --bogus
+
+good 'usage: lrulab bench' bench --help
+good 'usage: lrulab bench fault-free' bench fault-free --help
+good 'usage: lrulab ab' ab --help
+good 'usage: lrulab repro' repro --help
+
+# A short run of each workload: the lock table, the figures, the memcgs'
+# offsets and the invariant check are all there.
+good 'invariants: ok' bench fault-free --threads 1,2 --loops 2 --mem 256K --memcgs 2
+good 'pn offset % 128' bench fault-free --threads 1 --loops 1 --mem 256K
+good 'lru_lock acquisitions per 1000 pages' bench fault-free --type anon --folio-size 16K --threads 2 --loops 2 --mem 256K
+good 'invariants: ok' bench mmap-madvise --threads 2 --loops 2 --mem 256K --with mthp-lru-cache
+good 'real ' bench mmap-madvise --threads 1 --loops 1 --mem 256K
+good 'lru_lock hold time by section' bench fault-free --threads 1 --loops 1 --mem 256K --profile-hold
+
+# More threads than processors says so, in text and JSON.
+over=$(( $(getconf _NPROCESSORS_ONLN) + 1 ))
+good 'OVERSUBSCRIBED' bench fault-free --threads "$over" --loops 1 --mem 64K --memcgs 1
+good '"oversubscribed":true' bench fault-free --threads "$over" --loops 1 --mem 64K --memcgs 1 --json
+
+# --json: one object per run, each with the keys scripts read.
+"$LRULAB" bench fault-free --threads 1,2 --loops 1 --mem 256K --json >"$out" 2>"$err" ||
+	fail "bench --json: exit $?"
+[ "$(wc -l <"$out")" -eq 2 ] || fail "bench --json --threads 1,2: not two lines"
+for key in workload type threads cpus oversubscribed folio_size switches pages_per_sec \
+	lru_lock_acquisitions_per_1k_pages lru_lock_hold_ns_per_page locks site acquired \
+	contended wait_total_ns wait_max_ns hold_total_ns pn_offset128 invariants_ok; do
+	[ "$(grep -c "\"$key\":" "$out")" -eq 2 ] || fail "bench --json: key $key missing"
+done
+good '"switches":\["lru-stat-batch"\]' bench fault-free --threads 1 --loops 1 --mem 256K --with lru-stat-batch --json
+
+# ab on two identical configurations, on a figure that is the same run to
+# run (lock acquisitions per 1000 pages of a fixed number of passes):
+# always "no difference".
+good 'no difference' ab --reps 3 --metric lru_lock_acquisitions_per_1k_pages -- \
+	fault-free --threads 1 --loops 2 --mem 256K
+good '"no_difference":true' ab --reps 2 --json --metric lru_lock_acquisitions_per_1k_pages -- \
+	fault-free --threads 1,2 --loops 1 --mem 256K
+"$LRULAB" ab --reps 1 --metric no_such_metric -- fault-free --threads 1 --loops 1 --mem 64K \
+	>"$out" 2>"$err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q '^lrulab ab: --metric' "$err" || fail "ab --metric no_such_metric: exit $rc"
+
+# repro --quick: the whole path (runs, tables, JSON, plots) in seconds.
+# s3 compares two builds; the same binary twice must say its layout is
+# not the patched one rather than fail.
+good 'lru_lock acquisitions' repro s4 --quick --out "$tmp/res"
+[ -s "$tmp/res/s4-mthp-lru-cache.json" ] || fail "repro s4: no s4-mthp-lru-cache.json"
+good 'WARNING: patch 1 ran layout' repro s3 --quick --out "$tmp/res" \
+	--before-bin "$LRULAB" --after-bin "$LRULAB"
+"$LRULAB" repro s0 --quick --json --out "$tmp/res" >"$out" 2>"$err" || fail "repro s0 --json: exit $?"
+for key in seed rows label published_before published_after before after delta_pct \
+	ci_low_pct ci_high_pct; do
+	grep -q "\"$key\":" "$out" || fail "repro --json: key $key missing"
+done
+if [ -x "$(dirname "$LRULAB")/../pncold/lrulab" ]; then
+	"$LRULAB" repro all --quick --json --out "$tmp/res" >"$out" 2>"$err" ||
+		fail "repro all --quick: exit $?"
+	[ "$(grep -c '"seed":' "$out")" -eq 3 ] || fail "repro all --json: not three tables"
+fi
+
+if [ "$fails" -ne 0 ]; then
+	echo "bench_cli: $fails failures"
+	exit 1
+fi
+echo "bench_cli: all passed"
