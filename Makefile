@@ -21,6 +21,9 @@ CFLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefin
 	-fno-omit-frame-pointer -DLRULAB_SANITIZE
 CFLAGS_static := -O2 -g
 LDFLAGS_static := -static
+# the pn-cold-pairing layout, static, for `repro s3` on another machine
+CFLAGS_static-pncold := -O2 -g -DLRULAB_PN_COLD_PAIRING
+LDFLAGS_static-pncold := -static
 
 CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 	-Iinclude -pthread -MMD -MP $(CFLAGS_$(VARIANT)) \
@@ -65,6 +68,7 @@ check-unit: $(TESTS) $(STRESS) $(TOOL)
 	@set -e; for t in $(TESTS) $(STRESS); do \
 		echo "== $$t"; $$t; done
 	@./tests/cli.sh $(TOOL)
+	@./tests/bench_cli.sh $(TOOL)
 	@echo "unit tests: all passed"
 
 check-sanitize:
@@ -82,12 +86,14 @@ stress-run: $(TESTS) $(STRESS)
 		UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1 $${UBSAN_OPTIONS:-}" \
 		$$t $$a; done
 
-run: $(TOOL)
+run: all
 	$(TOOL) demo
+	$(TOOL) repro all
 
 static:
 	$(MAKE) VARIANT=static all
-	@echo "static binary: build/static/lrulab"
+	$(MAKE) VARIANT=static-pncold all
+	@echo "static binaries: build/static/lrulab, build/static-pncold/lrulab (s3's layout)"
 
 deps:
 	./scripts/install-deps.sh

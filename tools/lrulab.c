@@ -14,6 +14,9 @@ struct command {
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "short fault/free run: lock table, figures, stats, invariants" },
 	{ "pathbench", cmd_pathbench, "single-CPU cost of folio_add_lru, folios_put_refs, lru_lock hold per batch" },
+	{ "bench", cmd_bench, "workloads: fault-free (s0, s3), mmap-madvise (s4); lock tables, figures, JSON" },
+	{ "ab", cmd_ab, "two configurations alternated in fresh processes: medians, B/A with 95% CI" },
+	{ "repro", cmd_repro, "the seed mails' tables (s0, s3, s4) at this machine's scale, published beside ours" },
 	{ "lockbench", cmd_lockbench, "uncontended lock cost per implementation, lock statistics overhead" },
 };
 

@@ -5,6 +5,9 @@
 
 int cmd_demo(int argc, char **argv);
 int cmd_lockbench(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_ab(int argc, char **argv);
+int cmd_repro(int argc, char **argv);
 int cmd_pathbench(int argc, char **argv);
 
 #endif /* LRULAB_COMMANDS_H */
