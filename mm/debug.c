@@ -11,6 +11,7 @@
 
 #include <lrulab/lrulab.h>
 #include <lrulab/mm_inline.h>
+#include <lrulab/swap_state.h>
 
 struct check {
 	FILE *out;
@@ -158,10 +159,53 @@ static void check_lru_stats(struct check *c)
 	}
 }
 
+/*
+ * Swap cache and isolation: every PG_swapcache folio is the one the
+ * cache holds for its entry, the cache holds nothing else, NR_SWAPCACHE
+ * counts exactly those, and at a quiescent point no folio is locked or
+ * isolated by reclaim.
+ */
+static void check_swap_folio(struct check *c, struct folio *folio, unsigned long *cached)
+{
+	unsigned long pfn = folio_pfn(folio);
+
+	if (folio_test_locked(folio))
+		report(c, "pfn %lu is locked at a quiescent point", pfn);
+	if (!folio_test_swapcache(folio))
+		return;
+	(*cached)++;
+	if (__swap_cache_folio(folio_swap_entry(folio)) != folio)
+		report(c, "pfn %lu has PG_swapcache but the swap cache at %lu holds another",
+		       pfn, folio->private);
+}
+
+static void check_swap_counts(struct check *c, unsigned long cached, bool settled)
+{
+	int nid;
+
+	if (cached != swap_cache_nr())
+		report(c, "swap cache holds %lu folios, %lu have PG_swapcache",
+		       swap_cache_nr(), cached);
+	if (!settled)
+		return;
+	if (global_node_page_state(NR_SWAPCACHE) != cached)
+		report(c, "nr_swapcached %lu, swap cache folios %lu",
+		       global_node_page_state(NR_SWAPCACHE), cached);
+	for_each_node(nid) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+
+		if (node_page_state(pgdat, NR_ISOLATED_ANON) ||
+		    node_page_state(pgdat, NR_ISOLATED_FILE))
+			report(c, "node %d: %lu anon and %lu file pages still isolated", nid,
+			       node_page_state(pgdat, NR_ISOLATED_ANON),
+			       node_page_state(pgdat, NR_ISOLATED_FILE));
+	}
+}
+
 /* Walk the folio array: LRU membership, charges, page accounting. */
 static void check_folios(struct check *c, bool settled)
 {
-	unsigned long pfn, allocated = 0, free_pages = 0;
+	unsigned long pfn, allocated = 0, free_pages = 0, cached = 0;
 	int nid;
 
 	for (pfn = 0; pfn < max_pfn; pfn++) {
@@ -179,7 +223,9 @@ static void check_folios(struct check *c, bool settled)
 		memcg = folio_memcg(folio);
 		if (memcg)
 			c->charged[memcg->id] += folio_nr_pages(folio);
+		check_swap_folio(c, folio, &cached);
 	}
+	check_swap_counts(c, cached, settled);
 	for_each_node(nid)
 		free_pages += zone_free_pages_exact(&NODE_DATA(nid)->node_zones[ZONE_NORMAL]);
 	if (allocated + free_pages != totalram_pages())

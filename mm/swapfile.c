@@ -344,6 +344,13 @@ int __swap_count(swp_entry_t entry)
 	return n;
 }
 
+struct folio *__swap_cache_folio(swp_entry_t entry)
+{
+	struct swap_slot *s = smp_load_acquire(&si.on) ? slot_of(entry) : NULL;
+
+	return s ? s->cache : NULL;
+}
+
 void *swap_shadow(swp_entry_t entry)
 {
 	struct swap_slot *s = slot_of(entry);

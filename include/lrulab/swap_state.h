@@ -122,6 +122,10 @@ vm_fault_t do_swap_page(struct vm_area_struct *vma, unsigned long addr, bool wri
  */
 void free_swap_and_cache(swp_entry_t entry);
 
+/* The swap cache's folio at @entry, no reference taken: quiescent only
+ * (the invariant checker). */
+struct folio *__swap_cache_folio(swp_entry_t entry);
+
 /* The slot's shadow entry, or NULL. */
 void *swap_shadow(swp_entry_t entry);
 
