@@ -53,6 +53,52 @@ static struct swap_info_struct {
 
 bool swap_anon_ptes;
 
+/*
+ * zstd contexts per model CPU, as zram keeps a compression stream per
+ * CPU: creating one per page would cost more than compressing it.  A
+ * model CPU is one thread at a time, so its contexts need no lock.
+ */
+static ZSTD_CCtx *swap_cctx[LRULAB_MAX_CPUS];
+static ZSTD_DCtx *swap_dctx[LRULAB_MAX_CPUS];
+
+static void swap_free_contexts(void)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < LRULAB_MAX_CPUS; cpu++) {
+		ZSTD_freeCCtx(swap_cctx[cpu]);
+		ZSTD_freeDCtx(swap_dctx[cpu]);
+		swap_cctx[cpu] = NULL;
+		swap_dctx[cpu] = NULL;
+	}
+}
+
+static size_t swap_compress(void *dst, size_t cap, const void *src)
+{
+	int cpu = smp_processor_id();
+
+	if (cpu < 0)
+		return ZSTD_compress(dst, cap, src, PAGE_SIZE, 1);
+	if (!swap_cctx[cpu])
+		swap_cctx[cpu] = ZSTD_createCCtx();
+	if (!swap_cctx[cpu])
+		return ZSTD_compress(dst, cap, src, PAGE_SIZE, 1);
+	return ZSTD_compressCCtx(swap_cctx[cpu], dst, cap, src, PAGE_SIZE, 1);
+}
+
+static size_t swap_decompress(void *dst, const void *src, size_t len)
+{
+	int cpu = smp_processor_id();
+
+	if (cpu < 0)
+		return ZSTD_decompress(dst, PAGE_SIZE, src, len);
+	if (!swap_dctx[cpu])
+		swap_dctx[cpu] = ZSTD_createDCtx();
+	if (!swap_dctx[cpu])
+		return ZSTD_decompress(dst, PAGE_SIZE, src, len);
+	return ZSTD_decompressDCtx(swap_dctx[cpu], dst, PAGE_SIZE, src, len);
+}
+
 int swapon(unsigned long nr_slots, enum swap_store_mode mode)
 {
 	if (!nr_slots || nr_slots > (1UL << 40) ||
@@ -83,6 +129,7 @@ void swapoff(void)
 		free(si.slots[i].data);
 	free(si.slots);
 	si.slots = NULL;
+	swap_free_contexts();
 	si.max = 0;
 	WRITE_ONCE(si.on, false);
 }
@@ -215,7 +262,7 @@ void swap_writeout(struct folio *folio)
 		if (si.mode == SWAP_STORE_ZSTD) {
 			char buf[ZSTD_COMPRESSBOUND(PAGE_SIZE)];
 
-			len = ZSTD_compress(buf, sizeof(buf), page, PAGE_SIZE, 1);
+			len = swap_compress(buf, sizeof(buf), page);
 			if (ZSTD_isError(len) || len >= PAGE_SIZE) {
 				len = PAGE_SIZE;	/* incompressible: stored as is */
 				data = malloc(len);
@@ -269,7 +316,7 @@ static void swap_read_folio(struct folio *folio, swp_entry_t entry)
 	}
 	if (len == PAGE_SIZE) {
 		memcpy(dst, s->data, PAGE_SIZE);
-	} else if (ZSTD_isError(ZSTD_decompress(dst, PAGE_SIZE, s->data, len))) {
+	} else if (ZSTD_isError(swap_decompress(dst, s->data, len))) {
 		fprintf(stderr, "lrulab: swap slot %lu does not decompress\n", entry.val);
 		abort();
 	}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Stress: four model CPUs each write and verify a shmem file larger than
+ * their memcg's memory.max, so that every round swaps most of it out and
+ * back in: charges fail, reclaim runs on all four CPUs at once (sharing
+ * the swap device, the parent's and root's lruvecs through the cost walk,
+ * the node counters), pages refault through the swap cache and the
+ * workingset code.  A control CPU drains every CPU's batches and reads
+ * memory.stat meanwhile.  Run with vmstat-scan-cost off, then on.
+ * Checks: every page keeps its data, memory.current never exceeds
+ * memory.max, the invariant checker passes, and after teardown every
+ * page and swap slot is free.
+ *
+ *   stress_reclaim [--short]
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lrulab/lrulab.h>
+#include <lrulab/swap_state.h>
+#include <lrulab/switches.h>
+#include <lrulab/vmscan.h>
+
+#define NR_WORKERS 4
+#define FILE_PAGES 192
+#define LEAF_MAX 96
+
+static int rounds = 4;
+static struct mem_cgroup *parent;
+static int stop;
+static int failures;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "stress_reclaim: %s\n", what);
+	exit(1);
+}
+
+struct worker {
+	pthread_t thread;
+	int cpu;
+	struct mem_cgroup *memcg;
+	struct address_space *file;
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+	unsigned long expect[FILE_PAGES];
+	unsigned long max_seen;
+};
+
+static unsigned long *page_word(struct vm_area_struct *vma, unsigned long i)
+{
+	pte_t pte = ptep_get(vma_pte(vma, vma->vm_start + i * PAGE_SIZE));
+
+	return (unsigned long *)folio_address(pte_page(pte)) + (i % 512);
+}
+
+/* An access whose fault may need reclaim: the charge path's ladder. */
+static void access(struct worker *w, unsigned long i, bool write)
+{
+	struct charge_retry cr = CHARGE_RETRY_INIT;
+	vm_fault_t ret;
+
+	while ((ret = mm_access(w->vma, w->vma->vm_start + i * PAGE_SIZE, write))) {
+		if (ret != VM_FAULT_OOM || !mem_cgroup_charge_retry(w->memcg, 1, &cr))
+			die("fault failed");
+	}
+	if (mem_cgroup_usage(w->memcg) > w->max_seen)
+		w->max_seen = mem_cgroup_usage(w->memcg);
+}
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	unsigned long i;
+	int round;
+
+	if (cpu_enter(w->cpu, false))
+		die("cpu_enter failed");
+	for (round = 0; round < rounds; round++) {
+		for (i = 0; i < FILE_PAGES; i++) {
+			/* a hot third is written every round, the rest in turn */
+			if (i % 3 && (i + (unsigned long)round) % 2)
+				continue;
+			access(w, i, true);
+			w->expect[i] = ((unsigned long)w->cpu << 48) ^ (i << 16) ^ (unsigned long)round ^ 1;
+			__atomic_store_n(page_word(w->vma, i), w->expect[i], __ATOMIC_RELAXED);
+		}
+		for (i = 0; i < FILE_PAGES; i++) {
+			access(w, i, false);
+			if (__atomic_load_n(page_word(w->vma, i), __ATOMIC_RELAXED) != w->expect[i]) {
+				fprintf(stderr, "stress_reclaim: cpu %d page %lu lost its data\n",
+					w->cpu, i);
+				__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+			}
+		}
+	}
+	lru_add_drain();
+	cpu_exit();
+	return NULL;
+}
+
+static void *control_fn(void *arg)
+{
+	FILE *null = fopen("/dev/null", "w");
+
+	if (cpu_enter(NR_WORKERS, false))
+		die("cpu_enter failed");
+	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		lru_add_drain_all();
+		memory_stat_show(parent, null);
+	}
+	fclose(null);
+	cpu_exit();
+	return NULL;
+}
+
+static void run(bool scan_cost)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+	struct worker *w = calloc(NR_WORKERS, sizeof(*w));
+	unsigned long free_before, lru_lock_cost = 0;
+	pthread_t control;
+	int i, id;
+
+	if (!w)
+		die("out of memory");
+	lrulab_switches_clear();
+	lrulab_switches[SW_VMSTAT_SCAN_COST] = scan_cost;
+	cfg.nr_cpus = NR_WORKERS + 1;
+	cfg.node_pages = 8192;
+	if (lrulab_init(&cfg))
+		die("lrulab_init failed");
+	if (lrulab_oversubscribed())
+		lrulab_spin_yield_loops = 0;
+	if (swapon(NR_WORKERS * FILE_PAGES + 64, SWAP_STORE_ZSTD))
+		die("swapon failed");
+	free_before = zone_free_pages_exact(&NODE_DATA(0)->node_zones[ZONE_NORMAL]);
+	parent = mem_cgroup_create(NULL, "p");
+	if (!parent)
+		die("mem_cgroup_create failed");
+	for (i = 0; i < NR_WORKERS; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "w%d", i);
+		w[i].cpu = i;
+		w[i].memcg = mem_cgroup_create(parent, name);
+		if (!w[i].memcg || mem_cgroup_set_max(w[i].memcg, LEAF_MAX))
+			die("memcg setup failed");
+		w[i].file = shmem_file_setup(FILE_PAGES, 0);
+		w[i].mm = w[i].file ? mm_alloc(w[i].memcg) : NULL;
+		w[i].vma = w[i].mm ? mmap_shmem(w[i].mm, w[i].file, 0,
+						FILE_PAGES * PAGE_SIZE) : NULL;
+		if (!w[i].vma)
+			die("mapping failed");
+	}
+	if (pthread_create(&control, NULL, control_fn, NULL))
+		die("pthread_create failed");
+	for (i = 0; i < NR_WORKERS; i++)
+		if (pthread_create(&w[i].thread, NULL, worker_fn, &w[i]))
+			die("pthread_create failed");
+	for (i = 0; i < NR_WORKERS; i++)
+		pthread_join(w[i].thread, NULL);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	pthread_join(control, NULL);
+	__atomic_store_n(&stop, 0, __ATOMIC_RELEASE);
+
+	if (failures)
+		die("pages lost their data");
+	for (i = 0; i < NR_WORKERS; i++) {
+		/* the page counter refuses past max; the batch is not an excuse */
+		if (w[i].max_seen > LEAF_MAX)
+			die("memory.current went above memory.max");
+		mem_cgroup_flush_all();
+		if (!memcg_events(w[i].memcg, PGSTEAL_DIRECT) ||
+		    !memcg_events(w[i].memcg, PSWPIN))
+			die("a worker never reclaimed or swapped in");
+	}
+	if (lrulab_check_invariants(true, stderr))
+		die("invariants violated with the model quiescent");
+
+	for (id = 0; id < lockstat_nr_sites(); id++) {
+		struct lock_site *site = lockstat_site(id);
+		struct lock_stat st;
+
+		if (!site || strcmp(site->cls, "lru_lock") ||
+		    (strcmp(site->caller, "lru_note_cost_unlock_irq") &&
+		     strcmp(site->caller, "lru_note_cost_refault") &&
+		     strcmp(site->caller, "prepare_scan_control")))
+			continue;
+		lockstat_read(site, &st);
+		lru_lock_cost += st.acquired;
+	}
+	if (scan_cost ? lru_lock_cost != 0 : lru_lock_cost == 0)
+		die("cost sites took lru_lock against the switch");
+
+	if (cpu_enter(0, false))
+		die("cpu_enter failed");
+	for (i = 0; i < NR_WORKERS; i++) {
+		munmap_vma(w[i].vma);
+		mmput(w[i].mm);
+		shmem_file_free(w[i].file);
+	}
+	lru_add_drain_all();
+	for (i = 0; i < NR_WORKERS; i++)
+		mem_cgroup_offline(w[i].memcg);
+	mem_cgroup_offline(parent);
+	mem_cgroup_wait_frees();
+	if (lrulab_check_invariants(true, stderr))
+		die("invariants violated after teardown");
+	if (swap_slots_used() || swap_cache_nr())
+		die("swap slots leaked");
+	drain_all_pages();
+	if (zone_free_pages_exact(&NODE_DATA(0)->node_zones[ZONE_NORMAL]) != free_before)
+		die("pages leaked");
+	printf("stress_reclaim: vmstat-scan-cost %s: %d workers x %d rounds, pgsteal %lu, pswpin %lu, cost-site lru_lock acquisitions %lu\n",
+	       scan_cost ? "on" : "off", NR_WORKERS, rounds,
+	       sum_vm_event(PGSTEAL_ANON), sum_vm_event(PSWPIN), lru_lock_cost);
+	cpu_exit();
+	swapoff();
+	lrulab_exit();
+	lrulab_switches_clear();
+	free(w);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--short"))
+		rounds = 2;
+	run(false);
+	run(true);
+	return 0;
+}
