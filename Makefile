@@ -24,6 +24,9 @@ LDFLAGS_static := -static
 # the pn-cold-pairing layout, static, for `repro s3` on another machine
 CFLAGS_static-pncold := -O2 -g -DLRULAB_PN_COLD_PAIRING
 LDFLAGS_static-pncold := -static
+# s3 patch 1 is a struct layout, so a build variant: memcg_pn_cold right
+# after memcg_pn_read_mostly in struct mem_cgroup_per_node.
+CFLAGS_pncold := -O2 -g -DLRULAB_PN_COLD_PAIRING
 
 CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow \
 	-Iinclude -pthread -MMD -MP $(CFLAGS_$(VARIANT)) \
@@ -46,6 +49,15 @@ STRESS := $(STRESS_SRC:tests/%.c=$(B)/tests/%)
 
 all: $(LIB) $(TOOL)
 
+# The release build also makes build/pncold/lrulab, the same command
+# with the pn-cold-pairing layout, so that both layouts sit side by side.
+.PHONY: pncold check-pncold pncold-run
+ifeq ($(VARIANT),release)
+all: pncold
+endif
+pncold:
+	$(MAKE) VARIANT=pncold all
+
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -62,7 +74,7 @@ $(B)/tests/%: $(B)/tests/%.o $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) $(TEST_LDLIBS) -o $@
 
 # Unit tests, then the stress tests under ThreadSanitizer and AddressSanitizer.
-check: check-unit check-sanitize
+check: check-unit check-pncold check-sanitize
 
 check-unit: $(TESTS) $(STRESS) $(TOOL)
 	@set -e; for t in $(TESTS) $(STRESS); do \
@@ -70,6 +82,18 @@ check-unit: $(TESTS) $(STRESS) $(TOOL)
 	@./tests/cli.sh $(TOOL)
 	@./tests/bench_cli.sh $(TOOL)
 	@echo "unit tests: all passed"
+
+# In the pn-cold-pairing build: the layout test and the memcg test, whose
+# pn cache checks depend on the layout, and the layout command itself.
+PNCOLD_TESTS := $(B)/tests/test_layout $(B)/tests/test_memcontrol
+check-pncold:
+	$(MAKE) VARIANT=pncold pncold-run
+
+pncold-run: $(PNCOLD_TESTS) $(TOOL)
+	@set -e; for t in $(PNCOLD_TESTS); do \
+		echo "== $$t"; $$t; done
+	@test "$$($(TOOL) layout | sed -n 's/:.*//p' | sed -n 1p)" = 'layout pn-cold-pairing'
+	@echo "pncold: all passed"
 
 check-sanitize:
 	$(MAKE) VARIANT=tsan stress-run

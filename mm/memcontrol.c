@@ -18,9 +18,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <lrulab/gfp.h>
 #include <lrulab/memcontrol.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/swap.h>
+#include <lrulab/switches.h>
 #include <lrulab/vmstat.h>
 
 #define MEM_CGROUP_ID_MAX 65535
@@ -503,20 +505,38 @@ static void memcg_events_nocpu(struct mem_cgroup *memcg, int idx, unsigned long 
 		agg_add_ulong(&m->vmstats->events[idx], count);
 }
 
-void __mod_memcg_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, int val)
+/*
+ * The per-node update proper, for a memcg and node the caller knows.  Of
+ * mem_cgroup_per_node it reads lruvec_stats_percpu only, on the
+ * read-mostly line; memcg->nodeinfo[] shares the line of struct
+ * mem_cgroup that the update reads anyway for vmstats_percpu.
+ */
+static void mod_memcg_node_state(struct mem_cgroup *memcg, int nid,
+				 enum node_stat_item idx, int val)
 {
-	/* only the read-mostly line of pn: memcg and the per-CPU pointer */
-	struct mem_cgroup_per_node *pn = lruvec_pn(lruvec);
-	struct mem_cgroup *memcg = pn->memcg;
 	int cpu = smp_processor_id();
+	struct mem_cgroup_per_node *pn;
 
 	if (unlikely(cpu < 0)) {
-		memcg_state_nocpu(memcg, lruvec_pgdat(lruvec)->node_id, idx, val);
+		memcg_state_nocpu(memcg, nid, idx, val);
 		return;
 	}
+	pn = memcg->nodeinfo[nid];
 	pcpu_add_long(&per_cpu_ptr(memcg->vmstats_percpu, cpu)->state[idx], val);
 	pcpu_add_long(&per_cpu_ptr(pn->lruvec_stats_percpu, cpu)->state[idx], val);
 	memcg_rstat_updated(memcg, memcg_state_weight(idx, val), cpu);
+}
+
+/*
+ * From a lruvec the memcg and node have to be read back: pn->memcg on
+ * the read-mostly line, and lruvec->pgdat, whose line shares a 128-byte
+ * pair with lru_lock's or lru_zone_size[]'s depending on where the pn
+ * object lands.  LRU size updates have only the lruvec and pay that in
+ * both settings of memcg-direct-stat.
+ */
+void __mod_memcg_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, int val)
+{
+	mod_memcg_node_state(lruvec_memcg(lruvec), lruvec_pgdat(lruvec)->node_id, idx, val);
 }
 
 void __mod_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, int val)
@@ -532,14 +552,31 @@ void mod_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, int val)
 }
 
 /*
- * Through the folio's lruvec, as the kernel before the s3 patch 2: the
- * lookup reads lruvec->pgdat and pn->memcg back.  The RCU section keeps
- * the memcg alive should the folio be uncharged meanwhile.
+ * Folio and kmem updates: the node's counter, and the per-node stats of
+ * the memcg the folio is charged to, if any.  The RCU section keeps the
+ * memcg alive should the folio be uncharged meanwhile.
+ *
+ * memcg-direct-stat off, as before the s3 patch 2: the memcg's lruvec is
+ * looked up and updated through mod_lruvec_state(), which reads the node
+ * back from lruvec->pgdat and the memcg from pn->memcg.  On: the node and
+ * memcg already in hand are used directly, and no line of the lruvec is
+ * read.  Both give the same figures everywhere: the node counter, the
+ * memcg's and its ancestors' memory.stat, and every lruvec's stats.
  */
-void lruvec_stat_mod_folio(struct folio *folio, enum node_stat_item idx, int val)
+static void mod_folio_node_state(struct folio *folio, enum node_stat_item idx, int val)
 {
 	struct pglist_data *pgdat = folio_pgdat(folio);
 	struct mem_cgroup *memcg;
+
+	if (lrulab_switch_on(SW_MEMCG_DIRECT_STAT)) {
+		mod_node_page_state(pgdat, idx, val);
+		rcu_read_lock();
+		memcg = folio_memcg(folio);
+		if (memcg)
+			mod_memcg_node_state(memcg, pgdat->node_id, idx, val);
+		rcu_read_unlock();
+		return;
+	}
 
 	rcu_read_lock();
 	memcg = folio_memcg(folio);
@@ -553,9 +590,45 @@ void lruvec_stat_mod_folio(struct folio *folio, enum node_stat_item idx, int val
 	rcu_read_unlock();
 }
 
+void lruvec_stat_mod_folio(struct folio *folio, enum node_stat_item idx, int val)
+{
+	mod_folio_node_state(folio, idx, val);
+}
+
 void __lruvec_stat_mod_folio(struct folio *folio, enum node_stat_item idx, int val)
 {
-	lruvec_stat_mod_folio(folio, idx, val);
+	mod_folio_node_state(folio, idx, val);
+}
+
+/*
+ * The folio whose memory holds @p, or NULL outside the arena.  A tail
+ * page's entry points at its head with bit 0 set; a head's first word
+ * there is a list pointer, with bit 0 clear.
+ */
+static struct folio *kmem_virt_to_folio(const void *p)
+{
+	unsigned long pfn, head;
+	struct folio *page;
+
+	if (!mem_arena || (const char *)p < mem_arena)
+		return NULL;
+	pfn = (unsigned long)((const char *)p - mem_arena) >> PAGE_SHIFT;
+	if (pfn >= max_pfn)
+		return NULL;
+	page = pfn_folio(pfn);
+	head = READ_ONCE(page->compound_head);
+	return head & 1 ? (struct folio *)(head - 1) : page;
+}
+
+void mod_lruvec_kmem_state(void *p, enum node_stat_item idx, int val)
+{
+	struct folio *folio = kmem_virt_to_folio(p);
+
+	if (!folio) {
+		fprintf(stderr, "WARNING: mod_lruvec_kmem_state(%p): not arena memory\n", p);
+		return;
+	}
+	mod_folio_node_state(folio, idx, val);
 }
 
 void mod_memcg_state(struct mem_cgroup *memcg, enum memcg_stat_item idx, int val)
@@ -1673,4 +1746,106 @@ void memory_events_show(struct mem_cgroup *memcg, FILE *f)
 	fprintf(f, "oom %ld\n", atomic_long_read(&memcg->memory_events[MEMCG_OOM]));
 	fprintf(f, "oom_kill %ld\n",
 		atomic_long_read(&memcg->memory_events[MEMCG_OOM_KILL]));
+}
+
+/*
+ * ---------------------------------------------------------------------
+ * Layout description
+ *
+ * Written out once, by hand, with offsetof() for the numbers; the tests
+ * check that it leaves no byte of either struct unexplained.  The uses
+ * are those of the model's paths, the fault/free path's and reclaim's,
+ * see enum memcg_layout_use.
+ * ---------------------------------------------------------------------
+ */
+#define LRUVEC_FIELD(f, use)						\
+	{ "", #f, NULL, offsetof(struct lruvec, f),			\
+	  sizeof(((struct lruvec *)0)->f), (use) }
+#define PN_FIELD(f, group, use)						\
+	{ "", #f, #group, offsetof(struct mem_cgroup_per_node, f),	\
+	  sizeof(((struct mem_cgroup_per_node *)0)->f), (use) }
+
+const struct memcg_layout_field lruvec_layout[] = {
+	LRUVEC_FIELD(lists, LAYOUT_LRU_LOCK_WRITE),
+	LRUVEC_FIELD(lru_lock, LAYOUT_LRU_LOCK_WRITE),
+	LRUVEC_FIELD(cost_lock, 0),
+	/* set and cleared by a batch that holds lru_lock (lru-stat-batch) */
+	LRUVEC_FIELD(lru_size_batch, LAYOUT_LRU_LOCK_WRITE),
+	/* lru_note_cost_unlock_irq() adds to them under lru_lock */
+	LRUVEC_FIELD(anon_cost, LAYOUT_LRU_LOCK_WRITE),
+	LRUVEC_FIELD(file_cost, LAYOUT_LRU_LOCK_WRITE),
+	/* vmstat-scan-cost: the reclaim side's, under cost_lock */
+	LRUVEC_FIELD(cost, 0),
+	/*
+	 * Reclaim adds to it under lru_lock when it puts activated folios
+	 * back (move_folios_to_lru), activations on access without it.
+	 */
+	LRUVEC_FIELD(nonresident_age, LAYOUT_LRU_LOCK_WRITE),
+	LRUVEC_FIELD(refaults, 0),
+	LRUVEC_FIELD(flags, 0),
+	LRUVEC_FIELD(pgdat, LAYOUT_STAT_READ_LRUVEC),
+};
+const size_t lruvec_layout_nr = ARRAY_SIZE(lruvec_layout);
+
+static const struct memcg_layout_field pn_layout[] = {
+	PN_FIELD(memcg, memcg_pn_read_mostly, LAYOUT_STAT_READ_LRUVEC),
+	PN_FIELD(lruvec_stats_percpu, memcg_pn_read_mostly, LAYOUT_STAT_READ),
+	PN_FIELD(lruvec_stats, memcg_pn_read_mostly, 0),
+	PN_FIELD(shrinker_info, memcg_pn_read_mostly, 0),
+	PN_FIELD(objcg, memcg_pn_read_mostly, 0),
+	/* stands for lruvec_layout[], placed at its offset */
+	PN_FIELD(lruvec, memcg_pn_lruvec, 0),
+	PN_FIELD(lru_zone_size, memcg_pn_write_hot, LAYOUT_LRU_LOCK_WRITE),
+	PN_FIELD(_pad_odd_, memcg_pn_write_hot, 0),
+	/* reclaim's, once per round of the memcg tree */
+	PN_FIELD(iter, memcg_pn_write_hot, 0),
+	PN_FIELD(orig_objcg, memcg_pn_cold, 0),
+	PN_FIELD(objcg_list, memcg_pn_cold, 0),
+};
+
+static int layout_field_cmp(const void *a, const void *b)
+{
+	const struct memcg_layout_field *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	/* a zero-size field first, as it ends where the other starts */
+	return (x->size > y->size) - (x->size < y->size);
+}
+
+size_t mem_cgroup_per_node_layout(struct memcg_layout_field *buf)
+{
+	size_t i, j, nr = 0;
+
+	_Static_assert(ARRAY_SIZE(pn_layout) - 1 + ARRAY_SIZE(lruvec_layout) <=
+		       MEMCG_PN_LAYOUT_MAX, "MEMCG_PN_LAYOUT_MAX too small");
+	for (i = 0; i < ARRAY_SIZE(pn_layout); i++) {
+		if (strcmp(pn_layout[i].name, "lruvec")) {
+			buf[nr++] = pn_layout[i];
+			continue;
+		}
+		for (j = 0; j < ARRAY_SIZE(lruvec_layout); j++) {
+			buf[nr] = lruvec_layout[j];
+			buf[nr].prefix = "lruvec.";
+			buf[nr].group = pn_layout[i].group;
+			buf[nr].offset += pn_layout[i].offset;
+			nr++;
+		}
+	}
+	qsort(buf, nr, sizeof(*buf), layout_field_cmp);
+	return nr;
+}
+
+unsigned int memcg_layout_line_use(const struct memcg_layout_field *fields,
+				   size_t nr, size_t line)
+{
+	size_t start = line * L1_CACHE_BYTES, end = start + L1_CACHE_BYTES;
+	unsigned int use = 0;
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (fields[i].size && fields[i].offset < end &&
+		    fields[i].offset + fields[i].size > start)
+			use |= fields[i].use;
+	return use;
 }

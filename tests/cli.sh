@@ -50,6 +50,7 @@ bad lockbench --what
 bad pathbench --folios 3
 bad pathbench --reps x
 bad pathbench more
+bad layout --bogus
 
 good 'commands:' help
 good 'lru-stat-batch:' pathbench --folios 310 --reps 1

@@ -5,10 +5,13 @@
  * rstat flush (local versus hierarchical, the flush threshold, threads
  * that are not model CPUs); memory.stat; offline, zombies and the
  * RCU-deferred free; the mem_cgroup_per_node slab offsets; the LRU lock
- * helpers; and a concurrent run that must come out exact.
+ * helpers; a concurrent run that must come out exact; and folio and kmem
+ * stats with memcg-direct-stat off and on.
  *
  * The nodes are built here rather than by page_alloc_init(), so that
  * memcg can be checked without the allocator; folios are plain structs.
+ * Only the memcg-direct-stat test runs a whole system, for the arena
+ * memory that kmem updates point into.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,9 +24,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <lrulab/lrulab.h>
 #include <lrulab/memcontrol.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/swap.h>
+#include <lrulab/switches.h>
 #include <lrulab/vmstat.h>
 
 /* page_alloc.c owns these; weak so that the test also links alone */
@@ -1219,6 +1224,194 @@ static void test_concurrent(void **state)
 	assert_int_equal(mem_cgroup_usage(conc.p), 0);
 }
 
+/*
+ * ---- memcg-direct-stat (s3 patch 2) ----
+ *
+ * The same folio and kmem updates, in a fresh system each time, with the
+ * switch off and on: every figure must come out the same, as the patch
+ * changes only how the memcg and node are found.  A real system, for
+ * arena memory behind the kmem updates.
+ */
+struct direct_stat_run {
+	struct mem_cgroup *c, *p;
+	struct folio *a, *b, *k;
+	char *text;		/* every figure, to compare the two runs whole */
+};
+
+static void direct_stat_on_cpu1(void *arg)
+{
+	struct direct_stat_run *r = arg;
+
+	__lruvec_stat_mod_folio(r->a, NR_FILE_DIRTY, 1);
+	lruvec_stat_mod_folio(r->b, NR_ANON_MAPPED, -1);
+}
+
+static void direct_stat_nocpu(void *arg)
+{
+	struct direct_stat_run *r = arg;
+
+	lruvec_stat_mod_folio(r->a, NR_WRITEBACK, 1);
+	mod_lruvec_kmem_state((char *)folio_address(r->k) + PAGE_SIZE + 100,
+			      WORKINGSET_NODES, -1);
+}
+
+static void direct_stat_dump(FILE *f, const char *name, struct mem_cgroup *memcg)
+{
+	char *ms = capture(memory_stat_show, memcg);
+	int nid, i;
+
+	fprintf(f, "== %s memory.stat\n%s", name, ms);
+	free(ms);
+	for_each_node(nid)
+		for (i = 0; i < NR_VM_NODE_STAT_ITEMS; i++)
+			fprintf(f, "%s node %d item %d: %lu local %lu\n", name, nid, i,
+				lruvec_page_state(lruvec_of(memcg, nid), i),
+				lruvec_page_state_local(lruvec_of(memcg, nid), i));
+}
+
+/* @line ("anon 12288"), a whole line of memory.stat */
+static bool memory_stat_has(struct mem_cgroup *memcg, const char *line)
+{
+	char *ms = capture(memory_stat_show, memcg), *all, *want;
+	bool ret;
+
+	assert_true(asprintf(&all, "\n%s", ms) > 0);
+	assert_true(asprintf(&want, "\n%s\n", line) > 0);
+	ret = strstr(all, want) != NULL;
+	free(ms);
+	free(all);
+	free(want);
+	return ret;
+}
+
+static void direct_stat_run(bool direct, struct direct_stat_run *r)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+	struct mem_cgroup *root;
+	struct folio *d, *u, *rf;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int nid, i;
+
+	cfg.nr_cpus = 2;
+	cfg.nr_nodes = 2;
+	cfg.node_pages = 1024;
+	assert_int_equal(lrulab_init(&cfg), 0);
+	assert_int_equal(cpu_enter(0, false), 0);
+	lrulab_switches[SW_MEMCG_DIRECT_STAT] = direct;
+	root = root_mem_cgroup;
+	r->p = mem_cgroup_create(NULL, "p");
+	r->c = mem_cgroup_create(r->p, "c");
+	assert_non_null(r->c);
+
+	r->a = folio_alloc(0, 0);
+	r->b = folio_alloc(2, 1);
+	r->k = folio_alloc(1, 1);	/* a kmem page */
+	d = folio_alloc(0, 0);
+	u = folio_alloc(0, 1);		/* never charged */
+	rf = folio_alloc(0, 0);
+	assert_true(r->a && r->b && r->k && d && u && rf);
+	assert_int_equal(folio_nid(r->b), 1);
+	assert_int_equal(mem_cgroup_charge(r->a, r->c), 0);
+	assert_int_equal(mem_cgroup_charge(r->b, r->c), 0);
+	assert_int_equal(mem_cgroup_charge(r->k, r->c), 0);
+	assert_int_equal(mem_cgroup_charge(d, r->p), 0);
+	assert_int_equal(mem_cgroup_charge(rf, NULL), 0);
+
+	lruvec_stat_mod_folio(r->a, NR_FILE_PAGES, 1);
+	lruvec_stat_mod_folio(r->a, NR_SHMEM, 1);
+	lruvec_stat_add_folio(r->b, NR_ANON_MAPPED);
+	lruvec_stat_mod_folio(d, NR_FILE_PAGES, 1);
+	lruvec_stat_mod_folio(u, NR_FILE_PAGES, 1);
+	lruvec_stat_mod_folio(rf, NR_FILE_MAPPED, 1);
+	/* inside the kmem folio's tail page, and an uncharged page */
+	mod_lruvec_kmem_state((char *)folio_address(r->k) + PAGE_SIZE + 100,
+			      WORKINGSET_NODES, 3);
+	mod_lruvec_kmem_state(folio_address(u), WORKINGSET_NODES, 1);
+	/* an LRU size update has only the lruvec, whatever the switch */
+	mod_lruvec_state(lruvec_of(r->c, 0), NR_ACTIVE_ANON, 2);
+	run_on_cpu(1, direct_stat_on_cpu1, r);
+	run_nocpu(direct_stat_nocpu, r);
+
+	mem_cgroup_flush_all();
+	vmstat_refresh();
+
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	direct_stat_dump(f, "c", r->c);
+	direct_stat_dump(f, "p", r->p);
+	direct_stat_dump(f, "root", root);
+	for_each_node(nid)
+		for (i = 0; i < NR_VM_NODE_STAT_ITEMS; i++)
+			fprintf(f, "node %d item %d: %lu\n", nid, i,
+				node_page_state(NODE_DATA(nid), i));
+	fclose(f);
+	r->text = text;
+
+	/* memory.stat, hierarchical */
+	assert_true(memory_stat_has(r->c, "file 4096"));
+	assert_true(memory_stat_has(r->c, "anon 12288"));
+	assert_true(memory_stat_has(r->c, "shmem 4096"));
+	assert_true(memory_stat_has(r->c, "file_dirty 4096"));
+	assert_true(memory_stat_has(r->c, "file_writeback 4096"));
+	assert_true(memory_stat_has(r->c, "file_mapped 0"));
+	assert_true(memory_stat_has(r->c, "active_anon 8192"));
+	assert_true(memory_stat_has(r->p, "file 8192"));
+	assert_true(memory_stat_has(r->p, "anon 12288"));
+	assert_true(memory_stat_has(root, "file 8192"));
+	assert_true(memory_stat_has(root, "file_mapped 4096"));
+	assert_int_equal(memcg_page_state(r->c, WORKINGSET_NODES), 2);
+	assert_int_equal(memcg_page_state(root, WORKINGSET_NODES), 2);
+
+	/* per-node lruvec stats: the memcg's own node only */
+	assert_int_equal(lruvec_page_state(lruvec_of(r->c, 0), NR_FILE_PAGES), 1);
+	assert_int_equal(lruvec_page_state(lruvec_of(r->c, 1), NR_FILE_PAGES), 0);
+	assert_int_equal(lruvec_page_state(lruvec_of(r->c, 1), NR_ANON_MAPPED), 3);
+	assert_int_equal(lruvec_page_state(lruvec_of(r->c, 0), NR_ANON_MAPPED), 0);
+	assert_int_equal(lruvec_page_state(lruvec_of(r->c, 1), WORKINGSET_NODES), 2);
+	assert_int_equal(lruvec_page_state(lruvec_of(r->c, 0), NR_FILE_DIRTY), 1);
+	assert_int_equal(lruvec_page_state(lruvec_of(r->c, 0), NR_WRITEBACK), 1);
+	assert_int_equal(lruvec_page_state(lruvec_of(r->p, 0), NR_FILE_PAGES), 2);
+	assert_int_equal(lruvec_page_state_local(lruvec_of(r->p, 0), NR_FILE_PAGES), 1);
+	assert_int_equal(lruvec_page_state(lruvec_of(root, 0), NR_FILE_PAGES), 2);
+	assert_int_equal(lruvec_page_state_local(lruvec_of(root, 0), NR_FILE_PAGES), 0);
+	assert_int_equal(lruvec_page_state_local(lruvec_of(root, 0), NR_FILE_MAPPED), 1);
+	/* the uncharged folio and kmem page: node counters only */
+	assert_int_equal(lruvec_page_state(lruvec_of(root, 1), NR_FILE_PAGES), 0);
+	assert_int_equal(lruvec_page_state(lruvec_of(root, 1), WORKINGSET_NODES), 2);
+	/* the node counters see everything */
+	assert_int_equal(node_page_state(NODE_DATA(0), NR_FILE_PAGES), 2);
+	assert_int_equal(node_page_state(NODE_DATA(1), NR_FILE_PAGES), 1);
+	assert_int_equal(node_page_state(NODE_DATA(1), NR_ANON_MAPPED), 3);
+	assert_int_equal(node_page_state(NODE_DATA(1), WORKINGSET_NODES), 3);
+	assert_int_equal(node_page_state(NODE_DATA(0), NR_FILE_MAPPED), 1);
+	assert_int_equal(node_page_state(NODE_DATA(0), NR_ACTIVE_ANON), 2);
+
+	folio_put(r->a);
+	folio_put(r->b);
+	folio_put(r->k);
+	folio_put(d);
+	folio_put(u);
+	folio_put(rf);
+	mem_cgroup_offline(r->c);
+	mem_cgroup_offline(r->p);
+	lrulab_switches_clear();
+	cpu_exit();
+	lrulab_exit();
+}
+
+static void test_direct_stat(void **state)
+{
+	struct direct_stat_run off, on;
+
+	direct_stat_run(false, &off);
+	direct_stat_run(true, &on);
+	assert_string_equal(off.text, on.text);
+	free(off.text);
+	free(on.text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1234,6 +1427,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lru_helpers, setup_2cpu, teardown),
 		cmocka_unit_test_setup_teardown(test_uncharge_batch, setup_2cpu, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent, setup_4cpu, teardown),
+		cmocka_unit_test(test_direct_stat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

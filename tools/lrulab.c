@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "ab", cmd_ab, "two configurations alternated in fresh processes: medians, B/A with 95% CI" },
 	{ "repro", cmd_repro, "the seed mails' tables (s0, s3, s4) at this machine's scale, published beside ours" },
 	{ "lockbench", cmd_lockbench, "uncontended lock cost per implementation, lock statistics overhead" },
+	{ "layout", cmd_layout, "struct lruvec and mem_cgroup_per_node: lines, 128-byte pairs, who writes and reads them" },
 };
 
 static void usage(FILE *f)

@@ -8,6 +8,7 @@ int cmd_lockbench(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
+int cmd_layout(int argc, char **argv);
 int cmd_pathbench(int argc, char **argv);
 
 #endif /* LRULAB_COMMANDS_H */

@@ -100,64 +100,112 @@ struct mem_cgroup_reclaim_iter {
 };
 
 /*
- * Cacheline groups as in the kernel before the s3 patch: read-mostly,
- * the lruvec on its own lines, write-hot, cold last.  Objects come from a
- * cache that aligns them to 64 bytes only (mm/memcontrol.c), so, as with
- * SLAB_HWCACHE_ALIGN, whether the read-mostly line shares a 128-byte
- * prefetch pair with this object's next line (the LRU list heads) or with
- * the previous object's last line depends on the slot: see
- * mem_cgroup_pn_offset128().
+ * struct mem_cgroup_per_node is built from one macro per cacheline group,
+ * so that the two layouts of the s3 series (a build variant, as the mail
+ * compares two kernels) cannot drift apart in their fields:
  *
- * That needs an object of an odd number of lines, as the kernel's 576
- * bytes (9 lines) are: with an even number every slot would start at the
- * same 128-byte offset.  The model has one zone where the kernel has four
- * or five, so its lru_zone_size[] is smaller; the write-hot group is
- * padded by one line whenever the groups add up to an even number of
- * lines (the lruvec will grow with MGLRU, so this is computed, not fixed).
+ *   default:                 read-mostly, lruvec, write-hot, cold
+ *   LRULAB_PN_COLD_PAIRING:  read-mostly, cold, lruvec, write-hot
+ *
+ * Every group starts a line.  The begin and end markers are zero-size
+ * members, so offsetof() finds the groups (lrulab layout, the tests).
+ *
+ * Objects come from a cache that aligns them to 64 bytes only (the pn
+ * cache in mm/memcontrol.c, as SLAB_HWCACHE_ALIGN does), while Intel's
+ * spatial prefetcher pulls lines in 128-byte aligned pairs.  Which line
+ * the read-mostly line (every memcg stat update reads it) is paired with
+ * therefore depends on where the object lands: at a 128-byte boundary it
+ * is paired with the object's own line 1; 64 bytes past one, with the
+ * previous object's last line.  Before the s3 patch line 1 holds the LRU
+ * list heads, which the lru_lock holder writes all the time, and the
+ * mail measured per-memcg throughput as bimodal: fresh memcgs got either
+ * alignment.  That needs objects of an odd number of lines, as the
+ * kernel's 576 bytes (9 lines) are: with an even number every slot of a
+ * page-aligned slab starts at the same 128-byte offset, and the model
+ * would show one mode only, the bad one before the patch.
+ *
+ * The model has one zone where the kernel has four or five, so its
+ * lru_zone_size[] fits one line, and with today's lruvec the groups add
+ * up to an even number of lines.  The odd pad restores the parity, and it
+ * goes inside the write-hot group, between lru_zone_size[] and the
+ * reclaim iterator: where the kernel's entries for its upper zones sit,
+ * rarely written.  That keeps both claims of the mail true in the model
+ * (tests/test_layout.c checks them in both layouts):
+ *
+ *  - the object's last line holds "the end of lru_zone_size[] and the
+ *    reclaim iterator", so after the patch the read-mostly line of an
+ *    object 64 bytes past a pair boundary is paired with a line that is
+ *    written only by reclaim, and never with the list heads;
+ *  - lruvec->pgdat's line is paired with lru_lock's line or with
+ *    lru_zone_size[]'s, depending on the alignment (patch 2).
+ *
+ * The pad is one line, or two when the groups already add up to an odd
+ * number (a larger lruvec): the cold tail of the write-hot group must
+ * stay whatever the lruvec's size.
  */
+#define memcg_pn_group_begin(name) \
+	CACHELINE_PADDING(__cacheline_group_begin__##name)
+#define memcg_pn_group_end(name) \
+	struct { } __cacheline_group_end__##name
+
 #define __MEMCG_PN_READ_MOSTLY						\
+	memcg_pn_group_begin(memcg_pn_read_mostly);			\
 	struct mem_cgroup *memcg;					\
 	struct lruvec_stats_percpu *lruvec_stats_percpu; /* alloc_percpu */ \
 	struct lruvec_stats *lruvec_stats;				\
 	void *shrinker_info;						\
-	void *objcg;
+	void *objcg;							\
+	memcg_pn_group_end(memcg_pn_read_mostly);
 
+/* the lruvec on its own lines, away from lru_zone_size[] */
 #define __MEMCG_PN_LRUVEC						\
-	CACHELINE_PADDING(_pad1_);					\
-	struct lruvec lruvec;
+	memcg_pn_group_begin(memcg_pn_lruvec);				\
+	struct lruvec lruvec;						\
+	memcg_pn_group_end(memcg_pn_lruvec);
 
 /* lru_zone_size[] is exact and non-hierarchical, under lru_lock */
-#define __MEMCG_PN_WRITE_HOT						\
-	CACHELINE_PADDING(_pad2_);					\
+#define __MEMCG_PN_WRITE_HOT(odd_pad)					\
+	memcg_pn_group_begin(memcg_pn_write_hot);			\
 	unsigned long lru_zone_size[MAX_NR_ZONES][NR_LRU_LISTS];	\
-	struct mem_cgroup_reclaim_iter iter;
+	char _pad_odd_[odd_pad];					\
+	struct mem_cgroup_reclaim_iter iter;				\
+	memcg_pn_group_end(memcg_pn_write_hot);
 
+/* touched only when the memcg goes offline or is freed */
 #define __MEMCG_PN_COLD							\
-	CACHELINE_PADDING(_pad3_);					\
+	memcg_pn_group_begin(memcg_pn_cold);				\
 	void *orig_objcg;						\
-	struct list_head objcg_list;
+	struct list_head objcg_list;					\
+	memcg_pn_group_end(memcg_pn_cold);
 
+/* The groups alone; their order does not change the sum of their lines. */
 struct __mem_cgroup_per_node_unpadded {
 	__MEMCG_PN_READ_MOSTLY
 	__MEMCG_PN_LRUVEC
-	__MEMCG_PN_WRITE_HOT
+	__MEMCG_PN_WRITE_HOT(0)
 	__MEMCG_PN_COLD
 } ____cacheline_aligned;
 
 #define MEMCG_PN_ODD_PAD						\
 	((sizeof(struct __mem_cgroup_per_node_unpadded) / L1_CACHE_BYTES) % 2 ? \
-	 0 : L1_CACHE_BYTES)
+	 2 * L1_CACHE_BYTES : L1_CACHE_BYTES)
 
 struct mem_cgroup_per_node {
-	/* memcg_pn_read_mostly */
 	__MEMCG_PN_READ_MOSTLY
-	/* memcg_pn_lruvec */
-	__MEMCG_PN_LRUVEC
-	/* memcg_pn_write_hot */
-	__MEMCG_PN_WRITE_HOT
-	char _pad_odd_[MEMCG_PN_ODD_PAD];
-	/* memcg_pn_cold */
+#ifdef LRULAB_PN_COLD_PAIRING
+	/*
+	 * Right after the read-mostly line, so that in an object at a
+	 * 128-byte boundary the read-mostly line's prefetch partner is this
+	 * line, which nothing writes while the memcg lives, instead of the
+	 * LRU list heads.
+	 */
 	__MEMCG_PN_COLD
+#endif
+	__MEMCG_PN_LRUVEC
+	__MEMCG_PN_WRITE_HOT(MEMCG_PN_ODD_PAD)
+#ifndef LRULAB_PN_COLD_PAIRING
+	__MEMCG_PN_COLD
+#endif
 } ____cacheline_aligned;
 
 _Static_assert((sizeof(struct mem_cgroup_per_node) / L1_CACHE_BYTES) % 2 == 1,
@@ -342,8 +390,27 @@ void lruvec_unlock(struct lruvec *lruvec);
 void __mod_memcg_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, int val);
 void mod_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, int val);
 void __mod_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, int val);
+/*
+ * Folio and kmem updates: the node counter, plus the per-node stats of
+ * the folio's memcg when it is charged.  Through the memcg's lruvec, or
+ * with memcg-direct-stat (s3 patch 2) straight to the memcg and node;
+ * the figures are the same either way.
+ */
 void lruvec_stat_mod_folio(struct folio *folio, enum node_stat_item idx, int val);
 void __lruvec_stat_mod_folio(struct folio *folio, enum node_stat_item idx, int val);
+static inline void lruvec_stat_add_folio(struct folio *folio, enum node_stat_item idx)
+{
+	lruvec_stat_mod_folio(folio, idx, (int)folio_nr_pages(folio));
+}
+static inline void lruvec_stat_sub_folio(struct folio *folio, enum node_stat_item idx)
+{
+	lruvec_stat_mod_folio(folio, idx, -(int)folio_nr_pages(folio));
+}
+/*
+ * For kernel memory: @p is arena memory of a folio (charged or not), as
+ * the kernel's kmem pages are; anything else is refused with a warning.
+ */
+void mod_lruvec_kmem_state(void *p, enum node_stat_item idx, int val);
 void mod_memcg_state(struct mem_cgroup *memcg, enum memcg_stat_item idx, int val);
 void count_memcg_events(struct mem_cgroup *memcg, enum vm_event_item idx, unsigned long count);
 void count_memcg_folio_events(struct folio *folio, enum vm_event_item idx, unsigned long nr);
@@ -400,5 +467,63 @@ int mem_cgroup_set_max(struct mem_cgroup *memcg, unsigned long max_pages);
  */
 void memory_stat_show(struct mem_cgroup *memcg, FILE *f);
 void memory_events_show(struct mem_cgroup *memcg, FILE *f);
+
+/*
+ * ---- layout description (lrulab layout, tests/test_layout.c) ----
+ *
+ * What touches each field on the paths the s3 series is about.  A 64-byte
+ * line is "written by the lru_lock holder" or "read by a stat update" if
+ * one of its fields is; a 128-byte pair holding one of each makes the
+ * stat update pull in, through the spatial prefetcher, a line the
+ * lru_lock holder keeps writing.
+ */
+enum memcg_layout_use {
+	/* "W": written with lru_lock held, on the fault/free path or by reclaim */
+	LAYOUT_LRU_LOCK_WRITE	= 1 << 0,
+	LAYOUT_STAT_READ	= 1 << 1,	/* "R": every per-node memcg stat update */
+	/*
+	 * "r": stat updates that start from a lruvec: mod_lruvec_state()
+	 * always, folio and kmem updates only with memcg-direct-stat off.
+	 */
+	LAYOUT_STAT_READ_LRUVEC	= 1 << 2,
+};
+
+struct memcg_layout_field {
+	const char *prefix;	/* "lruvec." for the lruvec inside the pn */
+	const char *name;
+	const char *group;	/* cacheline group; NULL in struct lruvec */
+	size_t offset;
+	size_t size;
+	unsigned int use;	/* LAYOUT_* */
+};
+
+/* struct lruvec, offsets from its start, in offset order. */
+extern const struct memcg_layout_field lruvec_layout[];
+extern const size_t lruvec_layout_nr;
+
+#define MEMCG_PN_LAYOUT_MAX 32
+/*
+ * struct mem_cgroup_per_node in this binary's layout, the lruvec expanded
+ * into its fields, offsets from the object's start, in offset order.
+ * Fills @buf (MEMCG_PN_LAYOUT_MAX entries) and returns the count.
+ */
+size_t mem_cgroup_per_node_layout(struct memcg_layout_field *buf);
+
+/* LAYOUT_* bits of the fields that overlap 64-byte line @line. */
+unsigned int memcg_layout_line_use(const struct memcg_layout_field *fields,
+				   size_t nr, size_t line);
+
+/*
+ * The line that line @line of an object starting @slot bytes (0 or 64)
+ * past a 128-byte boundary shares its prefetch pair with, counted in the
+ * same object: -1 is the previous object's last line, and the object's
+ * line count is the next object's first line.
+ */
+static inline long memcg_layout_pair_mate(long line, unsigned int slot)
+{
+	long shift = (long)(slot / L1_CACHE_BYTES);
+
+	return ((line + shift) ^ 1) - shift;
+}
 
 #endif /* LRULAB_MEMCONTROL_H */
