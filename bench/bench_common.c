@@ -543,10 +543,14 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	cfg.lock = o->lock;
 	cfg.lockstat = true;
 	err = lrulab_init(&cfg);
-	if (err)
+	if (err) {
+		lru_hold_profile_enabled = false;
+		lrulab_switches_clear();
 		return err;
+	}
 	fault_extra_ns = o->fault_work_ns;
 	r->oversubscribed = lrulab_oversubscribed();
+	memcpy(r->switches, lrulab_switches, sizeof(r->switches));
 
 	/*
 	 * A pass the clock does not see: the arena's first touch is the host
@@ -620,7 +624,9 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 out:
 	r->err = err;
 	lrulab_exit();
+	/* a later run, or a test, starts from the kernel before every patch */
 	lru_hold_profile_enabled = false;
+	lrulab_switches_clear();
 	fault_extra_ns = 0;
 	return 0;
 }
@@ -650,27 +656,27 @@ static void fmt_ns(char *buf, size_t len, double ns)
 		snprintf(buf, len, "%.2f m", ns / 60e9);
 }
 
-static void switches_text(char *buf, size_t len)
+static void switches_text(const struct bench_result *r, char *buf, size_t len)
 {
 	size_t off = 0;
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
-		if (lrulab_switches[i])
+	for (i = 0; i < NR_LRULAB_SWITCHES && off < len; i++)
+		if (r->switches[i])
 			off += snprintf(buf + off, len - off, "%s%s", off ? "," : "",
 					lrulab_switch_name(i));
 	if (!off)
 		snprintf(buf, len, "none");
 }
 
-json_t *bench_switches_json(void)
+json_t *bench_switches_json(const struct bench_result *r)
 {
 	json_t *a = json_array();
 	int i;
 
 	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
-		if (lrulab_switches[i])
+		if (r->switches[i])
 			json_array_append_new(a, json_string(lrulab_switch_name(i)));
 	return a;
 }
@@ -767,9 +773,9 @@ void bench_print_text(FILE *f, const struct bench_workload *w,
 	char sw[128], buf[32];
 	int i;
 
-	switches_text(sw, sizeof(sw));
-	fprintf(f, "lrulab bench %s: %s, %ld threads on %d processors, %lu%s each, %luK folios, ",
-		w->name, o->shmem ? "shmem" : "anon", r->threads, r->cpus,
+	switches_text(r, sw, sizeof(sw));
+	fprintf(f, "lrulab bench %s: %s, %ld thread%s on %d processors, %lu%s each, %luK folios, ",
+		w->name, o->shmem ? "shmem" : "anon", r->threads, r->threads == 1 ? "" : "s", r->cpus,
 		o->mem % (1UL << 20) ? o->mem >> 10 : o->mem >> 20,
 		o->mem % (1UL << 20) ? "K" : "M", (PAGE_SIZE << o->folio_order) >> 10);
 	if (o->loops)
@@ -859,7 +865,7 @@ json_t *bench_result_json(const struct bench_workload *w,
 	json_object_set_new(j, "oversubscribed", json_boolean(r->oversubscribed));
 	json_object_set_new(j, "folio_size", json_integer(PAGE_SIZE << o->folio_order));
 	json_object_set_new(j, "mem_per_thread", json_integer(o->mem));
-	json_object_set_new(j, "switches", bench_switches_json());
+	json_object_set_new(j, "switches", bench_switches_json(r));
 	json_object_set_new(j, "pn_layout", json_string(lrulab_pn_layout_name()));
 	json_object_set_new(j, "lock", json_string(lock_impl_name(o->lock)));
 	json_object_set_new(j, "fault_work_ns", json_integer(o->fault_work_ns));

@@ -262,9 +262,10 @@ static void test_run_switches_applied(void **state)
 	assert_int_equal(json_array_size(sw), 1);
 	assert_string_equal(json_string_value(json_array_get(sw, 0)), "lru-stat-batch");
 	assert_int_equal(r.invariant_violations, 0);
+	/* and the run leaves the model as before every patch */
+	assert_false(lrulab_switch_on(SW_LRU_STAT_BATCH));
 	json_decref(j);
 	bench_result_free(&r);
-	lrulab_switches_clear();
 }
 
 static void test_json_keys(void **state)

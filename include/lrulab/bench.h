@@ -103,6 +103,7 @@ struct bench_result {
 	long threads;
 	int cpus;			/* processors this process may use */
 	bool oversubscribed;
+	bool switches[NR_LRULAB_SWITCHES];	/* as the run had them */
 	unsigned long pages;		/* faulted and freed, all memcgs */
 	double seconds;			/* wall time of the measured passes */
 	double pages_per_sec;		/* mean over the memcgs, as in the mails */
@@ -144,8 +145,8 @@ json_t *bench_result_json(const struct bench_workload *w,
 
 /* "lru-stat-batch, memcg-direct-stat, ...": every switch, for messages */
 const char *bench_switch_list(void);
-/* Names of the switches that are on, for the "switches" list. */
-json_t *bench_switches_json(void);
+/* Names of the switches the run had on, for the "switches" list. */
+json_t *bench_switches_json(const struct bench_result *r);
 
 /* ---- statistics ---- */
 
