@@ -1042,8 +1042,7 @@ unsigned long try_to_free_pages(unsigned long nr_pages)
  * ---------------------------------------------------------------------
  */
 
-/* Room left under the tightest limit from @memcg up. */
-static unsigned long mem_cgroup_margin(struct mem_cgroup *memcg)
+unsigned long mem_cgroup_margin(struct mem_cgroup *memcg)
 {
 	unsigned long margin = PAGE_COUNTER_MAX;
 

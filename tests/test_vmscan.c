@@ -7,6 +7,7 @@
  * reclaim (own and a parent's limit, and OOM when nothing can go), and
  * the lock sites of the cost paths with vmstat-scan-cost off and on.
  */
+#include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -505,6 +506,46 @@ static void test_memory_max(void **state)
 	mem_cgroup_wait_frees();
 }
 
+/* A memory.max write below usage reclaims down to it (memory_max_write). */
+static void test_max_write(void **state)
+{
+	struct address_space *file = shmem_file_setup(200, 0);
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_shmem(mm, file, 0, 200 * PAGE_SIZE);
+	unsigned long i;
+
+	assert_int_equal(swapon(256, SWAP_STORE_ZSTD), 0);
+	for (i = 0; i < 200; i++)
+		assert_int_equal(mm_access(vma, vma->vm_start + i * PAGE_SIZE, true), 0);
+	/* the write takes effect, usage stays above it until reclaim */
+	assert_int_equal(mem_cgroup_set_max(memcg, 50), -EBUSY);
+	assert_true(mem_cgroup_usage(memcg) > 50);
+	assert_int_equal(mem_cgroup_margin(memcg), 0);
+	assert_true(mem_cgroup_reclaim_to_max(memcg));
+	assert_true(mem_cgroup_usage(memcg) <= 50);
+	assert_int_equal(mem_cgroup_margin(memcg), 50 - mem_cgroup_usage(memcg));
+	assert_true(swap_slots_used() >= 150 - MEMCG_CHARGE_BATCH);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	/* anon memory cannot go (no swap PTEs yet): a limit below it fails */
+	{
+		struct vm_area_struct *anon = mmap_anon(mm, 16 * PAGE_SIZE, 0);
+
+		assert_int_equal(mem_cgroup_set_max(memcg, PAGE_COUNTER_MAX), 0);
+		for (i = 0; i < 16; i++)
+			assert_int_equal(mm_access(anon, anon->vm_start + i * PAGE_SIZE, true), 0);
+		assert_int_equal(mem_cgroup_set_max(memcg, 8), -EBUSY);
+		assert_false(mem_cgroup_reclaim_to_max(memcg));
+		drain_all_stock();
+		assert_true(mem_cgroup_usage(memcg) >= 16);
+	}
+	assert_int_equal(mem_cgroup_set_max(memcg, PAGE_COUNTER_MAX), 0);
+	munmap_vma(vma);
+	mmput(mm);
+	shmem_file_free(file);
+	assert_int_equal(swap_slots_used(), 0);
+}
+
 /* lru_lock acquisitions from the cost sites, summed over their sites */
 static u64 cost_site_acquisitions(void)
 {
@@ -583,6 +624,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shmem_reclaim, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_anon_swap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_max, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cost_lock_sites, setup, teardown),
 	};
 

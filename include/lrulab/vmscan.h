@@ -125,6 +125,12 @@ unsigned long try_to_free_mem_cgroup_pages(struct mem_cgroup *memcg,
 unsigned long try_to_free_pages(unsigned long nr_pages);
 
 /*
+ * Room left under the tightest memory.max from @memcg up to the root
+ * (the kernel's static mem_cgroup_margin() in mm/memcontrol.c).
+ */
+unsigned long mem_cgroup_margin(struct mem_cgroup *memcg);
+
+/*
  * The retry ladder of try_charge_memcg() after a charge failed at
  * @mem_over_limit, for the RECLAIM POINT in mm/memcontrol.c:
  *
@@ -136,6 +142,9 @@ unsigned long try_to_free_pages(unsigned long nr_pages);
  * It reclaims from @mem_over_limit's subtree and returns true while the
  * charge is worth retrying: the margin now allows it, reclaim made
  * progress for a small charge, or retries remain.  False means OOM.
+ * (The kernel drains the per-CPU stocks once between the margin test
+ * and the progress test; memcontrol.c may inline these steps around its
+ * drain with try_to_free_mem_cgroup_pages() and mem_cgroup_margin().)
  */
 struct charge_retry {
 	int nr_retries;
