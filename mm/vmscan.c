@@ -19,6 +19,7 @@
  * starts at the target and stops once it reclaimed enough.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <lrulab/gfp.h>
@@ -33,10 +34,11 @@
 
 int vm_swappiness = 60;
 
-/* kswapd is not modelled yet: every reclaimer is a direct one */
+static __thread bool in_kswapd;
+
 static inline bool current_is_kswapd(void)
 {
-	return false;
+	return in_kswapd;
 }
 
 /* A lock site with a chosen caller name, for the cost paths. */
@@ -1097,4 +1099,179 @@ bool mem_cgroup_reclaim_to_max(struct mem_cgroup *memcg)
 		}
 		return false;
 	}
+}
+
+/*
+ * ---------------------------------------------------------------------
+ * kswapd: background reclaim per node
+ *
+ * Woken when an allocation finds a zone's free pages below the low
+ * watermark, it reclaims (globally, every memcg of the node) until they
+ * are back above the high watermark, then sleeps.  The kernel's kswapd
+ * is a kthread; here it is a thread that runs as a model CPU of its own,
+ * which the caller of kswapd_run() sets aside, because reclaim drains
+ * the running CPU's LRU batches.
+ * ---------------------------------------------------------------------
+ */
+struct kswapd_state {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wait;
+	bool running;
+	bool wake;
+	bool stop;
+	bool busy;
+	int cpu;
+	int nid;
+};
+
+static struct kswapd_state kswapd_states[MAX_NUMNODES];
+
+static bool pgdat_balanced(struct pglist_data *pgdat)
+{
+	struct zone *zone = &pgdat->node_zones[ZONE_NORMAL];
+
+	return zone_page_state_snapshot(zone, NR_FREE_PAGES) >= zone->_watermark[WMARK_HIGH];
+}
+
+/* Keep enough inactive anon for the next pass, in every memcg of the node. */
+static void kswapd_age_node(struct pglist_data *pgdat, struct scan_control *sc)
+{
+	struct mem_cgroup *memcg;
+
+	if (!can_reclaim_anon_pages(sc))
+		return;
+	memcg = mem_cgroup_iter(NULL, NULL);
+	do {
+		struct lruvec *lruvec = mem_cgroup_lruvec(memcg, pgdat);
+
+		if (inactive_is_low(lruvec, LRU_INACTIVE_ANON))
+			shrink_active_list(SWAP_CLUSTER_MAX, lruvec, sc, LRU_ACTIVE_ANON);
+	} while ((memcg = mem_cgroup_iter(NULL, memcg)));
+}
+
+static void balance_pgdat(struct pglist_data *pgdat)
+{
+	struct zone *zone = &pgdat->node_zones[ZONE_NORMAL];
+	struct scan_control sc = {
+		.reclaim_idx = MAX_NR_ZONES - 1,
+		.priority = DEF_PRIORITY,
+		.may_writepage = 1,
+		.may_unmap = 1,
+		.may_swap = 1,
+		.is_kswapd = 1,
+		.memcg_full_walk = 1,
+	};
+
+	count_vm_event(PAGEOUTRUN);
+	do {
+		unsigned long nr_reclaimed = sc.nr_reclaimed;
+
+		if (pgdat_balanced(pgdat))
+			break;
+		sc.nr_to_reclaim = max_t(unsigned long, zone->_watermark[WMARK_HIGH],
+					 SWAP_CLUSTER_MAX);
+		kswapd_age_node(pgdat, &sc);
+		shrink_node(pgdat, &sc);
+		/* only a pass without progress raises the pressure */
+		if (sc.nr_reclaimed == nr_reclaimed)
+			sc.priority--;
+	} while (sc.priority >= 1);
+	snapshot_refaults(NULL, pgdat);
+}
+
+static void *kswapd(void *arg)
+{
+	struct kswapd_state *ks = arg;
+	struct pglist_data *pgdat = NODE_DATA(ks->nid);
+
+	if (cpu_enter(ks->cpu, false)) {
+		fprintf(stderr, "lrulab: kswapd%d: model CPU %d is not free\n", ks->nid, ks->cpu);
+		return NULL;
+	}
+	in_kswapd = true;
+	pthread_mutex_lock(&ks->lock);
+	for (;;) {
+		while (!ks->wake && !ks->stop)
+			pthread_cond_wait(&ks->wait, &ks->lock);
+		if (ks->stop)
+			break;
+		ks->wake = false;
+		ks->busy = true;
+		pthread_mutex_unlock(&ks->lock);
+		balance_pgdat(pgdat);
+		pthread_mutex_lock(&ks->lock);
+		ks->busy = false;
+		pthread_cond_broadcast(&ks->wait);
+	}
+	pthread_mutex_unlock(&ks->lock);
+	in_kswapd = false;
+	cpu_exit();
+	return NULL;
+}
+
+int kswapd_run(int nid, int cpu)
+{
+	struct kswapd_state *ks;
+
+	if (nid < 0 || nid >= nr_node_ids || cpu < 0 || cpu >= nr_cpu_ids)
+		return -EINVAL;
+	ks = &kswapd_states[nid];
+	if (ks->running)
+		return -EBUSY;
+	pthread_mutex_init(&ks->lock, NULL);
+	pthread_cond_init(&ks->wait, NULL);
+	ks->wake = ks->stop = ks->busy = false;
+	ks->cpu = cpu;
+	ks->nid = nid;
+	if (pthread_create(&ks->thread, NULL, kswapd, ks))
+		return -EAGAIN;
+	ks->running = true;
+	return 0;
+}
+
+void kswapd_stop(int nid)
+{
+	struct kswapd_state *ks = &kswapd_states[nid];
+
+	if (nid < 0 || nid >= MAX_NUMNODES || !ks->running)
+		return;
+	pthread_mutex_lock(&ks->lock);
+	ks->stop = true;
+	pthread_cond_broadcast(&ks->wait);
+	pthread_mutex_unlock(&ks->lock);
+	pthread_join(ks->thread, NULL);
+	pthread_cond_destroy(&ks->wait);
+	pthread_mutex_destroy(&ks->lock);
+	ks->running = false;
+}
+
+void wakeup_kswapd(struct pglist_data *pgdat)
+{
+	struct kswapd_state *ks = &kswapd_states[pgdat->node_id];
+	struct zone *zone = &pgdat->node_zones[ZONE_NORMAL];
+
+	if (!READ_ONCE(ks->running))
+		return;
+	/* the cheap, lagging read: the kernel wakes on the low watermark */
+	if (zone_page_state(zone, NR_FREE_PAGES) >= zone->_watermark[WMARK_LOW])
+		return;
+	pthread_mutex_lock(&ks->lock);
+	if (!ks->wake) {
+		ks->wake = true;
+		pthread_cond_signal(&ks->wait);
+	}
+	pthread_mutex_unlock(&ks->lock);
+}
+
+void kswapd_wait_idle(int nid)
+{
+	struct kswapd_state *ks = &kswapd_states[nid];
+
+	if (nid < 0 || nid >= MAX_NUMNODES || !ks->running)
+		return;
+	pthread_mutex_lock(&ks->lock);
+	while (ks->wake || ks->busy)
+		pthread_cond_wait(&ks->wait, &ks->lock);
+	pthread_mutex_unlock(&ks->lock);
 }

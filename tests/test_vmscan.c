@@ -614,6 +614,81 @@ static void test_cost_lock_sites(void **state)
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
 
+static int setup_small(void **state)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+
+	cfg.nr_cpus = 2;
+	cfg.node_pages = 4096;	/* 16 MiB: watermarks min 128, low 160, high 192 */
+	lrulab_switches_clear();
+	if (lrulab_init(&cfg) || cpu_enter(0, false))
+		return -1;
+	memcg = mem_cgroup_create(root_mem_cgroup, "t");
+	return memcg ? 0 : -1;
+}
+
+/*
+ * Fill the node below the low watermark: kswapd, woken as the allocator
+ * will wake it, reclaims (global reclaim, from the memcg that holds the
+ * pages) until free pages are above the high watermark, and counts it
+ * under the kswapd names.
+ */
+static void test_kswapd(void **state)
+{
+	struct zone *zone = &NODE_DATA(0)->node_zones[ZONE_NORMAL];
+	unsigned long free, pages = 0;
+	struct address_space *file = shmem_file_setup(4096, 0);
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_shmem(mm, file, 0, 4096 * PAGE_SIZE);
+
+	assert_int_equal(zone->_watermark[WMARK_LOW], 160);
+	assert_int_equal(zone->_watermark[WMARK_HIGH], 192);
+	assert_int_equal(swapon(4096, SWAP_STORE_ZSTD), 0);
+	assert_int_equal(kswapd_run(0, 1), 0);
+	assert_int_equal(kswapd_run(0, 1), -EBUSY);
+
+	/* above the low watermark a wakeup does nothing */
+	wakeup_kswapd(NODE_DATA(0));
+	kswapd_wait_idle(0);
+	assert_int_equal(sum_vm_event(PAGEOUTRUN), 0);
+
+	do {
+		assert_int_equal(mm_access(vma, vma->vm_start + pages * PAGE_SIZE, true), 0);
+		pages++;
+		drain_all_pages();
+		vmstat_refresh();
+	} while (zone_page_state(zone, NR_FREE_PAGES) >= 150);
+	/*
+	 * Every page was just written: the first run finds each young,
+	 * clears the bit and keeps it for one more trip; priorities run out
+	 * before it comes round again.
+	 */
+	wakeup_kswapd(NODE_DATA(0));
+	kswapd_wait_idle(0);
+	assert_int_equal(sum_vm_event(PAGEOUTRUN), 1);
+	assert_int_equal(sum_vm_event(PGSTEAL_KSWAPD), 0);
+	assert_true(sum_vm_event(PGSCAN_KSWAPD) > 0);
+	/* the next allocation's wakeup: now they go */
+	wakeup_kswapd(NODE_DATA(0));
+	kswapd_wait_idle(0);
+	drain_all_pages();
+	vmstat_refresh();
+	free = zone_page_state(zone, NR_FREE_PAGES);
+	assert_true(free >= 192);
+	assert_int_equal(sum_vm_event(PAGEOUTRUN), 2);
+	assert_true(sum_vm_event(PGSTEAL_KSWAPD) > 0);
+	assert_int_equal(sum_vm_event(PGSTEAL_DIRECT), 0);
+	assert_int_equal(swap_slots_used(), sum_vm_event(PGSTEAL_KSWAPD));
+	assert_int_equal(memcg_ev(memcg, PGSTEAL_KSWAPD), sum_vm_event(PGSTEAL_KSWAPD));
+
+	kswapd_stop(0);
+	munmap_vma(vma);
+	mmput(mm);
+	shmem_file_free(file);
+	assert_int_equal(swap_slots_used(), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -626,6 +701,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_memory_max, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cost_lock_sites, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kswapd, setup_small, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -156,6 +156,19 @@ bool mem_cgroup_charge_retry(struct mem_cgroup *mem_over_limit, unsigned int nr_
 /* memory.max write: reclaim usage - max, up to MAX_RECLAIM_RETRIES tries. */
 bool mem_cgroup_reclaim_to_max(struct mem_cgroup *memcg);
 
+/*
+ * kswapd.  kswapd_run() starts node @nid's kswapd on model CPU @cpu,
+ * which must be otherwise unused: 0, -EINVAL, -EBUSY, -EAGAIN.
+ * wakeup_kswapd() is for the allocator: it wakes kswapd when the node's
+ * free pages are below the low watermark; kswapd then reclaims until
+ * they are above the high one.  kswapd_wait_idle() waits until it has
+ * finished what it was woken for.
+ */
+int kswapd_run(int nid, int cpu);
+void kswapd_stop(int nid);
+void wakeup_kswapd(struct pglist_data *pgdat);
+void kswapd_wait_idle(int nid);
+
 /* ---- rmap walk (mm/rmap_walk.c) ---- */
 /*
  * Test and clear the accessed bits of every PTE mapping @folio; the
