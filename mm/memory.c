@@ -12,10 +12,20 @@
  * gather with refs = the PTEs it cleared for it, and the gather drops
  * exactly that many through folios_put_refs().
  *
+ * A write to a read-only anon PTE is the kernel's do_wp_page: the folio
+ * is reused when its mappings explain every reference (PGREUSE),
+ * otherwise the page is copied to a new folio (COW).  Without fork an
+ * anon folio is always exclusive, so only transient references (a
+ * per-CPU LRU cache's, an isolation's) make a copy.
+ *
+ * An mm is freed after an RCU grace period, so that an rmap walk which
+ * found it through a mapped folio's ->mapping under rcu_read_lock() can
+ * still take its page_table_lock (mm/huge_memory.c, mm/rmap_walk.c).
+ *
  * What the model leaves out, and why it does not change the LRU traffic
  * the fault/free workloads generate: there is no zero page (a read fault
  * on anon memory allocates a folio, mapped read-only until written, and
- * the write fault then only makes it writable); no fault-around for
+ * the write fault then reuses it as above); no fault-around for
  * shmem read faults; no PMD mappings (order-9 anon folios are mapped by
  * 512 PTEs, so NR_ANON_THPS stays 0 while THP_FAULT_ALLOC counts them);
  * no mmap_lock (a VMA's user serialises its faults and zaps
@@ -28,7 +38,20 @@
 #include <lrulab/memcontrol.h>
 #include <lrulab/mm.h>
 #include <lrulab/pagemap.h>
+#include <lrulab/rcupdate.h>
 #include <lrulab/vmstat.h>
+
+/* See mm/filemap.c: ThreadSanitizer cannot see liburcu's grace periods. */
+#ifdef __SANITIZE_THREAD__
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+extern char page_cache_rcu_sync;
+#define rcu_tsan_release() __tsan_release(&page_cache_rcu_sync)
+#define rcu_tsan_acquire() __tsan_acquire(&page_cache_rcu_sync)
+#else
+#define rcu_tsan_release() do { } while (0)
+#define rcu_tsan_acquire() do { } while (0)
+#endif
 
 /* Where the first VMA of an mm goes; addresses are never reused. */
 #define MMAP_BASE	(1UL << 32)
@@ -55,13 +78,22 @@ struct mthp_stat {
 	unsigned long stats[NR_PAGE_ORDERS][__MTHP_STAT_COUNT];
 } ____cacheline_aligned;
 
-/* only the owning CPU writes its slot; readers sum */
-static struct mthp_stat mthp_stats[LRULAB_MAX_CPUS];
+/*
+ * Only the owning CPU writes its slot; threads that are not model CPUs
+ * share the last one and add atomically.  Readers sum; the gauge
+ * (nr_anon_partially_mapped) goes up on one CPU and down on another, so
+ * only the sum means anything, in modulo-2^64 arithmetic.
+ */
+static struct mthp_stat mthp_stats[LRULAB_MAX_CPUS + 1];
 
 static const char *const mthp_stat_names[__MTHP_STAT_COUNT] = {
 	[MTHP_STAT_ANON_FAULT_ALLOC] = "anon_fault_alloc",
 	[MTHP_STAT_ANON_FAULT_FALLBACK] = "anon_fault_fallback",
 	[MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE] = "anon_fault_fallback_charge",
+	[MTHP_STAT_SPLIT] = "split",
+	[MTHP_STAT_SPLIT_FAILED] = "split_failed",
+	[MTHP_STAT_SPLIT_DEFERRED] = "split_deferred",
+	[MTHP_STAT_NR_ANON_PARTIALLY_MAPPED] = "nr_anon_partially_mapped",
 };
 
 const char *mthp_stat_name(enum mthp_stat_item item)
@@ -69,15 +101,20 @@ const char *mthp_stat_name(enum mthp_stat_item item)
 	return item < __MTHP_STAT_COUNT ? mthp_stat_names[item] : NULL;
 }
 
-static void count_mthp_stat(unsigned int order, enum mthp_stat_item item)
+void mod_mthp_stat(unsigned int order, enum mthp_stat_item item, long delta)
 {
 	int cpu = smp_processor_id();
 	unsigned long *v;
 
-	if (!order || cpu < 0)
+	if (!order || order >= NR_PAGE_ORDERS || item >= __MTHP_STAT_COUNT)
 		return;
+	if (cpu < 0) {
+		__atomic_fetch_add(&mthp_stats[LRULAB_MAX_CPUS].stats[order][item],
+				   (unsigned long)delta, __ATOMIC_RELAXED);
+		return;
+	}
 	v = &mthp_stats[cpu].stats[order][item];
-	WRITE_ONCE(*v, READ_ONCE(*v) + 1);
+	WRITE_ONCE(*v, READ_ONCE(*v) + (unsigned long)delta);
 }
 
 unsigned long mthp_stat_read(unsigned int order, enum mthp_stat_item item)
@@ -87,7 +124,7 @@ unsigned long mthp_stat_read(unsigned int order, enum mthp_stat_item item)
 
 	if (order >= NR_PAGE_ORDERS || item >= __MTHP_STAT_COUNT)
 		return 0;
-	for (cpu = 0; cpu < LRULAB_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu <= LRULAB_MAX_CPUS; cpu++)
 		sum += READ_ONCE(mthp_stats[cpu].stats[order][item]);
 	return sum;
 }
@@ -243,6 +280,12 @@ void munmap_vma(struct vm_area_struct *vma)
 	vma_unlink_free(vma);
 }
 
+static void mm_free_rcu(struct rcu_head *head)
+{
+	rcu_tsan_acquire();
+	free(container_of(head, struct mm_struct, rcu));
+}
+
 /* exit_mmap: one gather for the whole address space, then the VMAs go. */
 void mmput(struct mm_struct *mm)
 {
@@ -258,7 +301,9 @@ void mmput(struct mm_struct *mm)
 	list_for_each_entry_safe(vma, next, &mm->mmap, vm_list)
 		vma_unlink_free(vma);
 	css_put(mm->memcg);
-	free(mm);
+	/* the deferred free acquires what every walker's read section released */
+	rcu_tsan_release();
+	call_rcu(&mm->rcu, mm_free_rcu);
 }
 
 /* ---- faults ---- */
@@ -283,25 +328,148 @@ static void set_ptes(pte_t *ptep, struct folio *folio, unsigned long nr, pte_t p
 }
 
 /*
- * A fault on a present PTE: another thread got there first, or a write
- * to a page a read fault mapped read-only (the kernel's wp fault on an
- * exclusive anon page reuses it).  Returns false if the PTE is none.
+ * The kernel's __wp_can_reuse_large_anon_folio: every reference must come
+ * from this mm's PTEs.  A folio with a single page left mapped is copied
+ * instead, so that the large folio can go.  With mthp-lru-cache on the
+ * folio may still sit in a per-CPU LRU cache, whose reference is the one
+ * extra: if it can be nothing else, drain this CPU's caches (where a
+ * folio just faulted here most likely waits) before giving up on reuse.
  */
-static bool fault_present_pte(struct vm_area_struct *vma, unsigned long addr, bool write)
+static bool wp_can_reuse_large_anon_folio(struct folio *folio)
+{
+	if (folio_mapcount(folio) <= 1)
+		return false;
+	/* large folios never enter the swap cache in the model; be safe */
+	if (folio_test_swapcache(folio))
+		return false;
+	if (folio_may_be_lru_cached(folio) && !folio_test_lru(folio)) {
+		if (folio_ref_count(folio) != folio_mapcount(folio) + 1)
+			return false;
+		lru_add_drain();
+	}
+	return folio_mapcount(folio) == folio_ref_count(folio);
+}
+
+/*
+ * The kernel's wp_can_reuse_anon_folio.  A small folio not yet on the LRU
+ * is probably in this CPU's lru_add batch: drain it, since its reference
+ * is indistinguishable from anyone else's.  A swap-cache folio is copied
+ * (the kernel would free the swap slot first; the model leaves that to
+ * the swap-in path).  PTE lock held.
+ */
+static bool wp_can_reuse_anon_folio(struct folio *folio)
+{
+	if (folio_test_large(folio))
+		return wp_can_reuse_large_anon_folio(folio);
+	if (folio_ref_count(folio) > 3 || folio_test_swapcache(folio))
+		return false;
+	if (!folio_test_lru(folio))
+		lru_add_drain();
+	return folio_ref_count(folio) == 1;
+}
+
+/*
+ * The kernel's wp_page_copy for an anon page: a new order-0 folio with
+ * the page's contents replaces it in the PTE, and the old page loses
+ * that mapping (a large folio is then partially mapped and queued for
+ * deferred split).  @old is referenced by the caller.
+ */
+static vm_fault_t wp_page_copy(struct vm_area_struct *vma, unsigned long addr,
+			       struct folio *old, pte_t orig)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	pte_t *ptep = vma_pte(vma, addr);
+	struct folio *new;
+	spinlock_t *ptl;
+
+	new = folio_alloc(0, -1);
+	if (!new)
+		return VM_FAULT_OOM;
+	if (mem_cgroup_charge(new, mm->memcg)) {
+		folio_put(new);
+		return VM_FAULT_OOM;
+	}
+	memcpy(folio_address(new), folio_address(pte_page(orig)), PAGE_SIZE);
+	__folio_set_uptodate(new);
+	fault_extra_work();
+
+	ptl = pte_lockptr(vma, addr);
+	spin_lock_at(ptl, LOCK_SITE("ptl"));
+	if ((ptep_get(ptep) & ~(_PAGE_ACCESSED | _PAGE_DIRTY)) !=
+	    (orig & ~(_PAGE_ACCESSED | _PAGE_DIRTY))) {
+		/* someone else resolved the fault meanwhile: the access retries */
+		spin_unlock(ptl);
+		folio_put(new);
+		return 0;
+	}
+	folio_add_new_anon_rmap(new, vma, addr);
+	folio_add_lru_vma(new, vma);
+	__atomic_store_n(ptep, mk_pte(folio_pfn(new), 0, _PAGE_PRESENT | _PAGE_ACCESSED |
+				      _PAGE_RW | _PAGE_DIRTY), __ATOMIC_RELAXED);
+	folio_remove_rmap_ptes(old, pte_page(orig), 1, vma);
+	spin_unlock(ptl);
+	/* the reference the old PTE held */
+	folio_put(old);
+	return 0;
+}
+
+/* A write to a present read-only PTE; @ptl is held and dropped here. */
+static vm_fault_t do_wp_page(struct vm_area_struct *vma, unsigned long addr,
+			     pte_t *ptep, spinlock_t *ptl)
+{
+	pte_t pte = ptep_get(ptep);
+	struct folio *folio = pte_folio(pte);
+	vm_fault_t ret;
+
+	if (!folio_test_anon(folio) || wp_can_reuse_anon_folio(folio)) {
+		__atomic_fetch_or(ptep, _PAGE_ACCESSED | _PAGE_RW | _PAGE_DIRTY,
+				  __ATOMIC_RELAXED);
+		spin_unlock(ptl);
+		if (folio_test_anon(folio))
+			count_vm_event(PGREUSE);
+		return 0;
+	}
+	folio_get(folio);
+	spin_unlock(ptl);
+	ret = wp_page_copy(vma, addr, folio, pte);
+	folio_put(folio);
+	return ret;
+}
+
+/*
+ * A fault on a PTE that is not none: another thread got there first, or
+ * a write to a page a read fault mapped read-only (do_wp_page).  Returns
+ * false if the PTE is none (the caller allocates), else true with the
+ * result in *@ret.  The model puts nothing but present pages in PTEs, so
+ * anything else is reported, not guessed at.
+ */
+static bool fault_present_pte(struct vm_area_struct *vma, unsigned long addr, bool write,
+			      vm_fault_t *ret)
 {
 	pte_t *ptep = vma_pte(vma, addr);
 	spinlock_t *ptl;
+	pte_t pte;
 
+	*ret = 0;
 	if (pte_none(ptep_get(ptep)))
 		return false;
 	ptl = pte_lockptr(vma, addr);
 	spin_lock_at(ptl, LOCK_SITE("ptl"));
-	if (pte_none(ptep_get(ptep))) {
+	pte = ptep_get(ptep);
+	if (pte_none(pte)) {
 		spin_unlock(ptl);
 		return false;
 	}
-	__atomic_fetch_or(ptep, _PAGE_ACCESSED | (write ? _PAGE_RW | _PAGE_DIRTY : 0),
-			  __ATOMIC_RELAXED);
+	if (!pte_present(pte)) {
+		spin_unlock(ptl);
+		*ret = VM_FAULT_SIGBUS;
+		return true;
+	}
+	if (write && !pte_write(pte)) {
+		*ret = do_wp_page(vma, addr, ptep, ptl);
+		return true;
+	}
+	__atomic_fetch_or(ptep, _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0), __ATOMIC_RELAXED);
 	spin_unlock(ptl);
 	return true;
 }
@@ -354,12 +522,13 @@ static vm_fault_t do_anonymous_page(struct vm_area_struct *vma, unsigned long ad
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long nr, start;
 	struct folio *folio;
+	vm_fault_t ret;
 	spinlock_t *ptl;
 	pte_t *ptep;
 
 retry:
-	if (fault_present_pte(vma, addr, write))
-		return 0;
+	if (fault_present_pte(vma, addr, write, &ret))
+		return ret;
 	folio = alloc_anon_folio(vma, addr);
 	if (!folio)
 		return VM_FAULT_OOM;
@@ -399,11 +568,12 @@ static vm_fault_t do_shmem_fault(struct vm_area_struct *vma, unsigned long addr,
 	unsigned long pgoff = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	pte_t *ptep = vma_pte(vma, addr);
 	struct folio *folio;
+	vm_fault_t ret;
 	spinlock_t *ptl;
 	int err;
 
-	if (fault_present_pte(vma, addr, write))
-		return 0;
+	if (fault_present_pte(vma, addr, write, &ret))
+		return ret;
 	err = shmem_get_folio(vma->vm_file, pgoff, vma->vm_mm->memcg, &folio);
 	if (err)
 		return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;

@@ -15,12 +15,14 @@
  * - there is no anon_vma: ->mapping holds the mm itself with
  *   PAGE_MAPPING_ANON, and ->index the virtual page number of the
  *   folio's first page, which is enough to find the PTEs from the folio.
- * - partially unmapped large anon folios are not queued for deferred
- *   split; they stay whole until their last PTE goes.
+ * - a large anon folio that loses some but not all of its PTEs is
+ *   queued for deferred split (mm/huge_memory.c), once: the queue's
+ *   PG_partially_mapped says it is there already.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <lrulab/huge_mm.h>
 #include <lrulab/memcontrol.h>
 #include <lrulab/mm.h>
 
@@ -70,8 +72,10 @@ void folio_remove_rmap_ptes(struct folio *folio, struct folio *page,
 	if (left < -1)
 		bad_rmap(folio, "mapcount underflow", left + 1);
 	if (folio_test_anon(folio)) {
-		if (folio_test_large(folio))
-			atomic_sub(nr_pages, folio_nr_pages_mapped(folio));
+		if (folio_test_large(folio) &&
+		    atomic_sub_return(nr_pages, folio_nr_pages_mapped(folio)) > 0 &&
+		    !folio_test_partially_mapped(folio))
+			deferred_split_folio(folio, true);
 		lruvec_stat_mod_folio(folio, NR_ANON_MAPPED, -nr_pages);
 	} else if (left == -1) {
 		lruvec_stat_mod_folio(folio, NR_FILE_MAPPED, -1);

@@ -7,6 +7,10 @@
  * a lruvec.  The per-CPU local lock is a real lock (the PREEMPT_RT model),
  * which lets lru_add_drain_all() drain a remote CPU's batches directly
  * instead of queueing work on it.
+ *
+ * mthp-lru-cache (s4) lets folios of fewer than FOLIO_BATCH_SIZE pages
+ * wait in the batches too, and then drains a batch once it holds more
+ * than FOLIO_BATCH_SIZE pages, whatever its folio count.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,7 +20,9 @@
 
 #include <lrulab/cpu.h>
 #include <lrulab/gfp.h>
+#include <lrulab/huge_mm.h>
 #include <lrulab/memcontrol.h>
+#include <lrulab/mm.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/pagemap.h>
 #include <lrulab/rcupdate.h>
@@ -36,12 +42,17 @@ struct cpu_fbatches {
 	/* the rotate batch is filled from writeback completion (IRQs) */
 	local_lock_t lock_irq;
 	struct folio_batch lru_move_tail;
+	/* written by the owning CPU only; see lru_drain_stats_read() */
+	unsigned long nr_drain_local;
+	unsigned long nr_drain_all;
 };
 
 static struct cpu_fbatches *cpu_fbatches;
 static atomic_t lru_disable_count;
 static pthread_mutex_t lru_drain_mutex = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int lru_drain_gen;
+/* drains of all CPUs started by threads that are not model CPUs */
+static atomic_long_t lru_drain_all_nocpu;
 
 int lru_batches_init(void)
 {
@@ -57,12 +68,19 @@ int lru_batches_init(void)
 		local_lock_init(&fb->lock_irq);
 	}
 	atomic_set(&lru_disable_count, 0);
+	atomic_long_set(&lru_drain_all_nocpu, 0);
 	lru_drain_gen = 0;
+	if (deferred_split_init()) {
+		free_percpu(cpu_fbatches);
+		cpu_fbatches = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
 void lru_batches_exit(void)
 {
+	deferred_split_exit();
 	free_percpu(cpu_fbatches);
 	cpu_fbatches = NULL;
 }
@@ -200,12 +218,6 @@ static struct cpu_fbatches *this_cpu_fbatches(const char *fn)
 bool lru_cache_disabled(void)
 {
 	return atomic_read(&lru_disable_count) != 0;
-}
-
-static inline bool folio_may_be_lru_cached(struct folio *folio)
-{
-	/* today's kernel: large folios never linger in a per-CPU batch */
-	return !folio_test_large(folio);
 }
 
 /*
@@ -352,11 +364,15 @@ static void __folio_batch_add_and_move(size_t batch_off, struct folio *folio,
 	struct cpu_fbatches *fb = this_cpu_fbatches(__func__);
 	local_lock_t *lock = disable_irq ? &fb->lock_irq : &fb->lock;
 	struct folio_batch *fbatch = (struct folio_batch *)((char *)fb + batch_off);
+	unsigned int space;
 
 	folio_get(folio);
 	local_lock(lock);
-	if (!folio_batch_add(fbatch, folio) || !folio_may_be_lru_cached(folio) ||
-	    lru_cache_disabled())
+	if (lrulab_switch_on(SW_MTHP_LRU_CACHE))
+		space = folio_batch_add_lru_cache(fbatch, folio);
+	else
+		space = folio_batch_add(fbatch, folio);
+	if (!space || !folio_may_be_lru_cached(folio) || lru_cache_disabled())
 		folio_batch_move_lru(fbatch, move_fn);
 	local_unlock(lock);
 }
@@ -498,6 +514,13 @@ static void __lru_add_drain_cpu(struct cpu_fbatches *fb)
 	drain_batch(&fb->lru_activate, lru_activate);
 }
 
+static unsigned int fbatches_pages(struct cpu_fbatches *fb)
+{
+	return fb->lru_add.nr_pages + fb->lru_deactivate_file.nr_pages +
+	       fb->lru_deactivate.nr_pages + fb->lru_lazyfree.nr_pages +
+	       fb->lru_activate.nr_pages + fb->lru_move_tail.nr_pages;
+}
+
 static unsigned int fbatches_count(struct cpu_fbatches *fb)
 {
 	return folio_batch_count(&fb->lru_add) +
@@ -518,9 +541,17 @@ void lru_add_drain_cpu(int cpu)
 	local_unlock(&fb->lock);
 }
 
+/* Only the owner writes its counters; readers may run at any time. */
+static inline void drain_stat_inc(unsigned long *v)
+{
+	WRITE_ONCE(*v, READ_ONCE(*v) + 1);
+}
+
 void lru_add_drain(void)
 {
-	this_cpu_fbatches(__func__);
+	struct cpu_fbatches *fb = this_cpu_fbatches(__func__);
+
+	drain_stat_inc(&fb->nr_drain_local);
 	lru_add_drain_cpu(smp_processor_id());
 }
 
@@ -537,6 +568,33 @@ unsigned int lru_batches_count(int cpu)
 	return n;
 }
 
+unsigned int lru_batches_pages(int cpu)
+{
+	struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
+	unsigned int n;
+
+	local_lock(&fb->lock);
+	local_lock(&fb->lock_irq);
+	n = fbatches_pages(fb);
+	local_unlock(&fb->lock_irq);
+	local_unlock(&fb->lock);
+	return n;
+}
+
+void lru_drain_stats_read(struct lru_drain_stats *out)
+{
+	int cpu;
+
+	out->local = 0;
+	out->all = (unsigned long)atomic_long_read(&lru_drain_all_nocpu);
+	for_each_possible_cpu(cpu) {
+		struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
+
+		out->local += READ_ONCE(fb->nr_drain_local);
+		out->all += READ_ONCE(fb->nr_drain_all);
+	}
+}
+
 /*
  * Where the kernel queues a work item on every CPU with queued folios and
  * waits for it, the model takes that CPU's local lock and drains it from
@@ -545,12 +603,16 @@ unsigned int lru_batches_count(int cpu)
  */
 static void __lru_add_drain_all(bool force_all_cpus)
 {
+	int cpu = smp_processor_id();
 	unsigned int this_gen;
-	int cpu;
 
+	if (cpu >= 0)
+		drain_stat_inc(&per_cpu_ptr(cpu_fbatches, cpu)->nr_drain_all);
+	else
+		atomic_long_inc(&lru_drain_all_nocpu);
 	this_gen = smp_load_acquire(&lru_drain_gen);
-	if (smp_processor_id() >= 0)
-		lru_add_drain();
+	if (cpu >= 0)
+		lru_add_drain_cpu(cpu);
 
 	pthread_mutex_lock(&lru_drain_mutex);
 	if (this_gen != READ_ONCE(lru_drain_gen) && !force_all_cpus)
@@ -572,6 +634,37 @@ done:
 void lru_add_drain_all(void)
 {
 	__lru_add_drain_all(false);
+}
+
+/*
+ * The extra reference a cache holds is invisible from outside, so the
+ * only test is a refcount the mappings and the caller do not explain.
+ * This CPU's caches are the likely holders (the folio was faulted or
+ * touched here); only if draining them does not settle it is every CPU
+ * drained, which is the expensive part a batch of callers shares.
+ */
+void lru_cache_drain_for_folio(struct folio *folio, int caller_refs,
+			       enum lru_cache_drained *drained)
+{
+	enum lru_cache_drained done = drained ? *drained : LRU_CACHE_NOT_DRAINED;
+
+	if (!folio_may_be_lru_cached(folio))
+		return;
+	if (folio_ref_count(folio) == folio_expected_ref_count(folio) + caller_refs)
+		return;
+	if (done < LRU_CACHE_DRAINED_LOCAL) {
+		lru_add_drain();
+		done = LRU_CACHE_DRAINED_LOCAL;
+		if (folio_ref_count(folio) == folio_expected_ref_count(folio) + caller_refs)
+			goto out;
+	}
+	if (done < LRU_CACHE_DRAINED_ALL) {
+		lru_add_drain_all();
+		done = LRU_CACHE_DRAINED_ALL;
+	}
+out:
+	if (drained)
+		*drained = done;
 }
 
 /*
@@ -612,6 +705,8 @@ void folios_put_refs(struct folio_batch *folios, unsigned int *refs)
 
 		if (!folio_ref_sub_and_test(folio, nr_refs))
 			continue;
+		if (folio_test_large(folio))
+			folio_unqueue_deferred_split(folio);
 		/* nobody can find a zero-count folio: PG_lru is stable */
 		if (folio_test_lru(folio)) {
 			lruvec = folio_lruvec_relock_batched(folio, lruvec, batch);
@@ -641,6 +736,8 @@ void __folio_batch_release(struct folio_batch *fbatch)
 
 void __folio_put(struct folio *folio)
 {
+	if (folio_test_large(folio))
+		folio_unqueue_deferred_split(folio);
 	if (folio_test_lru(folio)) {
 		struct lru_size_batch stat_batch, *batch = lru_size_batch_get(&stat_batch);
 		struct lruvec *lruvec = folio_lruvec_relock_batched(folio, NULL, batch);

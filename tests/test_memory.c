@@ -222,8 +222,10 @@ static void test_zeroed_memory(void **state)
 static void test_read_then_write_fault(void **state)
 {
 	unsigned long pgfault = sum_vm_event(PGFAULT);
+	unsigned long reuse = sum_vm_event(PGREUSE);
 	struct mm_struct *mm = mm_alloc(memcg);
 	struct vm_area_struct *vma = mmap_anon(mm, 4 * PAGE_SIZE, 0);
+	struct lru_drain_stats d0, d1;
 	struct folio *folio;
 	pte_t pte;
 
@@ -234,8 +236,16 @@ static void test_read_then_write_fault(void **state)
 	folio = folio_at(vma, 0);
 	assert_int_equal(sum_vm_event(PGFAULT) - pgfault, 1);
 
-	/* writing a read-only PTE: a write fault that keeps the folio */
+	/*
+	 * writing a read-only PTE: a write fault that keeps the folio, once
+	 * this CPU's lru_add batch, the only other holder, is drained
+	 */
+	assert_int_equal(folio_ref_count(folio), 2);
+	lru_drain_stats_read(&d0);
 	assert_int_equal(mm_access(vma, vma->vm_start + 5, true), 0);
+	lru_drain_stats_read(&d1);
+	assert_int_equal(d1.local - d0.local, 1);
+	assert_int_equal(sum_vm_event(PGREUSE) - reuse, 1);
 	pte = pte_at(vma, 0);
 	assert_true(pte_write(pte) && pte_dirty(pte));
 	assert_ptr_equal(folio_at(vma, 0), folio);
@@ -249,6 +259,46 @@ static void test_read_then_write_fault(void **state)
 	lru_add_drain();
 	assert_int_equal(folio_ref_count(folio), 1);
 	mmput(mm);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+/*
+ * A write to a read-only page whose folio someone else pins: not
+ * exclusive, so the page is copied to a new folio (COW) and the old one
+ * keeps only the pin.
+ */
+static void test_write_fault_copies_pinned(void **state)
+{
+	unsigned long reuse = sum_vm_event(PGREUSE);
+	unsigned long free_before = free_pages();
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 2 * PAGE_SIZE, 0);
+	struct folio *old, *copy;
+
+	assert_int_equal(mm_access(vma, addr_of(vma, 1), false), 0);
+	lru_add_drain();
+	old = folio_at(vma, 1);
+	((unsigned char *)folio_address(old))[300] = 0x42;
+	folio_get(old);
+	assert_int_equal(mm_access(vma, addr_of(vma, 1) + 7, true), 0);
+	copy = folio_at(vma, 1);
+	assert_ptr_not_equal(copy, old);
+	assert_true(pte_write(pte_at(vma, 1)) && pte_dirty(pte_at(vma, 1)));
+	assert_int_equal(((unsigned char *)folio_address(copy))[300], 0x42);
+	assert_int_equal(((unsigned char *)folio_address(copy))[7], 1);
+	assert_int_equal(((unsigned char *)folio_address(old))[7], 0);
+	assert_int_equal(sum_vm_event(PGREUSE) - reuse, 0);
+	assert_int_equal(folio_mapcount(old), 0);
+	assert_int_equal(folio_ref_count(old), 1);
+	assert_int_equal(folio_mapcount(copy), 1);
+	assert_ptr_equal(folio_memcg(copy), memcg);
+	assert_int_equal(get_mm_counter(mm, MM_ANONPAGES), 1);
+	assert_int_equal(node_stat(NR_ANON_MAPPED), 1);
+	assert_int_equal(free_before - free_pages(), 2);
+	folio_put(old);
+	assert_int_equal(free_before - free_pages(), 1);
+	mmput(mm);
+	assert_int_equal(free_pages(), free_before);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
 
@@ -297,7 +347,8 @@ static void check_mthp(unsigned int order)
 		}
 	}
 
-	/* unmap one page of the first folio: it stays, one mapping fewer */
+	/* unmap one page of the first folio: it stays, one mapping fewer,
+	 * queued for deferred split */
 	first = folio_at(vma, 0);
 	zap_page_range_single(vma, addr_of(vma, 1), PAGE_SIZE);
 	assert_true(pte_none(pte_at(vma, 1)));
@@ -307,6 +358,7 @@ static void check_mthp(unsigned int order)
 			 nr - 1);
 	assert_int_equal(node_stat(NR_ANON_MAPPED), pages - 1);
 	assert_int_equal(free_before - free_pages(), pages);
+	assert_int_equal(mthp_stat_read(order, MTHP_STAT_SPLIT_DEFERRED), 1);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 
 	zap_page_range_single(vma, vma->vm_start, pages * PAGE_SIZE);
@@ -487,6 +539,9 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(mm_access(vma, vma->vm_end + PAGE_SIZE, false), VM_FAULT_SIGSEGV);
 	assert_null(mthp_stat_name(__MTHP_STAT_COUNT));
 	assert_string_equal(mthp_stat_name(MTHP_STAT_ANON_FAULT_ALLOC), "anon_fault_alloc");
+	assert_string_equal(mthp_stat_name(MTHP_STAT_SPLIT_DEFERRED), "split_deferred");
+	assert_string_equal(mthp_stat_name(MTHP_STAT_NR_ANON_PARTIALLY_MAPPED),
+			    "nr_anon_partially_mapped");
 	mmput(mm);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
@@ -497,6 +552,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_anon_fault_zap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_zeroed_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_then_write_fault, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_fault_copies_pinned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mthp_16k, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mthp_64k, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mthp_2m_by_ptes, setup, teardown),

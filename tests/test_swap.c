@@ -408,6 +408,55 @@ static void test_lru_stat_batch_on(void **state)
 	stat_batch_case(true, 0, 4);
 }
 
+/*
+ * The page count of a per-CPU cache (s4): kept by the lru_cache add only,
+ * 0 means "drain" past FOLIO_BATCH_SIZE pages, a folio too large to cache
+ * saturates the byte, and reinit clears it.
+ */
+static void test_folio_batch_nr_pages(void **state)
+{
+	struct folio *f16 = new_folio(4, true), *f2m = new_folio(9, true);
+	struct folio *f1 = new_folio(0, true);
+	struct folio_batch fb;
+
+	folio_batch_init(&fb);
+	assert_int_equal(fb.nr_pages, 0);
+	assert_int_equal(folio_batch_add(&fb, f16), FOLIO_BATCH_SIZE - 1);
+	assert_int_equal(fb.nr_pages, 0);
+	folio_batch_reinit(&fb);
+	assert_int_equal(folio_batch_add_lru_cache(&fb, f16), FOLIO_BATCH_SIZE - 1);
+	assert_int_equal(fb.nr_pages, 16);
+	assert_int_equal(folio_batch_add_lru_cache(&fb, f1), FOLIO_BATCH_SIZE - 2);
+	assert_int_equal(fb.nr_pages, 17);
+	/* 17 + 16 = 33 > 31 */
+	assert_int_equal(folio_batch_add_lru_cache(&fb, f16), 0);
+	assert_int_equal(fb.nr_pages, 33);
+	assert_int_equal(folio_batch_add_lru_cache(&fb, f2m), 0);
+	assert_int_equal(fb.nr_pages, 255);
+	folio_batch_reinit(&fb);
+	assert_int_equal(fb.nr_pages, 0);
+	assert_int_equal(folio_batch_count(&fb), 0);
+	free_folio(f1);
+	free_folio(f16);
+	free_folio(f2m);
+}
+
+/* Drains are counted per call: the local part of a drain of all is not. */
+static void test_drain_stats(void **state)
+{
+	struct lru_drain_stats d0, d1;
+
+	lru_drain_stats_read(&d0);
+	lru_add_drain();
+	lru_add_drain();
+	lru_add_drain_all();
+	lru_cache_disable();
+	lru_cache_enable();
+	lru_drain_stats_read(&d1);
+	assert_int_equal(d1.local - d0.local, 2);
+	assert_int_equal(d1.all - d0.all, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +471,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_drain_all_reaches_remote_cpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lru_stat_batch_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lru_stat_batch_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folio_batch_nr_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drain_stats, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("swap", tests, NULL, NULL);

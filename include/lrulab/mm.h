@@ -9,7 +9,9 @@
  * - every present PTE holds one reference on the folio it maps and
  *   counts once in the folio's mapcount (head entry's _mapcount + 1);
  * - an anon folio is mapped by one mm only (no fork), so its refcount is
- *   the number of PTEs mapping it plus transient batch/isolation refs;
+ *   the number of PTEs mapping it plus transient batch/isolation refs
+ *   (with mthp-lru-cache on a small mTHP can carry a batch's reference
+ *   for as long as it waits in a per-CPU LRU cache);
  * - a shmem folio's refcount is nr_pages (the page cache's) plus one per
  *   mapping PTE plus transient refs.
  */
@@ -18,6 +20,7 @@
 
 #include <lrulab/mmzone.h>
 #include <lrulab/gfp.h>
+#include <lrulab/rcupdate.h>
 #include <lrulab/swap.h>
 
 struct mem_cgroup;
@@ -116,6 +119,12 @@ struct vm_area_struct {
 };
 
 struct mm_struct {
+	/*
+	 * mmput() frees the mm after an RCU grace period: an rmap walk
+	 * (split, reclaim) reaches it from a folio's ->mapping inside
+	 * rcu_read_lock() and may use it there while the folio is mapped.
+	 */
+	struct rcu_head rcu;
 	struct list_head mmap;		/* VMAs */
 	/*
 	 * The VMA list and mmap_base (the model has no mmap_lock; a VMA's
@@ -160,7 +169,8 @@ static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
 
 /* Returns NULL with errno set. Takes a reference on @memcg (NULL = root). */
 struct mm_struct *mm_alloc(struct mem_cgroup *memcg);
-/* Unmaps every VMA (freeing what it maps) and frees the mm. */
+/* Unmaps every VMA (freeing what it maps) and frees the mm after an RCU
+ * grace period. */
 void mmput(struct mm_struct *mm);
 
 /* New anonymous VMA of @len bytes (a positive multiple of the folio size)
@@ -186,6 +196,13 @@ typedef unsigned int vm_fault_t;
  * @addr is present (and writable, dirty on a write fault).  Counts one
  * PGFAULT event, globally and for the mm's memcg.  Must run on a model
  * CPU.
+ *
+ * A write to a present read-only anon PTE (a read fault maps anon memory
+ * read-only) is the kernel's do_wp_page: the folio is reused (PGREUSE)
+ * when the mappings explain every reference to it, after draining this
+ * CPU's LRU caches when the folio may sit in one; otherwise the page is
+ * copied to a new order-0 folio (COW) and the old page unmapped, which
+ * leaves a large folio partially mapped.
  */
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 			   unsigned int flags);
@@ -213,11 +230,37 @@ enum mthp_stat_item {
 	MTHP_STAT_ANON_FAULT_ALLOC,		/* large folio mapped by a fault */
 	MTHP_STAT_ANON_FAULT_FALLBACK,		/* allocation or charge failed */
 	MTHP_STAT_ANON_FAULT_FALLBACK_CHARGE,	/* the charge failed */
+	MTHP_STAT_SPLIT,			/* split to order 0 */
+	MTHP_STAT_SPLIT_FAILED,			/* split refused (-EAGAIN) */
+	MTHP_STAT_SPLIT_DEFERRED,		/* queued for deferred split */
+	MTHP_STAT_NR_ANON_PARTIALLY_MAPPED,	/* a gauge: queued as partially mapped */
 	__MTHP_STAT_COUNT
 };
 const char *mthp_stat_name(enum mthp_stat_item item);
 unsigned long mthp_stat_read(unsigned int order, enum mthp_stat_item item);
 void mthp_stats_reset(void);
+/* Add @delta to this CPU's count (any thread; order 0 is ignored). */
+void mod_mthp_stat(unsigned int order, enum mthp_stat_item item, long delta);
+static inline void count_mthp_stat(unsigned int order, enum mthp_stat_item item)
+{
+	mod_mthp_stat(order, item, 1);
+}
+
+/*
+ * The references the mappings and caches of @folio account for (the
+ * kernel's folio_expected_ref_count): one per PTE, plus nr_pages for the
+ * page cache or swap cache.  A caller's own pins come on top.
+ */
+static inline int folio_expected_ref_count(const struct folio *folio)
+{
+	int ref = folio_mapcount(folio);
+
+	if (folio_test_anon(folio))
+		return ref + (folio_test_swapcache(folio) ? (int)folio_nr_pages(folio) : 0);
+	if (READ_ONCE(folio->mapping))
+		ref += (int)folio_nr_pages(folio);
+	return ref;
+}
 
 /* Batched freeing of unmapped folios, as the kernel's mmu_gather. */
 #define MMU_GATHER_BATCH 512
@@ -258,7 +301,8 @@ void folio_add_file_rmap_ptes(struct folio *folio, struct folio *page,
 			      int nr_pages, struct vm_area_struct *vma);
 /* @nr_pages PTEs no longer map @folio: mapcount -= nr; NR_ANON_MAPPED
  * -= nr for anon, NR_FILE_MAPPED -= 1 when a small file folio becomes
- * unmapped. */
+ * unmapped.  An anon large folio left partially mapped is queued for
+ * deferred split.  Caller holds the PTE lock. */
 void folio_remove_rmap_ptes(struct folio *folio, struct folio *page,
 			    int nr_pages, struct vm_area_struct *vma);
 
