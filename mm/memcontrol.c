@@ -23,6 +23,7 @@
 #include <lrulab/rcupdate.h>
 #include <lrulab/swap.h>
 #include <lrulab/switches.h>
+#include <lrulab/vmscan.h>
 #include <lrulab/vmstat.h>
 
 #define MEM_CGROUP_ID_MAX 65535
@@ -850,6 +851,19 @@ unsigned long lruvec_page_state_local(struct lruvec *lruvec, enum node_stat_item
 	return clamp_state(READ_ONCE(lruvec_pn(lruvec)->lruvec_stats->state_local[idx]));
 }
 
+/*
+ * For monotonically incremented counters sampled twice and subtracted
+ * (the s1 scan cost): the raw flushed value, not clamped, so that the
+ * unsigned difference of two samples stays the true growth even when
+ * the signed sum wraps.  Never for page counts, which can dip below 0.
+ */
+unsigned long lruvec_page_state_monotonic(struct lruvec *lruvec, enum node_stat_item idx)
+{
+	if ((int)idx < 0 || idx >= NR_VM_NODE_STAT_ITEMS)
+		return 0;
+	return (unsigned long)READ_ONCE(lruvec_pn(lruvec)->lruvec_stats->state[idx]);
+}
+
 unsigned long memcg_page_state(struct mem_cgroup *memcg, int idx)
 {
 	if (idx < 0 || idx >= MEMCG_NR_STAT)
@@ -1060,6 +1074,8 @@ int try_charge_memcg(struct mem_cgroup *memcg, unsigned int nr_pages)
 	unsigned int batch;
 	struct page_counter *counter;
 	struct mem_cgroup *mem_over_limit;
+	int nr_retries = MAX_RECLAIM_RETRIES;
+	unsigned long nr_reclaimed;
 	bool drained = false;
 
 	if (!memcg)
@@ -1084,13 +1100,17 @@ retry:
 	memcg_memory_event(mem_over_limit, MEMCG_MAX);
 
 	/*
-	 * RECLAIM POINT.  The kernel calls try_to_free_mem_cgroup_pages(
-	 * mem_over_limit, nr_pages, ...) here, retries while the margin
-	 * allows or reclaim made progress, up to MAX_RECLAIM_RETRIES times.
-	 * That belongs to mm/vmscan.c, which does not exist yet; until it
-	 * does nothing is reclaimed, and the only ways on are the stock
-	 * drain below and failure.
+	 * Reclaim from the subtree that is over its limit, then retry: at
+	 * once if that made room, once more after the stocks are drained,
+	 * again on any progress for a small charge, and MAX_RECLAIM_RETRIES
+	 * times in all without progress.  Only a model CPU reclaims (it
+	 * drains its own LRU batches); another thread just runs the ladder.
 	 */
+	nr_reclaimed = cpu >= 0 ?
+		try_to_free_mem_cgroup_pages(mem_over_limit, nr_pages,
+					     MEMCG_RECLAIM_MAY_SWAP, NULL) : 0;
+	if (mem_cgroup_margin(mem_over_limit) >= nr_pages)
+		goto retry;
 
 	/* pages parked in other CPUs' stocks may be enough */
 	if (!drained) {
@@ -1098,6 +1118,10 @@ retry:
 		drained = true;
 		goto retry;
 	}
+	if (nr_reclaimed && nr_pages <= (1U << PAGE_ALLOC_COSTLY_ORDER))
+		goto retry;
+	if (nr_retries--)
+		goto retry;
 
 	/*
 	 * mem_cgroup_oom(): the kernel counts MEMCG_OOM (for orders up to
@@ -1199,11 +1223,14 @@ int mem_cgroup_set_max(struct mem_cgroup *memcg, unsigned long max_pages)
 		return 0;
 	drain_all_stock_memcg(memcg);
 	/*
-	 * RECLAIM POINT for memory.max writes: the kernel reclaims usage -
-	 * max here (up to MAX_RECLAIM_RETRIES tries) and then OOM-kills.
-	 * Without reclaim the new limit stands and the caller learns that
-	 * usage is still above it.
+	 * memory_max_write: reclaim the excess, MAX_RECLAIM_RETRIES tries
+	 * without progress.  The kernel then OOM-kills; the model has no
+	 * tasks, so it counts the OOM and the limit stands over the usage.
 	 */
+	if (smp_processor_id() >= 0 && mem_cgroup_reclaim_to_max(memcg))
+		return 0;
+	if (mem_cgroup_usage(memcg) > max_pages)
+		memcg_memory_event(memcg, MEMCG_OOM);
 	if (mem_cgroup_usage(memcg) <= max_pages)
 		return 0;
 	return -EBUSY;

@@ -120,14 +120,6 @@ static unsigned long lruvec_evictable_size(struct lruvec *lruvec)
  * ---------------------------------------------------------------------
  */
 
-unsigned long lruvec_page_state_monotonic(struct lruvec *lruvec, enum node_stat_item idx)
-{
-	if ((int)idx < 0 || idx >= NR_VM_NODE_STAT_ITEMS)
-		return 0;
-	/* the raw flushed value: a wrapped signed sum stays a valid sample */
-	return (unsigned long)READ_ONCE(lruvec_pn(lruvec)->lruvec_stats->state[idx]);
-}
-
 /*
  * Costs older than about a quarter of the LRU's turnover stop counting:
  * once the pair outgrows lrusize / 4, both halve, which keeps their

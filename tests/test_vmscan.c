@@ -517,12 +517,10 @@ static void test_max_write(void **state)
 	assert_int_equal(swapon(256, SWAP_STORE_ZSTD), 0);
 	for (i = 0; i < 200; i++)
 		assert_int_equal(mm_access(vma, vma->vm_start + i * PAGE_SIZE, true), 0);
-	/* the write takes effect, usage stays above it until reclaim */
-	assert_int_equal(mem_cgroup_set_max(memcg, 50), -EBUSY);
-	assert_true(mem_cgroup_usage(memcg) > 50);
-	assert_int_equal(mem_cgroup_margin(memcg), 0);
-	assert_true(mem_cgroup_reclaim_to_max(memcg));
+	/* the write reclaims down to the new limit */
+	assert_int_equal(mem_cgroup_set_max(memcg, 50), 0);
 	assert_true(mem_cgroup_usage(memcg) <= 50);
+	assert_true(mem_cgroup_reclaim_to_max(memcg));
 	assert_int_equal(mem_cgroup_margin(memcg), 50 - mem_cgroup_usage(memcg));
 	assert_true(swap_slots_used() >= 150 - MEMCG_CHARGE_BATCH);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
@@ -535,6 +533,7 @@ static void test_max_write(void **state)
 		for (i = 0; i < 16; i++)
 			assert_int_equal(mm_access(anon, anon->vm_start + i * PAGE_SIZE, true), 0);
 		assert_int_equal(mem_cgroup_set_max(memcg, 8), -EBUSY);
+		assert_int_equal(atomic_long_read(&memcg->memory_events[MEMCG_OOM]), 1);
 		assert_false(mem_cgroup_reclaim_to_max(memcg));
 		drain_all_stock();
 		assert_true(mem_cgroup_usage(memcg) >= 16);

@@ -429,6 +429,8 @@ void mem_cgroup_flush_all(void);
 /* Flushed values; hierarchical unless _local; clamped at 0. */
 unsigned long lruvec_page_state(struct lruvec *lruvec, enum node_stat_item idx);
 unsigned long lruvec_page_state_local(struct lruvec *lruvec, enum node_stat_item idx);
+/* Not clamped: for monotonic counters whose samples are subtracted. */
+unsigned long lruvec_page_state_monotonic(struct lruvec *lruvec, enum node_stat_item idx);
 unsigned long memcg_page_state(struct mem_cgroup *memcg, int idx);
 unsigned long memcg_page_state_local(struct mem_cgroup *memcg, int idx);
 unsigned long memcg_events(struct mem_cgroup *memcg, enum vm_event_item idx);

@@ -111,8 +111,6 @@ void lru_cost_decay(unsigned long *anon_cost, unsigned long *file_cost,
  */
 void lruvec_cost_sample(struct lruvec *lruvec, unsigned long *anon_cost,
 			unsigned long *file_cost);
-/* Non-clamping flushed lruvec stat, for monotonic counters (s1 patch 1). */
-unsigned long lruvec_page_state_monotonic(struct lruvec *lruvec, enum node_stat_item idx);
 
 /* ---- entry points ---- */
 #define MEMCG_RECLAIM_MAY_SWAP (1 << 1)
