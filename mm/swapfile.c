@@ -295,33 +295,34 @@ void swap_writeout(struct folio *folio)
 	count_memcg_folio_events(folio, PSWPOUT, 1);
 }
 
-/* Fill a new, locked, private folio from its slot. */
+/*
+ * Fill a new, locked folio, cached for @entry, from its slot.  The data
+ * is read outside the lock: while the folio is cached and locked the
+ * slot is neither freed nor rewritten (both need the folio or an empty
+ * cache).
+ */
 static void swap_read_folio(struct folio *folio, swp_entry_t entry)
 {
-	unsigned long *dst = folio_address(folio);
+	unsigned long *dst = folio_address(folio), fill;
 	struct swap_slot *s = slot_of(entry);
 	unsigned int len;
+	void *data;
 	size_t i;
 
-	/* the slot's data cannot change while the folio is cached for it */
 	spin_lock_at(&si.lock, LOCK_SITE("swap_lock"));
+	data = s->data;
 	len = s->len;
-	if (!s->data) {
-		unsigned long fill = s->fill;
-
-		spin_unlock(&si.lock);
+	fill = s->fill;
+	spin_unlock(&si.lock);
+	if (!data) {
 		for (i = 0; i < PAGE_SIZE / sizeof(long); i++)
 			dst[i] = fill;
-		goto out;
-	}
-	if (len == PAGE_SIZE) {
-		memcpy(dst, s->data, PAGE_SIZE);
-	} else if (ZSTD_isError(swap_decompress(dst, s->data, len))) {
+	} else if (len == PAGE_SIZE) {
+		memcpy(dst, data, PAGE_SIZE);
+	} else if (ZSTD_isError(swap_decompress(dst, data, len))) {
 		fprintf(stderr, "lrulab: swap slot %lu does not decompress\n", entry.val);
 		abort();
 	}
-	spin_unlock(&si.lock);
-out:
 	count_vm_event(PSWPIN);
 	count_memcg_folio_events(folio, PSWPIN, 1);
 }

@@ -51,6 +51,14 @@ bad pathbench --folios 3
 bad pathbench --reps x
 bad pathbench more
 bad layout --bogus
+bad usemem --threads 0
+bad usemem --mem 3K
+bad usemem --type anon
+bad usemem --with lru-stat-batch
+bad usemem --max 64M --mem 1M
+bad usemem --threads 2 --mem 1M
+bad usemem extra
+bad bench usemem --seconds 0
 
 good 'commands:' help
 good 'lru-stat-batch:' pathbench --folios 310 --reps 1
@@ -58,6 +66,8 @@ good 'usage: lrulab demo' demo --help
 good 'invariants: ok' demo --threads 2 --loops 2 --mem 256K
 good 'invariants: ok' demo --threads 2 --loops 2 --mem 256K --type anon --lock ticket
 good 'invariants: ok' demo --threads 1 --loops 1 --mem 64K --no-lockstat
+good 'workingset_refault_anon' usemem --threads 2 --mem 4M --seconds 0.2
+good 'cost sites' bench usemem --threads 1 --mem 4M --seconds 0.2 --with vmstat-scan-cost
 
 if [ "$fails" -ne 0 ]; then
 	echo "cli: $fails failures"
