@@ -21,6 +21,8 @@
 #include <sys/wait.h>
 
 #include <lrulab/bench.h>
+
+#define BENCH_MIN_NODE_PAGES (1UL << 20)	/* 4 GiB of 4 KiB pages */
 #include <lrulab/commands.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/parse.h>
@@ -540,6 +542,15 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	 * for want of free blocks.
 	 */
 	cfg.node_pages = (pages * threads + 4096 + 1024 * threads + span - 1) / span * span;
+	/*
+	 * The per-CPU page list batch grows with the zone (zone_batchsize);
+	 * a zone sized to the workload would get a batch of 1-3 and take
+	 * zone->lock almost once per page, which no machine the mails ran on
+	 * does.  4 GiB gives the kernel's full batch of 63; the arena is
+	 * reserved lazily, so the untouched part costs only its folio array.
+	 */
+	if (cfg.node_pages < BENCH_MIN_NODE_PAGES)
+		cfg.node_pages = BENCH_MIN_NODE_PAGES;
 	cfg.lock = o->lock;
 	cfg.lockstat = true;
 	err = lrulab_init(&cfg);
