@@ -9,9 +9,9 @@
  * pgsteal_direct and workingset_refault_anon per second, and the lock
  * table, with the cost-recording sites singled out.
  *
- * The model swaps shmem pages (their swap entries live in the page
- * cache); anon pages need swap PTEs in mm/memory.c's fault and zap
- * paths, which is why --type anon is refused until those exist.
+ * Anon memory (the default, as usemem's) leaves swap PTEs behind;
+ * --type shmem swaps a shmem file instead, whose swap entries live in
+ * the page cache.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,6 +33,7 @@ struct usemem_opts {
 	unsigned long mem;	/* bytes per thread */
 	unsigned long max;	/* leaf memory.max, bytes; 0: an eighth of the total */
 	double seconds;
+	bool shmem;
 	bool scan_cost;
 	enum lock_impl lock;
 };
@@ -158,17 +159,20 @@ static int run_usemem(const struct usemem_opts *o)
 		fprintf(stderr, "lrulab usemem: out of memory\n");
 		return 1;
 	}
-	printf("lrulab usemem: %ld threads x %lu KiB shmem, random writes, leaf memory.max %lu KiB, %.1f s, vmstat-scan-cost %s%s\n",
-	       o->threads, o->mem >> 10, max * (PAGE_SIZE >> 10), o->seconds,
+	printf("lrulab usemem: %ld threads x %lu KiB %s, random writes, leaf memory.max %lu KiB, %.1f s, vmstat-scan-cost %s%s\n",
+	       o->threads, o->mem >> 10, o->shmem ? "shmem" : "anon",
+	       max * (PAGE_SIZE >> 10), o->seconds,
 	       o->scan_cost ? "on" : "off",
 	       lrulab_oversubscribed() ? " (OVERSUBSCRIBED)" : "");
 	pthread_barrier_init(&start, NULL, (unsigned int)o->threads + 1);
 	for (i = 0; i < o->threads; i++) {
 		t[i] = (struct usemem_thread){ .cpu = i, .o = o, .memcg = leaf,
 					       .start = &start, .stop = &stop };
-		t[i].file = shmem_file_setup(pages, 0);
-		t[i].mm = t[i].file ? mm_alloc(leaf) : NULL;
-		t[i].vma = t[i].mm ? mmap_shmem(t[i].mm, t[i].file, 0, pages * PAGE_SIZE) : NULL;
+		t[i].file = o->shmem ? shmem_file_setup(pages, 0) : NULL;
+		t[i].mm = t[i].file || !o->shmem ? mm_alloc(leaf) : NULL;
+		t[i].vma = !t[i].mm ? NULL : o->shmem ?
+			mmap_shmem(t[i].mm, t[i].file, 0, pages * PAGE_SIZE) :
+			mmap_anon(t[i].mm, pages * PAGE_SIZE, 0);
 		if (!t[i].vma) {
 			fprintf(stderr, "lrulab usemem: out of memory\n");
 			return 1;
@@ -221,7 +225,8 @@ static int run_usemem(const struct usemem_opts *o)
 		for (i = 0; i < o->threads; i++) {
 			munmap_vma(t[i].vma);
 			mmput(t[i].mm);
-			shmem_file_free(t[i].file);
+			if (t[i].file)
+				shmem_file_free(t[i].file);
 		}
 		cpu_exit();
 	}
@@ -254,7 +259,7 @@ static const struct option usemem_options[] = {
 static void usemem_usage(FILE *f)
 {
 	fprintf(f, "usage: lrulab usemem [--threads N] [--mem SIZE] [--max SIZE] [--seconds S]\n"
-		   "                     [--type shmem] [--with|--without vmstat-scan-cost] [--lock IMPL]\n"
+		   "                     [--type anon|shmem] [--with|--without vmstat-scan-cost] [--lock IMPL]\n"
 		   "  --mem: working set per thread (default 8M); --max: leaf memory.max\n"
 		   "  (default an eighth of the total working set, as 512M for 4G in the s1 mail,\n"
 		   "  and at least 1M per thread)\n");
@@ -299,13 +304,11 @@ int cmd_usemem(int argc, char **argv)
 				return 2;
 			break;
 		case 'T':
-			if (!strcmp(optarg, "shmem"))
+			if (!strcmp(optarg, "shmem") || !strcmp(optarg, "anon")) {
+				o.shmem = !strcmp(optarg, "shmem");
 				break;
-			if (!strcmp(optarg, "anon")) {
-				fprintf(stderr, "%s: --type: anon needs swap PTEs in the fault and zap paths, not there yet; use shmem\n", p);
-				return 2;
 			}
-			fprintf(stderr, "%s: --type: unknown type '%s' (shmem)\n", p, optarg);
+			fprintf(stderr, "%s: --type: unknown type '%s' (anon or shmem)\n", p, optarg);
 			return 2;
 		case 'w':
 		case 'W':

@@ -38,6 +38,7 @@
 #include <lrulab/memcontrol.h>
 #include <lrulab/mm.h>
 #include <lrulab/pagemap.h>
+#include <lrulab/swap_state.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/vmstat.h>
 
@@ -440,8 +441,9 @@ static vm_fault_t do_wp_page(struct vm_area_struct *vma, unsigned long addr,
  * A fault on a PTE that is not none: another thread got there first, or
  * a write to a page a read fault mapped read-only (do_wp_page).  Returns
  * false if the PTE is none (the caller allocates), else true with the
- * result in *@ret.  The model puts nothing but present pages in PTEs, so
- * anything else is reported, not guessed at.
+ * result in *@ret.  Besides present pages, anon PTEs hold the swap
+ * entries reclaim leaves (do_swap_page); anything else is reported, not
+ * guessed at.
  */
 static bool fault_present_pte(struct vm_area_struct *vma, unsigned long addr, bool write,
 			      vm_fault_t *ret)
@@ -462,7 +464,9 @@ static bool fault_present_pte(struct vm_area_struct *vma, unsigned long addr, bo
 	}
 	if (!pte_present(pte)) {
 		spin_unlock(ptl);
-		*ret = VM_FAULT_SIGBUS;
+		/* reclaim left a swap entry: bring the page back */
+		*ret = is_swap_pte(pte) && vma_is_anonymous(vma) ?
+			do_swap_page(vma, addr, write) : VM_FAULT_SIGBUS;
 		return true;
 	}
 	if (write && !pte_write(pte)) {
@@ -746,6 +750,13 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 		unsigned long nr, i;
 
 		if (pte_none(pte)) {
+			addr += PAGE_SIZE;
+			continue;
+		}
+		if (is_swap_pte(pte)) {
+			/* the page is out: drop the entry's count on its slot */
+			__atomic_exchange_n(ptep, 0, __ATOMIC_RELAXED);
+			free_swap_and_cache(pte_to_swp_entry(pte));
 			addr += PAGE_SIZE;
 			continue;
 		}

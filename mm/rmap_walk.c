@@ -16,15 +16,11 @@
  *
  * Lifetimes.  A VMA cannot be freed while it is on mm->mmap or i_mmap
  * and the list lock is held (munmap unlinks under those locks before
- * freeing).  A shmem mapping is freed after an RCU grace period, so the
- * walk reads ->mapping and takes i_mmap_lock inside an RCU read section.
- * The mm of an anon folio is the weak point: mmput() frees it directly,
- * so the rule this relies on is that reclaim never runs concurrently
- * with mmput() of an mm whose folios it can isolate.  The kernel gets
- * this from anon_vma refcounting; here mm/memory.c should free the
- * mm_struct after a grace period (call_rcu) once it may race with
- * reclaim, which the walk below is already written for (it holds
- * rcu_read_lock across the anon walk too).
+ * freeing).  A shmem mapping and an mm_struct are both freed after an
+ * RCU grace period (shmem_file_free, mmput), so the walk reads ->mapping
+ * and takes i_mmap_lock or page_table_lock inside an RCU read section:
+ * an mm whose exit raced with the walk is still there to lock, and its
+ * VMA list is empty.  The kernel gets the same from anon_vma refcounts.
  */
 #include <lrulab/memcontrol.h>
 #include <lrulab/pagemap.h>

@@ -51,7 +51,6 @@ static struct swap_info_struct {
 	struct swap_slot *slots;
 } si;
 
-bool swap_anon_ptes;
 
 /*
  * zstd contexts per model CPU, as zram keeps a compression stream per

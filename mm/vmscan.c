@@ -651,13 +651,6 @@ unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data
 		}
 
 		lazyfree = folio_test_anon(folio) && !folio_test_swapbacked(folio);
-		/*
-		 * Anon folios leave swap PTEs behind, which the fault and
-		 * zap paths must understand first (swap_anon_ptes).
-		 */
-		if (folio_test_anon(folio) && !lazyfree && folio_mapped(folio) &&
-		    !swap_anon_ptes)
-			goto activate_locked;
 		if (folio_test_swapbacked(folio) && !folio_test_swapcache(folio)) {
 			if (!sc->may_swap || folio_alloc_swap(folio))
 				goto activate_locked;

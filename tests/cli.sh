@@ -53,7 +53,7 @@ bad pathbench more
 bad layout --bogus
 bad usemem --threads 0
 bad usemem --mem 3K
-bad usemem --type anon
+bad usemem --type file
 bad usemem --with lru-stat-batch
 bad usemem --max 64M --mem 1M
 bad usemem --threads 2 --mem 1M
@@ -67,7 +67,7 @@ good 'invariants: ok' demo --threads 2 --loops 2 --mem 256K
 good 'invariants: ok' demo --threads 2 --loops 2 --mem 256K --type anon --lock ticket
 good 'invariants: ok' demo --threads 1 --loops 1 --mem 64K --no-lockstat
 good 'workingset_refault_anon' usemem --threads 2 --mem 4M --seconds 0.2
-good 'cost sites' bench usemem --threads 1 --mem 4M --seconds 0.2 --with vmstat-scan-cost
+good 'cost sites' bench usemem --threads 1 --mem 4M --seconds 0.2 --with vmstat-scan-cost --type shmem
 
 if [ "$fails" -ne 0 ]; then
 	echo "cli: $fails failures"

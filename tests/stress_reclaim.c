@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Stress: four model CPUs each write and verify a shmem file larger than
- * their memcg's memory.max, so that every round swaps most of it out and
+ * Stress: four model CPUs each write and verify a shmem file and an anon
+ * region, together larger than their memcg's memory.max, so that every
+ * round swaps most of them out (swap entries in the page cache and in
+ * PTEs) and
  * back in: charges fail, reclaim runs on all four CPUs at once (sharing
  * the swap device, the parent's and root's lruvecs through the cost walk,
  * the node counters), pages refault through the swap cache and the
@@ -25,6 +27,7 @@
 
 #define NR_WORKERS 4
 #define FILE_PAGES 192
+#define ANON_PAGES 64
 #define LEAF_MAX 96
 
 static int rounds = 4;
@@ -45,7 +48,9 @@ struct worker {
 	struct address_space *file;
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
+	struct vm_area_struct *anon;
 	unsigned long expect[FILE_PAGES];
+	unsigned long expect_anon[ANON_PAGES];
 	unsigned long max_seen;
 };
 
@@ -56,18 +61,22 @@ static unsigned long *page_word(struct vm_area_struct *vma, unsigned long i)
 	return (unsigned long *)folio_address(pte_page(pte)) + (i % 512);
 }
 
-/* An access whose fault may need reclaim: the charge path's ladder. */
-static void access(struct worker *w, unsigned long i, bool write)
+/*
+ * An access whose fault may need reclaim, which the charge path does;
+ * an OOM after its whole ladder fails the test.
+ */
+static void access_vma(struct worker *w, struct vm_area_struct *vma, unsigned long i,
+		       bool write)
 {
-	struct charge_retry cr = CHARGE_RETRY_INIT;
-	vm_fault_t ret;
-
-	while ((ret = mm_access(w->vma, w->vma->vm_start + i * PAGE_SIZE, write))) {
-		if (ret != VM_FAULT_OOM || !mem_cgroup_charge_retry(w->memcg, 1, &cr))
-			die("fault failed");
-	}
+	if (mm_access(vma, vma->vm_start + i * PAGE_SIZE, write))
+		die("fault failed");
 	if (mem_cgroup_usage(w->memcg) > w->max_seen)
 		w->max_seen = mem_cgroup_usage(w->memcg);
+}
+
+static void access(struct worker *w, unsigned long i, bool write)
+{
+	access_vma(w, w->vma, i, write);
 }
 
 static void *worker_fn(void *arg)
@@ -86,11 +95,26 @@ static void *worker_fn(void *arg)
 			access(w, i, true);
 			w->expect[i] = ((unsigned long)w->cpu << 48) ^ (i << 16) ^ (unsigned long)round ^ 1;
 			__atomic_store_n(page_word(w->vma, i), w->expect[i], __ATOMIC_RELAXED);
+			if (i < ANON_PAGES) {
+				access_vma(w, w->anon, i, true);
+				w->expect_anon[i] = ~w->expect[i];
+				__atomic_store_n(page_word(w->anon, i), w->expect_anon[i],
+						 __ATOMIC_RELAXED);
+			}
 		}
 		for (i = 0; i < FILE_PAGES; i++) {
 			access(w, i, false);
 			if (__atomic_load_n(page_word(w->vma, i), __ATOMIC_RELAXED) != w->expect[i]) {
 				fprintf(stderr, "stress_reclaim: cpu %d page %lu lost its data\n",
+					w->cpu, i);
+				__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+			}
+			if (i >= ANON_PAGES)
+				continue;
+			access_vma(w, w->anon, i, false);
+			if (__atomic_load_n(page_word(w->anon, i), __ATOMIC_RELAXED) !=
+			    w->expect_anon[i]) {
+				fprintf(stderr, "stress_reclaim: cpu %d anon page %lu lost its data\n",
 					w->cpu, i);
 				__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
 			}
@@ -134,7 +158,7 @@ static void run(bool scan_cost)
 		die("lrulab_init failed");
 	if (lrulab_oversubscribed())
 		lrulab_spin_yield_loops = 0;
-	if (swapon(NR_WORKERS * FILE_PAGES + 64, SWAP_STORE_ZSTD))
+	if (swapon(NR_WORKERS * (FILE_PAGES + ANON_PAGES) + 64, SWAP_STORE_ZSTD))
 		die("swapon failed");
 	free_before = zone_free_pages_exact(&NODE_DATA(0)->node_zones[ZONE_NORMAL]);
 	parent = mem_cgroup_create(NULL, "p");
@@ -152,7 +176,8 @@ static void run(bool scan_cost)
 		w[i].mm = w[i].file ? mm_alloc(w[i].memcg) : NULL;
 		w[i].vma = w[i].mm ? mmap_shmem(w[i].mm, w[i].file, 0,
 						FILE_PAGES * PAGE_SIZE) : NULL;
-		if (!w[i].vma)
+		w[i].anon = w[i].mm ? mmap_anon(w[i].mm, ANON_PAGES * PAGE_SIZE, 0) : NULL;
+		if (!w[i].vma || !w[i].anon)
 			die("mapping failed");
 	}
 	if (pthread_create(&control, NULL, control_fn, NULL))

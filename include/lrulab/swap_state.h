@@ -66,14 +66,6 @@ unsigned long swap_slots_used(void);
 unsigned long swap_cache_nr(void);
 
 /*
- * Until mm/memory.c turns swap PTEs back into folios on fault and frees
- * them on zap, reclaim must not leave them in anon PTEs: anon folios are
- * then kept (activated) and only shmem goes to swap.  Set by the code
- * that handles swap PTEs (tests that swap anon memory in themselves).
- */
-extern bool swap_anon_ptes;
-
-/*
  * Reclaim side.  The folio is locked (PG_locked) and isolated.
  * folio_alloc_swap(): a slot for an order-0 swap-backed folio, the folio
  * added to the swap cache (nr references, PG_swapcache, NR_SWAPCACHE).
