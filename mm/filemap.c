@@ -334,8 +334,9 @@ void filemap_free_swap_range(struct address_space *mapping, unsigned long start,
 		rcu_tsan_release();
 		rcu_read_unlock();
 		spin_unlock(&mapping->i_lock);
+		/* and a swap-cache copy nothing can fault in again goes too */
 		if (swap)
-			swap_free((swp_entry_t){ swap });
+			free_swap_and_cache((swp_entry_t){ swap });
 		if (index == ~0UL)
 			break;
 	}

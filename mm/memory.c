@@ -576,18 +576,32 @@ static vm_fault_t do_shmem_fault(struct vm_area_struct *vma, unsigned long addr,
 	spinlock_t *ptl;
 	int err;
 
+retry:
 	if (fault_present_pte(vma, addr, write, &ret))
 		return ret;
 	err = shmem_get_folio(vma->vm_file, pgoff, vma->vm_mm->memcg, &folio);
 	if (err)
 		return err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 
+	/*
+	 * finish_fault maps the folio locked, as filemap_fault returns it:
+	 * reclaim holds the lock from unmapping to writeout, so no PTE can
+	 * come back in between; one that left the cache meanwhile (swapped
+	 * out, truncated) is looked up again.
+	 */
+	folio_lock(folio);
+	if (READ_ONCE(folio->mapping) != vma->vm_file) {
+		folio_unlock(folio);
+		folio_put(folio);
+		goto retry;
+	}
 	ptl = pte_lockptr(vma, addr);
 	spin_lock_at(ptl, LOCK_SITE("ptl"));
 	if (!pte_none(ptep_get(ptep))) {
 		__atomic_fetch_or(ptep, _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0),
 				  __ATOMIC_RELAXED);
 		spin_unlock(ptl);
+		folio_unlock(folio);
 		folio_put(folio);
 		return 0;
 	}
@@ -596,6 +610,7 @@ static vm_fault_t do_shmem_fault(struct vm_area_struct *vma, unsigned long addr,
 	add_mm_counter(vma->vm_mm, MM_SHMEMPAGES, 1);
 	set_ptes(ptep, folio, 1, prot);
 	spin_unlock(ptl);
+	folio_unlock(folio);
 	return 0;
 }
 
