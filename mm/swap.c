@@ -220,24 +220,6 @@ bool lru_cache_disabled(void)
 	return atomic_read(&lru_disable_count) != 0;
 }
 
-/*
- * Truncation may clear ->mapping under us; the RCU read section keeps the
- * address_space it pointed to alive (inodes are freed after a grace period).
- */
-static bool folio_evictable(struct folio *folio)
-{
-	bool ret;
-
-	if (folio_test_mlocked(folio))
-		return false;
-	if (folio_test_anon(folio))
-		return true;
-	rcu_read_lock();
-	ret = !mapping_unevictable(READ_ONCE(folio->mapping));
-	rcu_read_unlock();
-	return ret;
-}
-
 /* ---- move functions, all under the folio's lru_lock ---- */
 
 static void lru_add(struct lruvec *lruvec, struct folio *folio)

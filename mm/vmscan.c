@@ -67,20 +67,6 @@ static bool can_reclaim_anon_pages(struct scan_control *sc)
 	return get_nr_swap_pages() > 0;
 }
 
-static bool folio_evictable(struct folio *folio)
-{
-	bool ret;
-
-	if (folio_test_mlocked(folio))
-		return false;
-	if (folio_test_anon(folio))
-		return true;
-	rcu_read_lock();
-	ret = !mapping_unevictable(READ_ONCE(folio->mapping));
-	rcu_read_unlock();
-	return ret;
-}
-
 /* An isolated folio goes back through the per-CPU batch. */
 static void folio_putback_lru(struct folio *folio)
 {

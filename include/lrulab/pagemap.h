@@ -13,6 +13,7 @@
 #define LRULAB_PAGEMAP_H
 
 #include <lrulab/mmzone.h>
+#include <lrulab/rcupdate.h>
 
 struct mem_cgroup;
 struct cds_lfht;
@@ -91,6 +92,26 @@ void shmem_punch_hole(struct address_space *mapping, unsigned long start,
 static inline bool mapping_unevictable(struct address_space *mapping)
 {
 	return mapping && test_bit(AS_UNEVICTABLE, &mapping->flags);
+}
+
+/*
+ * ->mapping can change under us (truncation clears it, the anon rmap or
+ * swap-in sets it), so it is read once; the RCU read section keeps the
+ * address_space it pointed to alive (inodes are freed after a grace period).
+ */
+static inline bool folio_evictable(struct folio *folio)
+{
+	struct address_space *mapping;
+	bool ret;
+
+	if (folio_test_mlocked(folio))
+		return false;
+	rcu_read_lock();
+	mapping = READ_ONCE(folio->mapping);
+	ret = ((unsigned long)mapping & PAGE_MAPPING_ANON) ||
+	      !mapping_unevictable(mapping);
+	rcu_read_unlock();
+	return ret;
 }
 
 /*
