@@ -26,9 +26,11 @@
 
 #include <lrulab/cpu.h>
 #include <lrulab/gfp.h>
+#include <lrulab/memcontrol.h>
 #include <lrulab/mmzone.h>
 #include <lrulab/spinlock.h>
 #include <lrulab/swap.h>
+#include <lrulab/vmscan.h>
 #include <lrulab/vmstat.h>
 
 _Static_assert(HPAGE_PMD_ORDER > PAGE_ALLOC_COSTLY_ORDER,
@@ -397,7 +399,7 @@ static inline int nr_pcp_alloc(const struct per_cpu_pages *pcp, unsigned int ord
 }
 
 static struct folio *rmqueue_pcplist(struct zone *zone, struct per_cpu_pages *pcp,
-				     unsigned int order)
+				     unsigned int order, bool *refilled)
 {
 	struct list_head *list = &pcp->lists[order_to_pindex(order)];
 	struct folio *page;
@@ -406,6 +408,7 @@ static struct folio *rmqueue_pcplist(struct zone *zone, struct per_cpu_pages *pc
 	if (list_empty(list)) {
 		int got = rmqueue_bulk(zone, order, nr_pcp_alloc(pcp, order), list);
 
+		*refilled = true;
 		pcp->count += got << order;
 		if (!got) {
 			spin_unlock(&pcp->lock);
@@ -431,17 +434,23 @@ static struct folio *rmqueue_buddy(struct zone *zone, unsigned int order)
 	return page;
 }
 
-static struct folio *rmqueue(struct zone *zone, unsigned int order, int cpu)
+/*
+ * *@refilled: the buddy lists were touched, so NR_FREE_PAGES moved and
+ * is worth comparing with the watermarks; a pcp hit leaves it alone.
+ */
+static struct folio *rmqueue(struct zone *zone, unsigned int order, int cpu,
+			     bool *refilled)
 {
 	struct per_cpu_pages *pcp = zone_pcp(zone, cpu);
 	struct folio *page;
 
 	if (pcp && pcp_allowed_order(order)) {
-		page = rmqueue_pcplist(zone, pcp, order);
+		page = rmqueue_pcplist(zone, pcp, order, refilled);
 		if (page)
 			return page;
 	}
 	/* as in the kernel, a failed pcp refill still tries the buddy once */
+	*refilled = true;
 	return rmqueue_buddy(zone, order);
 }
 
@@ -456,12 +465,71 @@ static struct folio *get_page_from_freelist(unsigned int order, int preferred, i
 
 	for (i = 0; i < nr_node_ids; i++) {
 		int nid = (preferred + i) % nr_node_ids;
-		struct folio *page = rmqueue(node_zone(nid), order, cpu);
+		bool refilled = false;
+		struct folio *page = rmqueue(node_zone(nid), order, cpu, &refilled);
 
+		/*
+		 * The kernel tests the watermark before it takes a page and
+		 * wakes kswapd from the slow path once a zone fails it; the
+		 * model takes the page first and looks only when the buddy
+		 * was touched, so a pcp hit stays as cheap as before.  No
+		 * lock is held here: kswapd's own lock nests under nothing.
+		 */
+		if (refilled)
+			wakeup_kswapd(NODE_DATA(nid));
 		if (page)
 			return page;
 	}
 	return NULL;
+}
+
+/*
+ * PF_MEMALLOC: set while a thread reclaims (direct reclaim, kswapd), so
+ * that an allocation made from inside reclaim never recurses into it.
+ */
+static __thread bool memalloc_noreclaim;
+
+bool memalloc_noreclaim_save(void)
+{
+	bool old = memalloc_noreclaim;
+
+	memalloc_noreclaim = true;
+	return old;
+}
+
+void memalloc_noreclaim_restore(bool old)
+{
+	memalloc_noreclaim = old;
+}
+
+/*
+ * Direct reclaim needs the memcg tree to walk and a model CPU whose LRU
+ * batches it drains; a system of page_alloc alone (its unit tests) has
+ * neither and fails allocations as it always did.
+ */
+static bool can_direct_reclaim(int cpu)
+{
+	return cpu >= 0 && !memalloc_noreclaim && READ_ONCE(root_mem_cgroup);
+}
+
+bool zone_below_wmark(struct zone *zone, unsigned long mark)
+{
+	unsigned long free = zone_page_state(zone, NR_FREE_PAGES);
+	unsigned long drift = 0;
+
+	/*
+	 * The cheap read lags by up to one threshold per CPU; near the
+	 * mark that is enough to hide a breach, so there pay for the exact
+	 * sum (the kernel's percpu_drift_mark and zone_watermark_ok_safe).
+	 */
+	if (zone->per_cpu_zonestats)
+		drift = (unsigned long)pcp_nr_cpus *
+			READ_ONCE(per_cpu_ptr(zone->per_cpu_zonestats, 0)->stat_threshold);
+	if (free >= mark + drift)
+		return false;
+	if (drift)
+		free = zone_page_state_snapshot(zone, NR_FREE_PAGES);
+	return free < mark;
 }
 
 /* Turn a block fresh off a free list into a folio (kernel: prep_new_page). */
@@ -511,9 +579,27 @@ struct folio *folio_alloc(unsigned int order, int nid)
 		 */
 		drain_all_pages();
 		page = get_page_from_freelist(order, nid, cpu);
-		if (!page)
-			return NULL;
 	}
+	if (unlikely(!page) && can_direct_reclaim(cpu)) {
+		bool old = memalloc_noreclaim_save();
+
+		/*
+		 * No zone or pcp lock is held here: reclaim takes lru_lock,
+		 * frees through the pcp lists and may swap.  What it frees
+		 * lands on this CPU's pcp lists, so the first retry usually
+		 * finds it; a larger order may need the order-0 pages it
+		 * freed drained back to the buddy to merge.
+		 */
+		try_to_free_pages(1UL << order);
+		memalloc_noreclaim_restore(old);
+		page = get_page_from_freelist(order, nid, cpu);
+		if (!page) {
+			drain_all_pages();
+			page = get_page_from_freelist(order, nid, cpu);
+		}
+	}
+	if (unlikely(!page))
+		return NULL;
 	prep_new_folio(page, order);
 	__count_vm_events(PGALLOC_NORMAL, 1L << order);
 	return page;
@@ -714,8 +800,9 @@ static unsigned long int_sqrt(unsigned long x)
  *   zone low  = min + gap,  zone high = low + gap
  *
  * (64 MiB of memory: min_free_kbytes 1024, so min 256, low 320,
- * high 384 pages.)  The allocator does not enforce them; they are the
- * reference points reclaim and the pcp high mark read.
+ * high 384 pages.)  The allocator does not hold back reserves below
+ * them; falling under low wakes kswapd, which reclaims up to high, and
+ * the pcp high mark is derived from low.
  */
 static void setup_per_zone_wmarks(unsigned long total_pages)
 {

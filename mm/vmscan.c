@@ -1094,15 +1094,25 @@ struct kswapd_state {
 	bool busy;
 	int cpu;
 	int nid;
+	unsigned long nr_wakeups;	/* under lock */
 };
 
-static struct kswapd_state kswapd_states[MAX_NUMNODES];
+/*
+ * The lock and condvar live as long as the process: an allocator may
+ * read ->running just before kswapd_stop() and still take the lock.
+ */
+static struct kswapd_state kswapd_states[MAX_NUMNODES] = {
+	[0 ... MAX_NUMNODES - 1] = {
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.wait = PTHREAD_COND_INITIALIZER,
+	},
+};
 
 static bool pgdat_balanced(struct pglist_data *pgdat)
 {
 	struct zone *zone = &pgdat->node_zones[ZONE_NORMAL];
 
-	return zone_page_state_snapshot(zone, NR_FREE_PAGES) >= zone->_watermark[WMARK_HIGH];
+	return !zone_below_wmark(zone, zone->_watermark[WMARK_HIGH]);
 }
 
 /* Keep enough inactive anon for the next pass, in every memcg of the node. */
@@ -1161,6 +1171,8 @@ static void *kswapd(void *arg)
 		return NULL;
 	}
 	in_kswapd = true;
+	/* kswapd's own allocations must not recurse into direct reclaim */
+	memalloc_noreclaim_save();
 	pthread_mutex_lock(&ks->lock);
 	for (;;) {
 		while (!ks->wake && !ks->stop)
@@ -1176,6 +1188,7 @@ static void *kswapd(void *arg)
 		pthread_cond_broadcast(&ks->wait);
 	}
 	pthread_mutex_unlock(&ks->lock);
+	memalloc_noreclaim_restore(false);
 	in_kswapd = false;
 	cpu_exit();
 	return NULL;
@@ -1188,16 +1201,17 @@ int kswapd_run(int nid, int cpu)
 	if (nid < 0 || nid >= nr_node_ids || cpu < 0 || cpu >= nr_cpu_ids)
 		return -EINVAL;
 	ks = &kswapd_states[nid];
-	if (ks->running)
+	if (READ_ONCE(ks->running))
 		return -EBUSY;
-	pthread_mutex_init(&ks->lock, NULL);
-	pthread_cond_init(&ks->wait, NULL);
+	pthread_mutex_lock(&ks->lock);
 	ks->wake = ks->stop = ks->busy = false;
 	ks->cpu = cpu;
 	ks->nid = nid;
+	ks->nr_wakeups = 0;
+	pthread_mutex_unlock(&ks->lock);
 	if (pthread_create(&ks->thread, NULL, kswapd, ks))
 		return -EAGAIN;
-	ks->running = true;
+	WRITE_ONCE(ks->running, true);
 	return 0;
 }
 
@@ -1205,16 +1219,14 @@ void kswapd_stop(int nid)
 {
 	struct kswapd_state *ks = &kswapd_states[nid];
 
-	if (nid < 0 || nid >= MAX_NUMNODES || !ks->running)
+	if (nid < 0 || nid >= MAX_NUMNODES || !READ_ONCE(ks->running))
 		return;
 	pthread_mutex_lock(&ks->lock);
 	ks->stop = true;
 	pthread_cond_broadcast(&ks->wait);
 	pthread_mutex_unlock(&ks->lock);
 	pthread_join(ks->thread, NULL);
-	pthread_cond_destroy(&ks->wait);
-	pthread_mutex_destroy(&ks->lock);
-	ks->running = false;
+	WRITE_ONCE(ks->running, false);
 }
 
 void wakeup_kswapd(struct pglist_data *pgdat)
@@ -1222,24 +1234,40 @@ void wakeup_kswapd(struct pglist_data *pgdat)
 	struct kswapd_state *ks = &kswapd_states[pgdat->node_id];
 	struct zone *zone = &pgdat->node_zones[ZONE_NORMAL];
 
+	/* first the test that costs nothing when no kswapd runs */
 	if (!READ_ONCE(ks->running))
 		return;
-	/* the cheap, lagging read: the kernel wakes on the low watermark */
-	if (zone_page_state(zone, NR_FREE_PAGES) >= zone->_watermark[WMARK_LOW])
+	if (!zone_below_wmark(zone, zone->_watermark[WMARK_LOW]))
 		return;
 	pthread_mutex_lock(&ks->lock);
-	if (!ks->wake) {
+	/* a wakeup already pending covers this one too */
+	if (!ks->wake && !ks->stop) {
 		ks->wake = true;
+		ks->nr_wakeups++;
 		pthread_cond_signal(&ks->wait);
 	}
 	pthread_mutex_unlock(&ks->lock);
+}
+
+unsigned long kswapd_nr_wakeups(int nid)
+{
+	struct kswapd_state *ks;
+	unsigned long nr;
+
+	if (nid < 0 || nid >= MAX_NUMNODES)
+		return 0;
+	ks = &kswapd_states[nid];
+	pthread_mutex_lock(&ks->lock);
+	nr = ks->nr_wakeups;
+	pthread_mutex_unlock(&ks->lock);
+	return nr;
 }
 
 void kswapd_wait_idle(int nid)
 {
 	struct kswapd_state *ks = &kswapd_states[nid];
 
-	if (nid < 0 || nid >= MAX_NUMNODES || !ks->running)
+	if (nid < 0 || nid >= MAX_NUMNODES || !READ_ONCE(ks->running))
 		return;
 	pthread_mutex_lock(&ks->lock);
 	while (ks->wake || ks->busy)

@@ -651,13 +651,21 @@ static void test_kswapd(void **state)
 	wakeup_kswapd(NODE_DATA(0));
 	kswapd_wait_idle(0);
 	assert_int_equal(sum_vm_event(PAGEOUTRUN), 0);
+	assert_int_equal(kswapd_nr_wakeups(0), 0);
 
+	/*
+	 * The faults below the low watermark would wake it themselves, at a
+	 * point that depends on the per-CPU drift: fill with it stopped, so
+	 * that only the wakeups this test makes count.
+	 */
+	kswapd_stop(0);
 	do {
 		assert_int_equal(mm_access(vma, vma->vm_start + pages * PAGE_SIZE, true), 0);
 		pages++;
 		drain_all_pages();
 		vmstat_refresh();
 	} while (zone_page_state(zone, NR_FREE_PAGES) >= 150);
+	assert_int_equal(kswapd_run(0, 1), 0);
 	/*
 	 * Every page was just written: the first run finds each young,
 	 * clears the bit and keeps it for one more trip; priorities run out
@@ -689,6 +697,96 @@ static void test_kswapd(void **state)
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
 
+/*
+ * The allocator wakes kswapd itself: not while free pages stay at or
+ * above the low watermark, exactly once for the allocation that takes
+ * them under it, and not at all for one that the pcp list serves.
+ */
+static void test_kswapd_alloc_wakeup(void **state)
+{
+	struct zone *zone = &NODE_DATA(0)->node_zones[ZONE_NORMAL];
+	static struct folio *f[4096];
+	struct folio *hit;
+	unsigned long n = 0;
+
+	assert_int_equal(zone->_watermark[WMARK_LOW], 160);
+	assert_int_equal(kswapd_run(0, 1), 0);
+	/* batch 1 at this size: every order-0 allocation refills from the buddy */
+	while (zone_page_state_snapshot(zone, NR_FREE_PAGES) > 160) {
+		f[n] = folio_alloc(0, 0);
+		assert_non_null(f[n]);
+		n++;
+	}
+	assert_int_equal(zone_page_state_snapshot(zone, NR_FREE_PAGES), 160);
+	assert_int_equal(kswapd_nr_wakeups(0), 0);
+
+	f[n] = folio_alloc(0, 0);
+	assert_non_null(f[n]);
+	n++;
+	assert_int_equal(kswapd_nr_wakeups(0), 1);
+	kswapd_wait_idle(0);
+	/* nothing on the LRU: it ran once and gave up */
+	assert_int_equal(sum_vm_event(PAGEOUTRUN), 1);
+	assert_int_equal(sum_vm_event(PGSTEAL_KSWAPD), 0);
+
+	/* still below low, but a pcp hit never looks at the watermark */
+	folio_put(f[--n]);
+	hit = folio_alloc(0, 0);
+	assert_non_null(hit);
+	assert_int_equal(kswapd_nr_wakeups(0), 1);
+	folio_put(hit);
+
+	kswapd_stop(0);
+	while (n)
+		folio_put(f[--n]);
+	assert_int_equal(sum_vm_event(PAGEOUTRUN), 1);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+/*
+ * With no kswapd, an allocation that finds the node empty reclaims for
+ * itself (direct reclaim) and retries: it succeeds, from pages that
+ * went to swap, counted under the direct names.
+ */
+static void test_alloc_direct_reclaim(void **state)
+{
+	struct zone *zone = &NODE_DATA(0)->node_zones[ZONE_NORMAL];
+	struct address_space *file = shmem_file_setup(2048, 0);
+	static struct folio *f[4096];
+	unsigned long i, n = 0, free_before;
+	struct folio *folio;
+
+	assert_int_equal(swapon(4096, SWAP_STORE_ZSTD), 0);
+	/* unmapped shmem: no young PTE to win it a second trip */
+	for (i = 0; i < 2048; i++) {
+		assert_int_equal(shmem_get_folio(file, i, memcg, &folio), 0);
+		folio_put(folio);
+	}
+	lru_add_drain_all();
+	assert_int_equal(sum_vm_event(PGSTEAL_DIRECT), 0);
+
+	do {
+		assert_true(n < 4096);
+		free_before = zone_free_pages_exact(zone);
+		f[n] = folio_alloc(0, 0);
+		assert_non_null(f[n]);
+		n++;
+	} while (sum_vm_event(PGSTEAL_DIRECT) == 0);
+	/* reclaim ran for the allocation that found nothing free, not before */
+	assert_int_equal(free_before, 0);
+	assert_int_equal(sum_vm_event(PAGEOUTRUN), 0);
+	assert_int_equal(sum_vm_event(PGSTEAL_KSWAPD), 0);
+	assert_true(sum_vm_event(PGSTEAL_DIRECT) >= SWAP_CLUSTER_MAX);
+	assert_int_equal(swap_slots_used(), sum_vm_event(PGSTEAL_DIRECT));
+	assert_int_equal(memcg_ev(memcg, PGSTEAL_DIRECT), sum_vm_event(PGSTEAL_DIRECT));
+
+	while (n)
+		folio_put(f[--n]);
+	shmem_file_free(file);
+	assert_int_equal(swap_slots_used(), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -702,6 +800,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_max_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cost_lock_sites, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kswapd, setup_small, teardown),
+		cmocka_unit_test_setup_teardown(test_kswapd_alloc_wakeup, setup_small, teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_direct_reclaim, setup_small, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

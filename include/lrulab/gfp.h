@@ -90,6 +90,18 @@ void drain_all_pages(void);
  * quiescent point; while CPUs run, a page moving between a pcp list and
  * the buddy during the walk can be missed or counted twice.
  */
+/*
+ * Free pages of @zone under @mark: the lagging read, made exact where the
+ * per-CPU drift could hide the answer.
+ */
+bool zone_below_wmark(struct zone *zone, unsigned long mark);
+/*
+ * PF_MEMALLOC: while set, folio_alloc() of this thread does no direct
+ * reclaim.  Reclaimers (kswapd, direct reclaim) set it.
+ */
+bool memalloc_noreclaim_save(void);
+void memalloc_noreclaim_restore(bool old);
+
 unsigned long zone_free_pages_exact(struct zone *zone);
 /* Buddy free pages only: what NR_FREE_PAGES counts, as in the kernel. */
 unsigned long zone_buddy_free_pages(struct zone *zone);

@@ -157,8 +157,9 @@ bool mem_cgroup_reclaim_to_max(struct mem_cgroup *memcg);
 /*
  * kswapd.  kswapd_run() starts node @nid's kswapd on model CPU @cpu,
  * which must be otherwise unused: 0, -EINVAL, -EBUSY, -EAGAIN.
- * wakeup_kswapd() is for the allocator: it wakes kswapd when the node's
- * free pages are below the low watermark; kswapd then reclaims until
+ * wakeup_kswapd() is for the allocator, which calls it whenever it had to
+ * go to the buddy lists: it wakes kswapd when the node's free pages are
+ * below the low watermark; kswapd then reclaims until
  * they are above the high one.  kswapd_wait_idle() waits until it has
  * finished what it was woken for.
  */
@@ -166,6 +167,11 @@ int kswapd_run(int nid, int cpu);
 void kswapd_stop(int nid);
 void wakeup_kswapd(struct pglist_data *pgdat);
 void kswapd_wait_idle(int nid);
+/*
+ * Wakeups that found kswapd idle and set it going since kswapd_run();
+ * one already pending absorbs later ones, as the kernel's wait queue does.
+ */
+unsigned long kswapd_nr_wakeups(int nid);
 
 /* ---- rmap walk (mm/rmap_walk.c) ---- */
 /*
