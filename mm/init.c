@@ -2,7 +2,8 @@
 /*
  * System set-up and teardown, in the order the kernel brings the pieces
  * up: clock and locks, CPUs, memory (nodes, zones, arena), vmstat, the
- * root memcg, then the per-CPU LRU batches.
+ * root memcg, then the per-CPU LRU batches, and last the periodic memcg
+ * stats flusher when the config asks for one.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -40,10 +41,18 @@ int lrulab_init(const struct lrulab_config *cfg)
 	err = lru_batches_init();
 	if (err)
 		goto out_memcg;
+	/* last: it flushes a tree that must be whole from its first tick */
+	if (cfg->memcg_flush_ms) {
+		err = mem_cgroup_flusher_start(cfg->memcg_flush_ms);
+		if (err)
+			goto out_batches;
+	}
 	mthp_stats_reset();
 	lrulab_up = true;
 	return 0;
 
+out_batches:
+	lru_batches_exit();
 out_memcg:
 	mem_cgroup_exit();
 out_vmstat:
@@ -59,6 +68,8 @@ void lrulab_exit(void)
 {
 	if (!lrulab_up)
 		return;
+	/* before anything it reads goes away */
+	mem_cgroup_flusher_stop();
 	lru_batches_exit();
 	mem_cgroup_exit();
 	vmstat_exit();

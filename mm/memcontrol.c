@@ -828,6 +828,116 @@ void mem_cgroup_flush_all(void)
 }
 
 /*
+ * The kernel flushes root from deferrable work every FLUSH_TIME; a
+ * thread does it here.  It needs no RCU and no model CPU: the flush
+ * walks the tree under memcg_tree_lock and reads every CPU's counters
+ * remotely, as any flusher does.  It sleeps on a condvar, not in
+ * sleep(), so that stopping it does not wait out the period.
+ */
+static struct {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool running;		/* set-up thread only */
+	bool stop;		/* under lock */
+	unsigned int period_ms;
+	unsigned long nr_flushes;	/* under lock */
+} flusher = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static void timespec_add_ms(struct timespec *ts, unsigned int ms)
+{
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static void *memcg_flusher(void *arg)
+{
+	struct timespec deadline;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	pthread_mutex_lock(&flusher.lock);
+	for (;;) {
+		timespec_add_ms(&deadline, flusher.period_ms);
+		while (!flusher.stop &&
+		       pthread_cond_timedwait(&flusher.wake, &flusher.lock,
+					      &deadline) != ETIMEDOUT)
+			;
+		if (flusher.stop)
+			break;
+		/* the flush takes the rstat locks: not under ours */
+		pthread_mutex_unlock(&flusher.lock);
+		mem_cgroup_flush_all();
+		pthread_mutex_lock(&flusher.lock);
+		flusher.nr_flushes++;
+		/*
+		 * A flush slower than the period would otherwise leave the
+		 * deadline behind and flush back to back to catch up; the
+		 * kernel's work is simply requeued one period on.
+		 */
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+	}
+	pthread_mutex_unlock(&flusher.lock);
+	return NULL;
+}
+
+int mem_cgroup_flusher_start(unsigned int period_ms)
+{
+	pthread_condattr_t attr;
+	int err = 0;
+
+	if (!period_ms || !root_mem_cgroup)
+		return -EINVAL;
+	if (flusher.running)
+		return -EBUSY;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&flusher.wake, &attr);
+	pthread_condattr_destroy(&attr);
+	pthread_mutex_lock(&flusher.lock);
+	flusher.stop = false;
+	flusher.period_ms = period_ms;
+	flusher.nr_flushes = 0;
+	pthread_mutex_unlock(&flusher.lock);
+	if (pthread_create(&flusher.thread, NULL, memcg_flusher, NULL)) {
+		pthread_cond_destroy(&flusher.wake);
+		err = -EAGAIN;
+	} else {
+		flusher.running = true;
+	}
+	return err;
+}
+
+void mem_cgroup_flusher_stop(void)
+{
+	if (!flusher.running)
+		return;
+	pthread_mutex_lock(&flusher.lock);
+	flusher.stop = true;
+	pthread_cond_signal(&flusher.wake);
+	pthread_mutex_unlock(&flusher.lock);
+	pthread_join(flusher.thread, NULL);
+	pthread_cond_destroy(&flusher.wake);
+	flusher.running = false;
+}
+
+unsigned long mem_cgroup_nr_periodic_flushes(void)
+{
+	unsigned long nr;
+
+	pthread_mutex_lock(&flusher.lock);
+	nr = flusher.nr_flushes;
+	pthread_mutex_unlock(&flusher.lock);
+	return nr;
+}
+
+/*
  * ---------------------------------------------------------------------
  * Statistics: readers (flushed values; negatives read as 0 as on SMP)
  * ---------------------------------------------------------------------
@@ -1590,6 +1700,8 @@ void mem_cgroup_exit(void)
 {
 	if (!root_mem_cgroup)
 		return;
+	/* lrulab_exit() stops it first; a bare mem_cgroup_init() user may not */
+	mem_cgroup_flusher_stop();
 	drain_all_stock();
 	mem_cgroup_wait_frees();
 	mem_cgroup_free_tree(root_mem_cgroup);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include <lrulab/lrulab.h>
@@ -1418,6 +1419,63 @@ static void test_direct_stat(void **state)
 	free(on.text);
 }
 
+/*
+ * With the flusher on, an update too small to trigger a flush of its
+ * own becomes visible to the flushed readers without anyone flushing:
+ * two periodic flushes after the update, one of them began after it.
+ * The wait polls the flush count with a generous bound, so the test
+ * asserts what happens, not how soon.
+ */
+static void test_periodic_flush(void **state)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+	struct timespec tick = { .tv_nsec = 1000000 };
+	struct mem_cgroup *c;
+	unsigned long seq;
+	int i;
+
+	(void)state;
+	cfg.nr_cpus = 2;
+	cfg.memcg_flush_ms = 10;
+	assert_int_equal(lrulab_init(&cfg), 0);
+	assert_int_equal(cpu_enter(0, false), 0);
+	assert_int_equal(mem_cgroup_flusher_start(10), -EBUSY);
+	c = mem_cgroup_create(root_mem_cgroup, "c");
+	assert_non_null(c);
+
+	mod_memcg_state(c, MEMCG_SOCK, 3);
+	seq = mem_cgroup_nr_periodic_flushes();
+	for (i = 0; i < 60000 && mem_cgroup_nr_periodic_flushes() < seq + 2; i++)
+		nanosleep(&tick, NULL);
+	assert_true(mem_cgroup_nr_periodic_flushes() >= seq + 2);
+	assert_int_equal(memcg_page_state(c, MEMCG_SOCK), 3);
+	assert_int_equal(memcg_page_state(root_mem_cgroup, MEMCG_SOCK), 3);
+	assert_int_equal(memcg_page_state_local(root_mem_cgroup, MEMCG_SOCK), 0);
+
+	mod_memcg_state(c, MEMCG_SOCK, -3);
+	mem_cgroup_offline(c);
+	cpu_exit();
+	lrulab_exit();
+
+	/*
+	 * Exit wakes the flusher rather than waiting out its period: with
+	 * an hour's period this would otherwise hang.  The default config
+	 * starts none.
+	 */
+	cfg.memcg_flush_ms = 3600 * 1000;
+	assert_int_equal(lrulab_init(&cfg), 0);
+	assert_int_equal(mem_cgroup_nr_periodic_flushes(), 0);
+	lrulab_exit();
+	cfg = (struct lrulab_config)LRULAB_CONFIG_DEFAULT;
+	assert_int_equal(cfg.memcg_flush_ms, 0);
+	assert_int_equal(lrulab_init(&cfg), 0);
+	assert_int_equal(mem_cgroup_flusher_start(0), -EINVAL);
+	assert_int_equal(mem_cgroup_flusher_start(10), 0);
+	assert_int_equal(mem_cgroup_flusher_start(10), -EBUSY);
+	mem_cgroup_flusher_stop();
+	lrulab_exit();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1434,6 +1492,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_uncharge_batch, setup_2cpu, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent, setup_4cpu, teardown),
 		cmocka_unit_test(test_direct_stat),
+		cmocka_unit_test(test_periodic_flush),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

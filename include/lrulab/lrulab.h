@@ -21,11 +21,20 @@ struct lrulab_config {
 	unsigned long node_pages;	/* arena pages per node */
 	enum lock_impl lock;
 	bool lockstat;
+	/*
+	 * Period of the memcg stats flusher in ms (the kernel's FLUSH_TIME
+	 * is FLUSH_TIME_MS); 0: no flusher.  Off by default: unit tests
+	 * assert what is and is not flushed yet, and a flush landing at a
+	 * time of the scheduler's choosing would make them flaky.  Runs
+	 * that model the kernel's staleness (benchmarks, reclaim
+	 * workloads) set it to FLUSH_TIME_MS.
+	 */
+	unsigned int memcg_flush_ms;
 };
 
 #define LRULAB_CONFIG_DEFAULT {				\
 	.nr_cpus = 4, .nr_nodes = 1, .node_pages = 16384,	\
-	.lock = LOCK_QSPINLOCK, .lockstat = true }
+	.lock = LOCK_QSPINLOCK, .lockstat = true, .memcg_flush_ms = 0 }
 
 /* 0 or -errno; one system per process at a time. */
 int lrulab_init(const struct lrulab_config *cfg);

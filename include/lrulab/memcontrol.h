@@ -18,6 +18,7 @@
 #define PAGE_COUNTER_MAX (LONG_MAX / PAGE_SIZE)
 /* The kernel's FLUSH_TIME (2 * HZ), in nanoseconds of CLOCK_MONOTONIC. */
 #define FLUSH_TIME_NS (2ULL * 1000000000ULL)
+#define FLUSH_TIME_MS 2000U
 
 struct page_counter {
 	atomic_long_t usage;
@@ -425,6 +426,18 @@ void mem_cgroup_flush_stats(struct mem_cgroup *memcg);
 void mem_cgroup_flush_stats_ratelimited(struct mem_cgroup *memcg);
 /* Unconditional flush of the whole tree (what the periodic worker does). */
 void mem_cgroup_flush_all(void);
+/*
+ * The periodic flusher (the kernel's flush_memcg_stats_dwork): a thread
+ * that calls mem_cgroup_flush_all() every @period_ms, so that the
+ * ratelimited readers never see figures much older than one period.
+ * start: 0, -EBUSY, -EINVAL (period 0), -EAGAIN; stop wakes it at once
+ * and waits for it.  Both from the set-up thread, after
+ * mem_cgroup_init() and before mem_cgroup_exit().
+ */
+int mem_cgroup_flusher_start(unsigned int period_ms);
+void mem_cgroup_flusher_stop(void);
+/* Periodic flushes completed since the flusher was started. */
+unsigned long mem_cgroup_nr_periodic_flushes(void);
 
 /* Flushed values; hierarchical unless _local; clamped at 0. */
 unsigned long lruvec_page_state(struct lruvec *lruvec, enum node_stat_item idx);
