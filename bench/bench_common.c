@@ -30,7 +30,10 @@
 static const struct bench_workload *const bench_workloads[] = {
 	&fault_free_workload,
 	&mmap_madvise_workload,
+	&usemem_workload,
 };
+
+#define BENCH_WORKLOAD_NAMES "fault-free, mmap-madvise or usemem"
 
 const struct bench_workload *bench_find_workload(const char *name)
 {
@@ -48,6 +51,7 @@ static const struct option bench_long_options[] = {
 	{ "threads", required_argument, NULL, 't' },
 	{ "type", required_argument, NULL, 'T' },
 	{ "mem", required_argument, NULL, 'm' },
+	{ "max", required_argument, NULL, 'X' },
 	{ "folio-size", required_argument, NULL, 'f' },
 	{ "seconds", required_argument, NULL, 's' },
 	{ "loops", required_argument, NULL, 'l' },
@@ -64,11 +68,13 @@ static const struct option bench_long_options[] = {
 
 void bench_usage(FILE *f, const struct bench_workload *w)
 {
-	const char *name = w ? w->name : "fault-free|mmap-madvise";
+	const char *name = w ? w->name : "fault-free|mmap-madvise|usemem";
 
 	fprintf(f, "usage: lrulab bench %s", name);
 	if (!w || (w->opts & BENCH_OPT_TYPE))
 		fprintf(f, " [--type shmem|anon]");
+	if (!w || (w->opts & BENCH_OPT_MAX))
+		fprintf(f, " [--max SIZE]");
 	fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--folio-size 4K|16K|32K|64K]\n"
 		   "       [--seconds S | --loops N] [--memcgs N] [--lock IMPL]\n"
 		   "       [--with SWITCH]... [--without SWITCH]... [--fault-work NS]\n"
@@ -170,6 +176,20 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 			if (o->mem > BENCH_MAX_MEM) {
 				fprintf(stderr, "%s: --mem: %s is more than 1G per thread\n",
 					prog, optarg);
+				return 2;
+			}
+			break;
+		case 'X':
+			if (!(w->opts & BENCH_OPT_MAX)) {
+				fprintf(stderr, "%s: --max: %s runs without a memory.max\n",
+					prog, w->name);
+				return 2;
+			}
+			if (parse_size(prog, "--max", optarg, &o->max))
+				return 2;
+			if (!o->max || o->max % PAGE_SIZE || o->max > BENCH_MAX_MEM) {
+				fprintf(stderr, "%s: --max: must be a positive multiple of 4K, at most 1G\n",
+					prog);
 				return 2;
 			}
 			break;
@@ -862,11 +882,44 @@ static json_t *deltas_json(const struct bench_deltas *d)
 	return o;
 }
 
+static json_t *sites_json(const struct bench_result *r)
+{
+	json_t *a = json_array();
+	char site[96];
+	int i;
+
+	for (i = 0; i < r->nr_sites; i++) {
+		const struct bench_site_result *s = &r->sites[i];
+
+		snprintf(site, sizeof(site), "%s:%s", s->cls, s->caller);
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"site", site, "class", s->cls, "caller", s->caller,
+			"acquired", (json_int_t)s->st.acquired,
+			"contended", (json_int_t)s->st.contended,
+			"wait_total_ns", (json_int_t)s->st.wait_total_ns,
+			"wait_max_ns", (json_int_t)s->st.wait_max_ns,
+			"wait_min_ns", (json_int_t)s->st.wait_min_ns,
+			"hold_total_ns", (json_int_t)s->st.hold_total_ns));
+	}
+	return a;
+}
+
+json_t *bench_locks_json(void)
+{
+	struct bench_result r;
+	json_t *a;
+
+	memset(&r, 0, sizeof(r));
+	collect_sites(&r);
+	a = sites_json(&r);
+	free(r.sites);
+	return a;
+}
+
 json_t *bench_result_json(const struct bench_workload *w,
 			  const struct bench_opts *o, const struct bench_result *r)
 {
 	json_t *j = json_object(), *a;
-	char site[96];
 	int i;
 
 	json_object_set_new(j, "workload", json_string(w->name));
@@ -910,21 +963,7 @@ json_t *bench_result_json(const struct bench_workload *w,
 	json_object_set_new(j, "lru_lock_contended", json_integer(r->lru.contended));
 	json_object_set_new(j, "lru_lock_wait_total_ns", json_integer(r->lru.wait_total_ns));
 
-	a = json_array();
-	for (i = 0; i < r->nr_sites; i++) {
-		const struct bench_site_result *s = &r->sites[i];
-
-		snprintf(site, sizeof(site), "%s:%s", s->cls, s->caller);
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
-			"site", site, "class", s->cls, "caller", s->caller,
-			"acquired", (json_int_t)s->st.acquired,
-			"contended", (json_int_t)s->st.contended,
-			"wait_total_ns", (json_int_t)s->st.wait_total_ns,
-			"wait_max_ns", (json_int_t)s->st.wait_max_ns,
-			"wait_min_ns", (json_int_t)s->st.wait_min_ns,
-			"hold_total_ns", (json_int_t)s->st.hold_total_ns));
-	}
-	json_object_set_new(j, "locks", a);
+	json_object_set_new(j, "locks", sites_json(r));
 
 	if (r->have_profile) {
 		const struct lru_hold_profile *p = &r->profile;
@@ -959,7 +998,7 @@ int cmd_bench(int argc, char **argv)
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		if (argc < 2) {
-			fprintf(stderr, "lrulab bench: no workload given (fault-free or mmap-madvise)\n");
+			fprintf(stderr, "lrulab bench: no workload given (" BENCH_WORKLOAD_NAMES ")\n");
 			return 2;
 		}
 		bench_usage(stdout, NULL);
@@ -967,7 +1006,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	w = bench_find_workload(argv[1]);
 	if (!w) {
-		fprintf(stderr, "lrulab bench: unknown workload '%s' (fault-free or mmap-madvise)\n",
+		fprintf(stderr, "lrulab bench: unknown workload '%s' (" BENCH_WORKLOAD_NAMES ")\n",
 			argv[1]);
 		return 2;
 	}
@@ -975,6 +1014,8 @@ int cmd_bench(int argc, char **argv)
 	ret = bench_parse(w, "lrulab bench", argc - 1, argv + 1, &o);
 	if (ret)
 		return ret == 1 ? 0 : 2;
+	if (w->main)
+		return w->main(w, "lrulab bench", &o);
 
 	for (i = 0; i < o.nr_threads; i++) {
 		struct bench_result r;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * `lrulab repro s0|s3|s4|all`: each seed mail's table, rebuilt on this
+ * `lrulab repro s0|s1|s3|s4|all`: each seed mail's table, rebuilt on this
  * machine with the switch (or the layout build) off and on, and printed
  * in the mail's shape with the published numbers beside ours.  Every cell
  * is a set of A/B runs in fresh processes, alternated, with medians and a
@@ -31,7 +31,7 @@
 #include <lrulab/parse.h>
 
 #define REPRO_PROG "lrulab repro"
-#define REPRO_MAX_ROWS 16
+#define REPRO_MAX_ROWS 24
 
 /*
  * ---- published numbers ----
@@ -60,6 +60,57 @@ static const struct s0_published {
 /* s0: "About 25% of the time spent holding lru_lock in those two paths
  * goes to the LRU stat updates" (80 threads, shmem, before the patch). */
 #define S0_PUBLISHED_STAT_SHARE_PCT 25.0
+
+/*
+ * s1-vmstat-scan-cost.txt, "mm/vmscan: reduce lru_lock contention via
+ * vmstat-derived scan-balance cost" v4 (Usama Arif): 176 cores, 256 GB,
+ * `usemem -n 16 --prealloc --prefault --random 256M` in a two-level memcg
+ * with memory.max=512M on the leaf, 16 GB swap file, a 30 s `perf lock
+ * record -a` window; baseline and patched kernels.
+ *
+ *                          baseline    patched
+ *   pgscan_direct  / s      172,662     171,817
+ *   pgsteal_direct / s       67,162      66,306
+ *   workingset_refault_anon / s
+ *                            40,696      39,830
+ *
+ *   Lock Name (total wait per 30 s)   Before      After
+ *   shrink_lruvec+0x770             722.84 ms    0       (lru_note_cost_unlock_irq)
+ *   workingset_refault+0x167        385.26 ms    0       (lru_note_cost_refault)
+ *   shrink_node+0x4ad               689.43 ms    26.95 ms
+ *   shrink_active_list              208.34 ms    15.97 ms
+ *   lru_add_drain_cpu+0x34            1.96 s    917.71 ms
+ *   Total LRU lock wait              ~4.23 s     ~1.66 s
+ *
+ * Our sites are named by function: shrink_node+0x4ad is where shrink_node
+ * inlines prepare_scan_control (the anon_cost/file_cost snapshot), and
+ * lru_add_drain_cpu+0x34 the lru_lock of the folio_batch_move_lru it
+ * inlines.
+ */
+#define S1_MAIL_PROCESSES	16
+#define S1_MAIL_WINDOW_S	30
+static const struct s1_rate {
+	const char *label, *metric;
+	double before, after;
+} s1_rates[] = {
+	{ "pgscan_direct", "pgscan_per_sec", 172662, 171817 },
+	{ "pgsteal_direct", "pgsteal_per_sec", 67162, 66306 },
+	{ "workingset_refault_anon", "workingset_refault_anon_per_sec", 40696, 39830 },
+};
+static const struct s1_site {
+	const char *cls, *caller, *mail;	/* mail: its name there, if another */
+	double before_ms, after_ms;	/* NAN: not in the mail */
+} s1_sites[] = {
+	{ "lru_lock", "lru_note_cost_unlock_irq", "shrink_lruvec+0x770", 722.84, 0 },
+	{ "lru_lock", "lru_note_cost_refault", "workingset_refault+0x167", 385.26, 0 },
+	{ "lru_lock", "prepare_scan_control", "shrink_node+0x4ad", 689.43, 26.95 },
+	{ "lru_lock", "shrink_active_list", NULL, 208.34, 15.97 },
+	{ "lru_lock", "folio_batch_move_lru", "lru_add_drain_cpu+0x34", 1960, 917.71 },
+	{ "lru_lock", "shrink_inactive_list", NULL, NAN, NAN },
+	{ "cost_lock", "lruvec_cost_sample", NULL, NAN, NAN },
+};
+#define S1_TOTAL_WAIT_BEFORE_MS	4230.0
+#define S1_TOTAL_WAIT_AFTER_MS	1660.0
 
 /*
  * s3-memcg-pn-layout.txt, "[PATCH v3 0/2] memcg: reduce cacheline
@@ -112,6 +163,7 @@ struct repro_opts {
 	double seconds;		/* per fault-free run */
 	long memcgs;
 	long loops;		/* per mmap-madvise run */
+	double usemem_seconds;	/* per s1 usemem run */
 	char mem[24];
 	const char *out_dir;
 	const char *before_bin, *after_bin;
@@ -428,6 +480,126 @@ static int repro_s0(const struct repro_opts *ro, struct repro_table *t)
 	return 0;
 }
 
+/* ---- s1 ---- */
+
+/*
+ * Per-site sums of a usemem run's "locks" (a caller can own several
+ * sites), kept in the run's JSON as "s1_sites" so rows read them as
+ * "s1_sites.CALLER_wait_ms" and "s1_sites.CALLER_per_1k".
+ */
+static void s1_add_sites(json_t *run)
+{
+	double reclaimed = bench_json_number(run, "pgsteal");
+	json_t *o = json_object(), *l;
+	char key[96];
+	size_t i, k;
+
+	for (k = 0; k < ARRAY_SIZE(s1_sites); k++) {
+		double acq = 0, wait = 0;
+
+		json_array_foreach(json_object_get(run, "locks"), i, l) {
+			const char *cls = json_string_value(json_object_get(l, "class"));
+			const char *caller = json_string_value(json_object_get(l, "caller"));
+
+			if (!cls || !caller || strcmp(cls, s1_sites[k].cls) ||
+			    strcmp(caller, s1_sites[k].caller))
+				continue;
+			acq += bench_json_number(l, "acquired");
+			wait += bench_json_number(l, "wait_total_ns");
+		}
+		snprintf(key, sizeof(key), "%s_wait_ms", s1_sites[k].caller);
+		json_object_set_new(o, key, json_real(wait / 1e6));
+		snprintf(key, sizeof(key), "%s_per_1k", s1_sites[k].caller);
+		json_object_set_new(o, key, json_real(reclaimed > 0 ? 1000 * acq / reclaimed : 0));
+	}
+	json_object_set_new(o, "lru_lock_wait_ms",
+			    json_real(bench_json_number(run, "lru_lock_wait_total_ns") / 1e6));
+	json_object_set_new(run, "s1_sites", o);
+}
+
+/* lru_lock sites go by their caller alone, others by lock and caller */
+static const char *s1_site_prefix(const struct s1_site *p)
+{
+	return strcmp(p->cls, "lru_lock") ? "cost_lock:" : "";
+}
+
+static int repro_s1(const struct repro_opts *ro, struct repro_table *t)
+{
+	const char *self = bench_self_exe();
+	long n = ro->cpus < S1_MAIL_PROCESSES ? ro->cpus : S1_MAIL_PROCESSES;
+	struct repro_cell c;
+	char what[96], key[96];
+	size_t i;
+	long r;
+	int k, err = 0;
+
+	t->seed = "s1-vmstat-scan-cost";
+	t->title = "mm/vmscan: reduce lru_lock contention via vmstat-derived scan-balance cost";
+	t->before_name = "vmstat-scan-cost off";
+	t->after_name = "vmstat-scan-cost on";
+
+	memset(&c, 0, sizeof(c));
+	cell_arg(&c, "usemem");
+	cell_arg(&c, "--mem");
+	cell_arg(&c, ro->quick ? "2M" : "8M");
+	cell_arg(&c, "--threads");
+	cell_argf(&c, "%ld", n);
+	cell_arg(&c, "--seconds");
+	cell_argf(&c, "%g", ro->usemem_seconds);
+	c.ncfg = 2;
+	cfg_init(&c.cfg[0], "before", self);
+	cfg_arg(&c.cfg[0], "--without", "vmstat-scan-cost");
+	cfg_init(&c.cfg[1], "after", self);
+	cfg_arg(&c.cfg[1], "--with", "vmstat-scan-cost");
+	snprintf(what, sizeof(what), "usemem, %d processes (here %ld threads)",
+		 S1_MAIL_PROCESSES, n);
+	if (cell_run(ro, t, &c, what, ro->reps)) {
+		cell_free(&c);
+		return -1;
+	}
+	for (k = 0; k < c.ncfg; k++)
+		for (r = 0; r < c.reps; r++)
+			s1_add_sites(c.runs[k][r]);
+
+	for (i = 0; !err && i < ARRAY_SIZE(s1_rates); i++)
+		err = row_fill(table_row(t, "/s", s1_rates[i].before, s1_rates[i].after,
+					 "%s / s", s1_rates[i].label),
+			       &c, 0, 1, s1_rates[i].metric);
+	for (i = 0; !err && i < ARRAY_SIZE(s1_sites); i++) {
+		const struct s1_site *p = &s1_sites[i];
+
+		snprintf(key, sizeof(key), "s1_sites.%s_wait_ms", p->caller);
+		err = row_fill(table_row(t, "ms", p->before_ms, p->after_ms, "wait %s%s%s%s%s",
+					 s1_site_prefix(p), p->caller, p->mail ? " (" : "",
+					 p->mail ? p->mail : "", p->mail ? ")" : ""),
+			       &c, 0, 1, key);
+	}
+	if (!err)
+		err = row_fill(table_row(t, "ms", S1_TOTAL_WAIT_BEFORE_MS, S1_TOTAL_WAIT_AFTER_MS,
+					 "wait, every lru_lock site"),
+			       &c, 0, 1, "s1_sites.lru_lock_wait_ms");
+	/* what holds on any machine: how often reclaim takes the locks */
+	for (i = 0; !err && i < ARRAY_SIZE(s1_sites); i++) {
+		snprintf(key, sizeof(key), "s1_sites.%s_per_1k", s1_sites[i].caller);
+		err = row_fill(table_row(t, "/1k recl", NAN, NAN, "acquisitions %s%s",
+					 s1_site_prefix(&s1_sites[i]), s1_sites[i].caller),
+			       &c, 0, 1, key);
+	}
+	if (!err)
+		err = row_fill(table_row(t, "/1k recl", NAN, NAN,
+					 "acquisitions, every lru_lock site"),
+			       &c, 0, 1, "lru_lock_acquisitions_per_1k_reclaimed");
+	cell_free(&c);
+	if (err)
+		return -1;
+	table_note(t, "usemem --random, %ld threads x %s in a two-level memcg, leaf memory.max an eighth of it; %g s measured per run after the prefault",
+		   n, ro->quick ? "2M" : "8M", ro->usemem_seconds);
+	table_note(t, "median of %ld runs, before/after alternating, each a fresh process; wait in ms: published over the mail's %d s window, ours over each run's",
+		   ro->reps, S1_MAIL_WINDOW_S);
+	table_note(t, "compare the deltas and the acquisitions per 1000 reclaimed pages (which hold on any machine), not the absolute rates");
+	return 0;
+}
+
 /* ---- s3 ---- */
 
 static bool bin_ok(const char *path)
@@ -704,7 +876,8 @@ static void fmt_val(char *buf, size_t len, double v, const char *unit)
 		snprintf(buf, len, "-");
 	else if (!strcmp(unit, "s"))
 		snprintf(buf, len, v < 1 ? "%.4f" : "%.3f", v);
-	else if (!strcmp(unit, "%") || !strcmp(unit, "ns/page") || !strcmp(unit, "/1k pages"))
+	else if (!strcmp(unit, "%") || !strcmp(unit, "ns/page") || !strcmp(unit, "/1k pages") ||
+		 !strcmp(unit, "ms") || !strcmp(unit, "/1k recl"))
 		snprintf(buf, len, "%.1f", v);
 	else if (fabs(v) >= 1e6)
 		snprintf(buf, len, "%.2fM", v / 1e6);
@@ -967,6 +1140,7 @@ static const struct option repro_long_options[] = {
 	{ "seconds", required_argument, NULL, 's' },
 	{ "memcgs", required_argument, NULL, 'M' },
 	{ "loops", required_argument, NULL, 'l' },
+	{ "usemem-seconds", required_argument, NULL, 'u' },
 	{ "mem", required_argument, NULL, 'm' },
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "out", required_argument, NULL, 'o' },
@@ -979,8 +1153,8 @@ static const struct option repro_long_options[] = {
 
 static void repro_usage(FILE *f)
 {
-	fprintf(f, "usage: lrulab repro s0|s3|s4|all [--quick] [--reps N] [--seconds S]\n"
-		   "                    [--memcgs N] [--loops N] [--mem SIZE] [--cpus N]\n"
+	fprintf(f, "usage: lrulab repro s0|s1|s3|s4|all [--quick] [--reps N] [--seconds S]\n"
+		   "                    [--memcgs N] [--loops N] [--usemem-seconds S] [--mem SIZE] [--cpus N]\n"
 		   "                    [--out DIR] [--before-bin PATH] [--after-bin PATH] [--json]\n"
 		   "\n"
 		   "Rebuilds each seed mail's table at this machine's scale (20 and 80 threads\n"
@@ -988,7 +1162,9 @@ static void repro_usage(FILE *f)
 		   "processors here), with the published numbers beside ours.  Writes\n"
 		   "DIR/SEED.json, the runs behind it, and a gnuplot PNG (DIR: results).\n"
 		   "s3 runs the pn-default and pn-cold-pairing builds (build/release and\n"
-		   "build/pncold, or --before-bin and --after-bin).  --quick: tiny runs, for tests.\n");
+		   "build/pncold, or --before-bin and --after-bin).  s1 runs usemem with all\n"
+		   "processors (at most the mail's 16), --usemem-seconds each (default 4.5).\n"
+		   "--quick: tiny runs, for tests.\n");
 }
 
 static int repro_one(struct repro_opts *ro, const char *which, const char *machine)
@@ -1007,6 +1183,8 @@ static int repro_one(struct repro_opts *ro, const char *which, const char *machi
 	}
 	if (!strcmp(which, "s0"))
 		err = repro_s0(ro, &t);
+	else if (!strcmp(which, "s1"))
+		err = repro_s1(ro, &t);
 	else if (!strcmp(which, "s3"))
 		err = repro_s3(ro, &t, mail, &nr_mail);
 	else
@@ -1059,12 +1237,13 @@ int cmd_repro(int argc, char **argv)
 		.seconds = 0.6,
 		.memcgs = 7,
 		.loops = 50,
+		.usemem_seconds = 4.5,
 		.mem = "16M",
 		.out_dir = "results",
 	};
-	static const char *const all[] = { "s0", "s3", "s4" };
+	static const char *const all[] = { "s0", "s1", "s3", "s4" };
 	bool reps_given = false, seconds_given = false, memcgs_given = false,
-	     loops_given = false, mem_given = false;
+	     loops_given = false, mem_given = false, usemem_given = false;
 	const char *which;
 	char machine[512];
 	struct timespec t0, t1;
@@ -1099,6 +1278,12 @@ int cmd_repro(int argc, char **argv)
 			if (parse_long(REPRO_PROG, "--loops", optarg, 1, 1000000, &ro.loops))
 				return 2;
 			loops_given = true;
+			break;
+		case 'u':
+			if (parse_double(REPRO_PROG, "--usemem-seconds", optarg, 0.01, 3600,
+					 &ro.usemem_seconds))
+				return 2;
+			usemem_given = true;
 			break;
 		case 'm':
 			if (parse_size(REPRO_PROG, "--mem", optarg, &mem))
@@ -1138,13 +1323,14 @@ int cmd_repro(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "%s: no seed given (s0, s3, s4 or all)\n", REPRO_PROG);
+		fprintf(stderr, "%s: no seed given (s0, s1, s3, s4 or all)\n", REPRO_PROG);
 		return 2;
 	}
 	which = argv[optind];
-	if (strcmp(which, "s0") && strcmp(which, "s3") && strcmp(which, "s4") &&
-	    strcmp(which, "all")) {
-		fprintf(stderr, "%s: unknown seed '%s' (s0, s3, s4 or all)\n", REPRO_PROG, which);
+	if (strcmp(which, "s0") && strcmp(which, "s1") && strcmp(which, "s3") &&
+	    strcmp(which, "s4") && strcmp(which, "all")) {
+		fprintf(stderr, "%s: unknown seed '%s' (s0, s1, s3, s4 or all)\n", REPRO_PROG,
+			which);
 		return 2;
 	}
 	if (optind + 1 < argc) {
@@ -1161,6 +1347,8 @@ int cmd_repro(int argc, char **argv)
 			ro.memcgs = 2;
 		if (!loops_given)
 			ro.loops = 1;
+		if (!usemem_given)
+			ro.usemem_seconds = 0.05;
 		if (!mem_given)
 			snprintf(ro.mem, sizeof(ro.mem), "256K");
 	}

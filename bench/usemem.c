@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * `lrulab usemem` (also `lrulab bench usemem`): the s1 mail's workload,
+ * `lrulab bench usemem` (also `lrulab usemem`): the s1 mail's workload,
  * vm-scalability's `usemem -n N --prealloc --prefault --random SIZE`
  * run inside a two-level memcg whose leaf memory.max is a fraction of
  * the working set, so that reclaim (shrink_inactive_list, swap-out) and
  * refaults (workingset_refault, swap-in) run continuously on every
  * thread.  Reports what the mail's tables report: pgscan_direct,
  * pgsteal_direct and workingset_refault_anon per second, and the lock
- * table, with the cost-recording sites singled out.
+ * table, with the cost-recording sites singled out.  A workload of the
+ * bench harness with its own run (a memcg limit, swap, a prefault before
+ * the clock), so that `lrulab ab` and `lrulab repro s1` run it too.
  *
  * Anon memory (the default, as usemem's) leaves swap PTEs behind;
  * --type shmem swaps a shmem file instead, whose swap entries live in
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <lrulab/bench.h>
 #include <lrulab/commands.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/parse.h>
@@ -28,20 +31,10 @@
 #include <lrulab/switches.h>
 #include <lrulab/vmscan.h>
 
-struct usemem_opts {
-	long threads;
-	unsigned long mem;	/* bytes per thread */
-	unsigned long max;	/* leaf memory.max, bytes; 0: an eighth of the total */
-	double seconds;
-	bool shmem;
-	bool scan_cost;
-	enum lock_impl lock;
-};
-
 struct usemem_thread {
 	pthread_t tid;
 	int cpu;
-	const struct usemem_opts *o;
+	const struct bench_opts *o;
 	struct mem_cgroup *memcg;
 	struct address_space *file;
 	struct mm_struct *mm;
@@ -94,7 +87,7 @@ static void *usemem_worker(void *arg)
 	return NULL;
 }
 
-/* lru_lock acquisitions and wait of the cost-recording sites */
+/* lru_lock acquisitions and wait of the cost-recording sites (the s1 mail's) */
 static void cost_sites(u64 *acquired, u64 *wait_ns)
 {
 	int id;
@@ -115,57 +108,77 @@ static void cost_sites(u64 *acquired, u64 *wait_ns)
 	}
 }
 
-static int run_usemem(const struct usemem_opts *o)
+/* The leaf's memory.max in pages for @threads threads of @o. */
+static unsigned long usemem_max_pages(const struct bench_opts *o, long threads)
 {
-	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
-	unsigned long pages = o->mem / PAGE_SIZE, total = pages * (unsigned long)o->threads;
+	unsigned long total = o->mem / PAGE_SIZE * (unsigned long)threads;
+
 	/*
 	 * An eighth of the working set, but not so small that the pages
 	 * parked in per-CPU LRU batches and charge stocks (up to 31 + 64
 	 * per CPU, out of reclaim's reach) take a memcg to OOM.
 	 */
-	unsigned long max = o->max ? o->max / PAGE_SIZE :
-		max_t(unsigned long, total / 8, 256 * (unsigned long)o->threads);
+	if (o->max)
+		return o->max / PAGE_SIZE;
+	return max_t(unsigned long, total / 8, 256 * (unsigned long)threads);
+}
+
+static double per_1k(u64 n, unsigned long pages)
+{
+	return pages ? 1000.0 * n / pages : 0;
+}
+
+int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
+		     json_t **json)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+	unsigned long pages = o->mem / PAGE_SIZE, total = pages * (unsigned long)threads;
+	unsigned long max = usemem_max_pages(o, threads);
 	unsigned long span = 1UL << MAX_PAGE_ORDER, ev0[NR_VM_EVENT_ITEMS], ev1[NR_VM_EVENT_ITEMS];
+	unsigned long refaults, scan, steal, accesses = 0;
 	struct mem_cgroup *parent, *leaf;
 	struct usemem_thread *t;
 	pthread_barrier_t start;
 	volatile int stop = 0;
 	struct lock_stat lru;
 	u64 cost_acq, cost_wait;
-	unsigned long refaults, scan, steal;
+	bool oversubscribed;
+	json_t *j, *sw;
 	double t0, secs;
 	int i, err = 0, bad;
 
-	cfg.nr_cpus = (int)o->threads;
+	*json = NULL;
+	cfg.nr_cpus = (int)threads;
 	/* the leaf's limit plus headroom for the allocator and watermarks */
 	cfg.node_pages = ((max + 4096) + span - 1) / span * span;
 	cfg.lock = o->lock;
+	cfg.lockstat = true;
 	lrulab_switches_clear();
-	lrulab_switches[SW_VMSTAT_SCAN_COST] = o->scan_cost;
-	if ((err = lrulab_init(&cfg))) {
-		fprintf(stderr, "lrulab usemem: cannot set up the model: %s\n", strerror(-err));
-		return 1;
+	lrulab_switches[SW_VMSTAT_SCAN_COST] = o->sw[SW_VMSTAT_SCAN_COST] == 1;
+	err = lrulab_init(&cfg);
+	if (err) {
+		lrulab_switches_clear();
+		return err;
 	}
 	if (swapon(total + 64, SWAP_STORE_ZSTD)) {
-		fprintf(stderr, "lrulab usemem: cannot set up swap\n");
 		lrulab_exit();
-		return 1;
+		lrulab_switches_clear();
+		return -ENOMEM;
 	}
 	parent = mem_cgroup_create(root_mem_cgroup, "usemem");
 	leaf = parent ? mem_cgroup_create(parent, "leaf") : NULL;
-	t = calloc((size_t)o->threads, sizeof(*t));
-	if (!leaf || !t || mem_cgroup_set_max(leaf, max)) {
-		fprintf(stderr, "lrulab usemem: out of memory\n");
-		return 1;
-	}
-	printf("lrulab usemem: %ld threads x %lu KiB %s, random writes, leaf memory.max %lu KiB, %.1f s, vmstat-scan-cost %s%s\n",
-	       o->threads, o->mem >> 10, o->shmem ? "shmem" : "anon",
-	       max * (PAGE_SIZE >> 10), o->seconds,
-	       o->scan_cost ? "on" : "off",
-	       lrulab_oversubscribed() ? " (OVERSUBSCRIBED)" : "");
-	pthread_barrier_init(&start, NULL, (unsigned int)o->threads + 1);
-	for (i = 0; i < o->threads; i++) {
+	t = calloc((size_t)threads, sizeof(*t));
+	if (!leaf || !t || mem_cgroup_set_max(leaf, max))
+		return -ENOMEM;
+	oversubscribed = lrulab_oversubscribed();
+	if (text)
+		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random writes, leaf memory.max %lu KiB, %.1f s, vmstat-scan-cost %s%s\n",
+			threads, o->mem >> 10, o->shmem ? "shmem" : "anon",
+			max * (PAGE_SIZE >> 10), o->seconds,
+			lrulab_switches[SW_VMSTAT_SCAN_COST] ? "on" : "off",
+			oversubscribed ? " (OVERSUBSCRIBED)" : "");
+	pthread_barrier_init(&start, NULL, (unsigned int)threads + 1);
+	for (i = 0; i < threads; i++) {
 		t[i] = (struct usemem_thread){ .cpu = i, .o = o, .memcg = leaf,
 					       .start = &start, .stop = &stop };
 		t[i].file = o->shmem ? shmem_file_setup(pages, 0) : NULL;
@@ -173,10 +186,8 @@ static int run_usemem(const struct usemem_opts *o)
 		t[i].vma = !t[i].mm ? NULL : o->shmem ?
 			mmap_shmem(t[i].mm, t[i].file, 0, pages * PAGE_SIZE) :
 			mmap_anon(t[i].mm, pages * PAGE_SIZE, 0);
-		if (!t[i].vma) {
-			fprintf(stderr, "lrulab usemem: out of memory\n");
-			return 1;
-		}
+		if (!t[i].vma)
+			return -ENOMEM;
 		pthread_create(&t[i].tid, NULL, usemem_worker, &t[i]);
 	}
 	pthread_barrier_wait(&start);
@@ -195,8 +206,9 @@ static int run_usemem(const struct usemem_opts *o)
 	while (now_sec() - t0 < o->seconds)
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < o->threads; i++) {
+	for (i = 0; i < threads; i++) {
 		pthread_join(t[i].tid, NULL);
+		accesses += t[i].accesses;
 		if (t[i].err && !err)
 			err = t[i].err;
 	}
@@ -206,23 +218,66 @@ static int run_usemem(const struct usemem_opts *o)
 	scan = ev1[PGSCAN_ANON] - ev0[PGSCAN_ANON];
 	steal = ev1[PGSTEAL_ANON] - ev0[PGSTEAL_ANON];
 	pthread_barrier_destroy(&start);
-
-	/* cgroup reclaim counts pgscan_direct in the memcg; the anon totals are the same */
-	printf("\n%-32s %14s\n", "", "per second");
-	printf("%-32s %14.0f\n", "pgscan_direct", scan / secs);
-	printf("%-32s %14.0f\n", "pgsteal_direct", steal / secs);
-	printf("%-32s %14.0f\n", "workingset_refault_anon", refaults / secs);
-	printf("%-32s %14.0f\n", "pswpout", (ev1[PSWPOUT] - ev0[PSWPOUT]) / secs);
-	printf("\n");
-	lockstat_print(stdout, LOCKSTAT_SORT_WAIT_TOTAL);
 	lockstat_read_class("lru_lock", &lru);
 	cost_sites(&cost_acq, &cost_wait);
-	printf("\nlru_lock: %llu acquisitions, %.3f ms total wait; cost sites (lru_note_cost_*, prepare_scan_control): %llu acquisitions, %.3f ms wait\n",
-	       (unsigned long long)lru.acquired, lru.wait_total_ns / 1e6,
-	       (unsigned long long)cost_acq, cost_wait / 1e6);
+
+	if (text) {
+		/* cgroup reclaim counts pgscan_direct in the memcg; the anon totals are the same */
+		fprintf(text, "\n%-32s %14s\n", "", "per second");
+		fprintf(text, "%-32s %14.0f\n", "pgscan_direct", scan / secs);
+		fprintf(text, "%-32s %14.0f\n", "pgsteal_direct", steal / secs);
+		fprintf(text, "%-32s %14.0f\n", "workingset_refault_anon", refaults / secs);
+		fprintf(text, "%-32s %14.0f\n", "pswpout", (ev1[PSWPOUT] - ev0[PSWPOUT]) / secs);
+		fprintf(text, "%-32s %14.0f\n", "random writes", accesses / secs);
+		fprintf(text, "\n");
+		lockstat_print(text, LOCKSTAT_SORT_WAIT_TOTAL);
+		fprintf(text, "\nlru_lock: %llu acquisitions, %.3f ms total wait; cost sites (lru_note_cost_*, prepare_scan_control): %llu acquisitions, %.3f ms wait\n",
+			(unsigned long long)lru.acquired, lru.wait_total_ns / 1e6,
+			(unsigned long long)cost_acq, cost_wait / 1e6);
+		fprintf(text, "\nfigures that hold on any machine:\n");
+		fprintf(text, "  lru_lock acquisitions per 1000 reclaimed pages: %.1f (cost sites %.1f)\n",
+			per_1k(lru.acquired, steal), per_1k(cost_acq, steal));
+	}
+
+	j = json_object();
+	sw = json_array();
+	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
+		if (lrulab_switches[i])
+			json_array_append_new(sw, json_string(lrulab_switch_name(i)));
+	json_object_set_new(j, "workload", json_string("usemem"));
+	json_object_set_new(j, "type", json_string(o->shmem ? "shmem" : "anon"));
+	json_object_set_new(j, "threads", json_integer(threads));
+	json_object_set_new(j, "cpus", json_integer(lrulab_nr_processors()));
+	json_object_set_new(j, "oversubscribed", json_boolean(oversubscribed));
+	json_object_set_new(j, "switches", sw);
+	json_object_set_new(j, "lock", json_string(lock_impl_name(o->lock)));
+	json_object_set_new(j, "mem_per_thread", json_integer(o->mem));
+	json_object_set_new(j, "memory_max", json_integer(max * PAGE_SIZE));
+	json_object_set_new(j, "seconds", json_real(secs));
+	json_object_set_new(j, "accesses", json_integer(accesses));
+	/* the workload's rate, for `lrulab ab`'s default metric */
+	json_object_set_new(j, "pages_per_sec", json_real(accesses / secs));
+	json_object_set_new(j, "pgscan", json_integer(scan));
+	json_object_set_new(j, "pgsteal", json_integer(steal));
+	json_object_set_new(j, "workingset_refault_anon", json_integer(refaults));
+	json_object_set_new(j, "pgscan_per_sec", json_real(scan / secs));
+	json_object_set_new(j, "pgsteal_per_sec", json_real(steal / secs));
+	json_object_set_new(j, "workingset_refault_anon_per_sec", json_real(refaults / secs));
+	json_object_set_new(j, "pswpout_per_sec", json_real((ev1[PSWPOUT] - ev0[PSWPOUT]) / secs));
+	json_object_set_new(j, "pswpin_per_sec", json_real((ev1[PSWPIN] - ev0[PSWPIN]) / secs));
+	json_object_set_new(j, "lru_lock_acquired", json_integer(lru.acquired));
+	json_object_set_new(j, "lru_lock_contended", json_integer(lru.contended));
+	json_object_set_new(j, "lru_lock_wait_total_ns", json_integer(lru.wait_total_ns));
+	json_object_set_new(j, "lru_lock_acquisitions_per_1k_reclaimed",
+			    json_real(per_1k(lru.acquired, steal)));
+	json_object_set_new(j, "cost_sites_acquired", json_integer(cost_acq));
+	json_object_set_new(j, "cost_sites_wait_total_ns", json_integer(cost_wait));
+	json_object_set_new(j, "cost_sites_acquisitions_per_1k_reclaimed",
+			    json_real(per_1k(cost_acq, steal)));
+	json_object_set_new(j, "locks", bench_locks_json());
 
 	if (cpu_enter(0, false) == 0) {
-		for (i = 0; i < o->threads; i++) {
+		for (i = 0; i < threads; i++) {
 			munmap_vma(t[i].vma);
 			mmput(t[i].mm);
 			if (t[i].file)
@@ -231,118 +286,122 @@ static int run_usemem(const struct usemem_opts *o)
 		cpu_exit();
 	}
 	bad = lrulab_check_invariants(true, stderr);
-	printf("invariants: %s\n", bad ? "VIOLATED" : "ok");
+	if (text)
+		fprintf(text, "invariants: %s\n", bad ? "VIOLATED" : "ok");
+	json_object_set_new(j, "invariant_violations", json_integer(bad));
+	json_object_set_new(j, "invariants_ok", json_boolean(!bad));
+	if (err)
+		json_object_set_new(j, "error", json_string(strerror(-err)));
+	*json = j;
 	mem_cgroup_offline(leaf);
 	mem_cgroup_offline(parent);
 	free(t);
 	swapoff();
 	lrulab_exit();
 	lrulab_switches_clear();
-	if (err)
-		fprintf(stderr, "lrulab usemem: a worker failed: out of memory\n");
 	return err || bad ? 1 : 0;
 }
 
-static const struct option usemem_options[] = {
-	{ "threads", required_argument, NULL, 't' },
-	{ "mem", required_argument, NULL, 'm' },
-	{ "max", required_argument, NULL, 'M' },
-	{ "seconds", required_argument, NULL, 's' },
-	{ "type", required_argument, NULL, 'T' },
-	{ "with", required_argument, NULL, 'w' },
-	{ "without", required_argument, NULL, 'W' },
-	{ "lock", required_argument, NULL, 'L' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static void usemem_usage(FILE *f)
+static void usemem_defaults(struct bench_opts *o)
 {
-	fprintf(f, "usage: lrulab usemem [--threads N] [--mem SIZE] [--max SIZE] [--seconds S]\n"
-		   "                     [--type anon|shmem] [--with|--without vmstat-scan-cost] [--lock IMPL]\n"
-		   "  --mem: working set per thread (default 8M); --max: leaf memory.max\n"
-		   "  (default an eighth of the total working set, as 512M for 4G in the s1 mail,\n"
-		   "  and at least 1M per thread)\n");
+	o->threads[0] = 2;
+	o->nr_threads = 1;
+	o->mem = 8UL << 20;
+	o->seconds = 2.0;
 }
 
+/* Options of the harness that usemem has no use for, and the checks it needs. */
+static int usemem_check(const char *prog, const struct bench_opts *o)
+{
+	int i;
+
+	if (o->loops) {
+		fprintf(stderr, "%s: --loops: usemem runs for --seconds\n", prog);
+		return -1;
+	}
+	if (o->memcgs != 1 || o->folio_order || o->fault_work_ns || o->profile_hold) {
+		fprintf(stderr, "%s: --memcgs, --folio-size, --fault-work and --profile-hold do not apply to usemem\n",
+			prog);
+		return -1;
+	}
+	if (o->mem % PAGE_SIZE || !o->mem) {
+		fprintf(stderr, "%s: --mem: must be a positive multiple of 4K\n", prog);
+		return -1;
+	}
+	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
+		if (i != SW_VMSTAT_SCAN_COST && o->sw[i] >= 0) {
+			fprintf(stderr, "%s: --with/--without %s: only vmstat-scan-cost applies to usemem\n",
+				prog, lrulab_switch_name(i));
+			return -1;
+		}
+	for (i = 0; i < o->nr_threads; i++)
+		if (usemem_max_pages(o, o->threads[i]) >=
+		    o->mem / PAGE_SIZE * (unsigned long)o->threads[i]) {
+			fprintf(stderr, "%s: the working set (--mem x --threads) must exceed memory.max (--max, at least 1M per thread by default)\n",
+				prog);
+			return -1;
+		}
+	return 0;
+}
+
+static int usemem_main(const struct bench_workload *w, const char *prog,
+		       struct bench_opts *o)
+{
+	int i, ret, status = 0;
+
+	if (usemem_check(prog, o))
+		return 2;
+	for (i = 0; i < o->nr_threads; i++) {
+		json_t *j;
+
+		if (i && !o->json)
+			printf("\n");
+		ret = bench_usemem_run(o, o->threads[i], o->json ? NULL : stdout, &j);
+		if (ret < 0) {
+			fprintf(stderr, "%s: cannot set up the model for %ld threads: %s\n", prog,
+				o->threads[i], strerror(-ret));
+			return 1;
+		}
+		if (o->json) {
+			char *s = json_dumps(j, JSON_COMPACT);
+
+			printf("%s\n", s);
+			free(s);
+		}
+		fflush(stdout);
+		if (ret) {
+			fprintf(stderr, "%s: %s\n", prog,
+				json_object_get(j, "error") ? "a worker failed: out of memory" :
+				"invariants violated");
+			status = 1;
+		}
+		json_decref(j);
+	}
+	return status;
+}
+
+const struct bench_workload usemem_workload = {
+	.name = "usemem",
+	.summary = "s1: usemem --prealloc --prefault --random, N threads in a two-level memcg whose\n"
+		   "leaf memory.max is an eighth of the working set (--max; at least 1M per thread):\n"
+		   "continuous reclaim, swap-out and refaults.  --mem is the working set per thread\n"
+		   "(default 8M), --seconds the measured window after the prefault (default 2).",
+	.opts = BENCH_OPT_TYPE | BENCH_OPT_MAX,
+	.defaults = usemem_defaults,
+	.main = usemem_main,
+};
+
+/* `lrulab usemem`: the same as `lrulab bench usemem` */
 int cmd_usemem(int argc, char **argv)
 {
-	struct usemem_opts o = {
-		.threads = 2, .mem = 8UL << 20, .seconds = 2.0, .lock = LOCK_QSPINLOCK,
-	};
-	const char *p = "lrulab usemem";
-	int c;
+	const struct bench_workload *w = &usemem_workload;
+	const char *prog = "lrulab usemem";
+	struct bench_opts o;
+	int ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", usemem_options, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (parse_long(p, "--threads", optarg, 1, LRULAB_MAX_CPUS, &o.threads))
-				return 2;
-			break;
-		case 'm':
-		case 'M': {
-			const char *opt = c == 'm' ? "--mem" : "--max";
-			unsigned long v;
-
-			if (parse_size(p, opt, optarg, &v))
-				return 2;
-			if (!v || v % PAGE_SIZE || v > (1UL << 30)) {
-				fprintf(stderr, "%s: %s: must be a positive multiple of 4K, at most 1G\n",
-					p, opt);
-				return 2;
-			}
-			if (c == 'm')
-				o.mem = v;
-			else
-				o.max = v;
-			break;
-		}
-		case 's':
-			if (parse_double(p, "--seconds", optarg, 0.01, 3600, &o.seconds))
-				return 2;
-			break;
-		case 'T':
-			if (!strcmp(optarg, "shmem") || !strcmp(optarg, "anon")) {
-				o.shmem = !strcmp(optarg, "shmem");
-				break;
-			}
-			fprintf(stderr, "%s: --type: unknown type '%s' (anon or shmem)\n", p, optarg);
-			return 2;
-		case 'w':
-		case 'W':
-			if (strcmp(optarg, "vmstat-scan-cost")) {
-				fprintf(stderr, "%s: %s: only vmstat-scan-cost applies to usemem\n", p,
-					c == 'w' ? "--with" : "--without");
-				return 2;
-			}
-			o.scan_cost = c == 'w';
-			break;
-		case 'L':
-			if (lock_impl_parse(optarg, &o.lock)) {
-				fprintf(stderr, "%s: --lock: unknown lock '%s' (qspinlock, ticket, tas, pthread-spin, mutex)\n",
-					p, optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			usemem_usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, "%s: unknown or incomplete option '%s'\n", p,
-				argv[optind - 1]);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", p, argv[optind]);
-		return 2;
-	}
-	if ((o.max ? o.max / PAGE_SIZE : 256 * (unsigned long)o.threads) >=
-	    o.mem / PAGE_SIZE * (unsigned long)o.threads) {
-		fprintf(stderr, "%s: the working set (--mem x --threads) must exceed memory.max (--max, at least 1M per thread by default)\n", p);
-		return 2;
-	}
-	return run_usemem(&o);
+	bench_defaults(w, &o);
+	ret = bench_parse(w, prog, argc, argv, &o);
+	if (ret)
+		return ret == 1 ? 0 : 2;
+	return w->main(w, prog, &o);
 }

@@ -70,6 +70,27 @@ bad "$B" bench fault-free --bogus
 bad "$B" bench fault-free extra
 bad "$B" bench mmap-madvise --type shmem
 bad "$B" bench mmap-madvise --folio-size 8K
+bad "$B" bench fault-free --max 4M
+bad "$B" bench usemem --threads 0
+bad "$B" bench usemem --threads x
+bad "$B" bench usemem --seconds 0
+bad "$B" bench usemem --seconds 1 --loops 2
+bad "$B" bench usemem --loops 2
+bad "$B" bench usemem --memcgs 2
+bad "$B" bench usemem --folio-size 16K
+bad "$B" bench usemem --profile-hold
+bad "$B" bench usemem --mem 3K
+bad "$B" bench usemem --max 3K
+bad "$B" bench usemem --max 0
+bad "$B" bench usemem --max 64M --mem 1M
+bad "$B" bench usemem --threads 2 --mem 1M
+bad "$B" bench usemem --type file
+bad "$B" bench usemem --with lru-stat-batch
+bad "$B" bench usemem --with no-such-switch
+bad "$B" bench usemem --with vmstat-scan-cost --without vmstat-scan-cost
+bad "$B" bench usemem --lock spinny
+bad "$B" bench usemem --bogus
+bad "$B" bench usemem extra
 
 A="lrulab ab"
 bad "$A" ab
@@ -89,9 +110,11 @@ bad "$R" repro s0 --reps 0
 bad "$R" repro s0 --cpus 0
 bad "$R" repro s0 --mem 4K
 bad "$R" repro s0 --bogus
+bad "$R" repro s1 --usemem-seconds 0
 
 good 'usage: lrulab bench' bench --help
 good 'usage: lrulab bench fault-free' bench fault-free --help
+good 'usage: lrulab bench usemem' bench usemem --help
 good 'usage: lrulab ab' ab --help
 good 'usage: lrulab repro' repro --help
 
@@ -120,6 +143,18 @@ for key in workload type threads cpus oversubscribed folio_size switches pages_p
 done
 good '"switches":\["lru-stat-batch"\]' bench fault-free --threads 1 --loops 1 --mem 256K --with lru-stat-batch --json
 
+# usemem through the harness: one object per thread count, the s1 keys.
+"$LRULAB" bench usemem --threads 1,2 --mem 2M --seconds 0.05 --with vmstat-scan-cost \
+	--json >"$out" 2>"$err" || fail "bench usemem --json: exit $?"
+[ "$(wc -l <"$out")" -eq 2 ] || fail "bench usemem --json --threads 1,2: not two lines"
+for key in workload pgscan_per_sec pgsteal_per_sec workingset_refault_anon_per_sec \
+	lru_lock_wait_total_ns lru_lock_acquisitions_per_1k_reclaimed locks site \
+	wait_total_ns invariants_ok; do
+	[ "$(grep -c "\"$key\":" "$out")" -eq 2 ] || fail "bench usemem --json: key $key missing"
+done
+grep -q '"switches":\["vmstat-scan-cost"\]' "$out" || fail "bench usemem --json: switch not on"
+good 'no difference' ab --reps 1 --metric threads -- usemem --threads 1 --mem 2M --seconds 0.05
+
 # ab on two identical configurations, on a figure that is the same run to
 # run (lock acquisitions per 1000 pages of a fixed number of passes):
 # always "no difference".
@@ -144,10 +179,12 @@ for key in seed rows label published_before published_after before after delta_p
 	ci_low_pct ci_high_pct; do
 	grep -q "\"$key\":" "$out" || fail "repro --json: key $key missing"
 done
+good 'lruvec_cost_sample' repro s1 --quick --out "$tmp/res"
+[ -s "$tmp/res/s1-vmstat-scan-cost.json" ] || fail "repro s1: no s1-vmstat-scan-cost.json"
 if [ -x "$(dirname "$LRULAB")/../pncold/lrulab" ]; then
 	"$LRULAB" repro all --quick --json --out "$tmp/res" >"$out" 2>"$err" ||
 		fail "repro all --quick: exit $?"
-	[ "$(grep -c '"seed":' "$out")" -eq 3 ] || fail "repro all --json: not three tables"
+	[ "$(grep -c '"seed":' "$out")" -eq 4 ] || fail "repro all --json: not four tables"
 fi
 
 if [ "$fails" -ne 0 ]; then

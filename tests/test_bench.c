@@ -322,6 +322,60 @@ static void test_json_keys(void **state)
 	bench_result_free(&r);
 }
 
+/* usemem (s1) runs its own model: a tiny run has every key repro s1 reads */
+static void test_usemem_json_keys(void **state)
+{
+	static const char *const keys[] = {
+		"workload", "threads", "switches", "pgscan_per_sec", "pgsteal_per_sec",
+		"workingset_refault_anon_per_sec", "lru_lock_wait_total_ns",
+		"lru_lock_acquisitions_per_1k_reclaimed", "pgsteal", "pages_per_sec",
+		"locks", "invariants_ok",
+	};
+	static const char *const lock_keys[] = {
+		"site", "class", "caller", "acquired", "contended", "wait_total_ns",
+		"wait_max_ns", "hold_total_ns",
+	};
+	const struct bench_workload *w = bench_find_workload("usemem");
+	struct bench_opts o;
+	json_t *j = NULL, *l;
+	size_t i, k;
+	bool cost = false;
+
+	assert_ptr_equal(w, &usemem_workload);
+	bench_defaults(w, &o);
+	o.mem = 2UL << 20;		/* 512 pages over a 256-page memory.max */
+	o.seconds = 0.05;
+	o.sw[SW_VMSTAT_SCAN_COST] = 0;
+	assert_int_equal(bench_usemem_run(&o, 1, NULL, &j), 0);
+	assert_non_null(j);
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		assert_non_null(json_object_get(j, keys[i]));
+	assert_string_equal(json_string_value(json_object_get(j, "workload")), "usemem");
+	assert_int_equal(json_array_size(json_object_get(j, "switches")), 0);
+	assert_true(json_is_true(json_object_get(j, "invariants_ok")));
+	/* the prefault alone overflows memory.max: reclaim ran, so the lock did */
+	json_array_foreach(json_object_get(j, "locks"), i, l) {
+		for (k = 0; k < ARRAY_SIZE(lock_keys); k++)
+			assert_non_null(json_object_get(l, lock_keys[k]));
+		if (!strcmp(json_string_value(json_object_get(l, "caller")),
+			    "lru_note_cost_unlock_irq"))
+			cost = true;
+	}
+	assert_true(cost);
+	json_decref(j);
+
+	/* with the switch the cost sites leave lru_lock for cost_lock */
+	o.sw[SW_VMSTAT_SCAN_COST] = 1;
+	assert_int_equal(bench_usemem_run(&o, 1, NULL, &j), 0);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(j, "switches"), 0)),
+			    "vmstat-scan-cost");
+	json_array_foreach(json_object_get(j, "locks"), i, l)
+		if (!strcmp(json_string_value(json_object_get(l, "class")), "lru_lock"))
+			assert_string_not_equal(json_string_value(json_object_get(l, "caller")),
+						"lru_note_cost_unlock_irq");
+	json_decref(j);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +391,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_run_mthp_exact),
 		cmocka_unit_test(test_run_switches_applied),
 		cmocka_unit_test(test_json_keys),
+		cmocka_unit_test(test_usemem_json_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

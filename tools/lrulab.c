@@ -14,10 +14,10 @@ struct command {
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "short fault/free run: lock table, figures, stats, invariants" },
 	{ "pathbench", cmd_pathbench, "single-CPU cost of folio_add_lru, folios_put_refs, lru_lock hold per batch" },
-	{ "bench", cmd_bench, "workloads: fault-free (s0, s3), mmap-madvise (s4); lock tables, figures, JSON" },
+	{ "bench", cmd_bench, "workloads: fault-free (s0, s3), mmap-madvise (s4), usemem (s1); lock tables, figures, JSON" },
 	{ "ab", cmd_ab, "two configurations alternated in fresh processes: medians, B/A with 95% CI" },
-	{ "repro", cmd_repro, "the seed mails' tables (s0, s3, s4) at this machine's scale, published beside ours" },
-	{ "usemem", cmd_usemem, "the s1 workload: random writes over a working set 8x memory.max, swap and refaults" },
+	{ "repro", cmd_repro, "the seed mails' tables (s0, s1, s3, s4) at this machine's scale, published beside ours" },
+	{ "usemem", cmd_usemem, "the s1 workload (as bench usemem): random writes over 8x memory.max, swap and refaults" },
 	{ "lockbench", cmd_lockbench, "uncontended lock cost per implementation, lock statistics overhead" },
 	{ "layout", cmd_layout, "struct lruvec and mem_cgroup_per_node: lines, 128-byte pairs, who writes and reads them" },
 };
@@ -46,9 +46,6 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	/* usemem is a workload of its own harness, reachable as bench usemem */
-	if (!strcmp(argv[1], "bench") && argc > 2 && !strcmp(argv[2], "usemem"))
-		return cmd_usemem(argc - 2, argv + 2);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

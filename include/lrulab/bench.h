@@ -24,6 +24,7 @@
 
 /* Options a workload accepts on top of the common ones. */
 #define BENCH_OPT_TYPE		(1U << 0)	/* --type shmem|anon */
+#define BENCH_OPT_MAX		(1U << 1)	/* --max SIZE: the leaf's memory.max */
 
 struct bench_opts {
 	const char *workload;
@@ -31,6 +32,7 @@ struct bench_opts {
 	long threads[BENCH_MAX_THREAD_COUNTS];
 	int nr_threads;
 	unsigned long mem;		/* bytes per thread */
+	unsigned long max;		/* --max: leaf memory.max, bytes; 0: the workload's */
 	unsigned int folio_order;	/* anon mTHP order: 0, 2, 3 or 4 */
 	double seconds;			/* per run, split across the memcgs */
 	long loops;			/* > 0: passes per thread instead of --seconds */
@@ -57,10 +59,30 @@ struct bench_workload {
 	/* Fault in every page of the region, then free them all. */
 	int (*pass)(struct bench_thread *t);
 	void (*teardown)(struct bench_thread *t);
+	/*
+	 * A workload that sets up its own model (usemem: a memcg limit,
+	 * swap, a prefault before the clock) runs here instead of through
+	 * setup/pass/teardown, after the common options were parsed.
+	 * Returns the exit status; @prog prefixes error lines.
+	 */
+	int (*main)(const struct bench_workload *w, const char *prog,
+		    struct bench_opts *o);
 };
 
 extern const struct bench_workload fault_free_workload;
 extern const struct bench_workload mmap_madvise_workload;
+extern const struct bench_workload usemem_workload;
+
+/*
+ * One usemem run with @threads threads (bench/usemem.c): the text report
+ * goes to @text when not NULL, the JSON object into *@json (the caller
+ * frees it).  0, 1 when a worker failed or an invariant broke, or
+ * -errno when the model could not be set up.
+ */
+int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
+		     json_t **json);
+/* Every lock site with acquisitions so far, as the "locks" array of --json. */
+json_t *bench_locks_json(void);
 
 /* What a workload's thread owns; the harness fills in the first block. */
 struct bench_thread {
