@@ -2,9 +2,10 @@
 # Device run: the seed tables (`lrulab repro all`) on a bigger machine,
 # from the static binaries that `make static` builds here, so that the
 # machine needs no libraries.  On 16 processors the mails' 20 and 80 of
-# 80 CPUs become 4 and 16 threads; the whole run stays under 8 minutes
-# (about 165 runs of 1-2 s each), and a timeout keeps it there: every
-# table is written as soon as it is done, so a cut run keeps those.
+# 80 CPUs become 4 and 16 threads, and s1's 16 usemem processes 16
+# threads; the whole run stays under 8 minutes (about 165 runs of 1-2 s
+# each, and s1's 14 usemem runs of 3 s), and a timeout keeps it there:
+# every table is written as soon as it is done, so a cut run keeps those.
 #
 #   make static
 #   bench/scaling.sh RESULTS_DIR
@@ -41,7 +42,7 @@ mkdir -p "$out"
 # machine is where the contention of the mails shows, and the intervals
 # should be narrow enough to say which way each row goes.
 set -- "$bin" repro all --out "$out" --before-bin "$bin" --after-bin "$cold" \
-	--reps 7 --seconds 1 --memcgs 7 --loops 50
+	--reps 7 --seconds 1 --memcgs 7 --loops 50 --usemem-seconds 3
 start=$(date +%s)
 if command -v timeout >/dev/null 2>&1; then
 	set -- timeout "$limit" "$@"
@@ -50,5 +51,8 @@ rc=0
 "$@" >"$out/repro.txt" 2>&1 || rc=$?
 end=$(date +%s)
 echo "scaling.sh: repro all exited $rc after $((end - start)) s" | tee -a "$out/repro.txt"
+for seed in s0-lru-stat-batch s1-vmstat-scan-cost s3-memcg-pn-layout s4-mthp-lru-cache; do
+	[ -s "$out/$seed.json" ] || echo "scaling.sh: no $seed.json (cut by the timeout?)" | tee -a "$out/repro.txt"
+done
 cat "$out/repro.txt"
 exit "$rc"
