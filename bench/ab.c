@@ -317,7 +317,7 @@ int cmd_ab(int argc, char **argv)
 	}
 	w = bench_find_workload(argv[optind]);
 	if (!w) {
-		fprintf(stderr, "%s: unknown workload '%s' (fault-free or mmap-madvise)\n",
+		fprintf(stderr, "%s: unknown workload '%s' (fault-free, mmap-madvise or usemem)\n",
 			AB_PROG, argv[optind]);
 		return 2;
 	}
