@@ -541,7 +541,7 @@ static int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 	memset(&c, 0, sizeof(c));
 	cell_arg(&c, "usemem");
 	cell_arg(&c, "--mem");
-	cell_arg(&c, ro->quick ? "2M" : "8M");
+	cell_arg(&c, "8M");
 	cell_arg(&c, "--threads");
 	cell_argf(&c, "%ld", n);
 	cell_arg(&c, "--seconds");
@@ -593,7 +593,7 @@ static int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 	if (err)
 		return -1;
 	table_note(t, "usemem --random, %ld threads x %s in a two-level memcg, leaf memory.max an eighth of it; %g s measured per run after the prefault",
-		   n, ro->quick ? "2M" : "8M", ro->usemem_seconds);
+		   n, "8M", ro->usemem_seconds);
 	table_note(t, "median of %ld runs, before/after alternating, each a fresh process; wait in ms: published over the mail's %d s window, ours over each run's",
 		   ro->reps, S1_MAIL_WINDOW_S);
 	table_note(t, "compare the deltas and the acquisitions per 1000 reclaimed pages (which hold on any machine), not the absolute rates");

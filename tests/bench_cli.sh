@@ -144,7 +144,7 @@ done
 good '"switches":\["lru-stat-batch"\]' bench fault-free --threads 1 --loops 1 --mem 256K --with lru-stat-batch --json
 
 # usemem through the harness: one object per thread count, the s1 keys.
-"$LRULAB" bench usemem --threads 1,2 --mem 2M --seconds 0.05 --with vmstat-scan-cost \
+"$LRULAB" bench usemem --threads 1,2 --mem 8M --seconds 0.05 --with vmstat-scan-cost \
 	--json >"$out" 2>"$err" || fail "bench usemem --json: exit $?"
 [ "$(wc -l <"$out")" -eq 2 ] || fail "bench usemem --json --threads 1,2: not two lines"
 for key in workload pgscan_per_sec pgsteal_per_sec workingset_refault_anon_per_sec \
