@@ -573,6 +573,8 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 		cfg.node_pages = BENCH_MIN_NODE_PAGES;
 	cfg.lock = o->lock;
 	cfg.lockstat = true;
+	/* the kernel's periodic rstat flush, which reclaim's ratelimited flush relies on */
+	cfg.memcg_flush_ms = FLUSH_TIME_MS;
 	err = lrulab_init(&cfg);
 	if (err) {
 		lru_hold_profile_enabled = false;

@@ -159,6 +159,8 @@ static int run_demo(const struct demo_opts *o)
 	cfg.node_pages = ((pages * o->threads + 4096) + span - 1) / span * span;
 	cfg.lock = o->lock;
 	cfg.lockstat = o->lockstat;
+	/* the kernel's periodic rstat flush, which reclaim's ratelimited flush relies on */
+	cfg.memcg_flush_ms = FLUSH_TIME_MS;
 	if ((err = lrulab_init(&cfg))) {
 		fprintf(stderr, "lrulab demo: cannot set up the model: %s\n", strerror(-err));
 		return 1;

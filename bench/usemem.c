@@ -153,6 +153,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	cfg.node_pages = ((max + 4096) + span - 1) / span * span;
 	cfg.lock = o->lock;
 	cfg.lockstat = true;
+	/* the kernel's periodic rstat flush, which reclaim's ratelimited flush relies on */
+	cfg.memcg_flush_ms = FLUSH_TIME_MS;
 	lrulab_switches_clear();
 	lrulab_switches[SW_VMSTAT_SCAN_COST] = o->sw[SW_VMSTAT_SCAN_COST] == 1;
 	err = lrulab_init(&cfg);
