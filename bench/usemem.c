@@ -153,8 +153,12 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	cfg.node_pages = ((max + 4096) + span - 1) / span * span;
 	cfg.lock = o->lock;
 	cfg.lockstat = true;
-	/* the kernel's periodic rstat flush, which reclaim's ratelimited flush relies on */
-	cfg.memcg_flush_ms = FLUSH_TIME_MS;
+	/*
+	 * No periodic memcg flusher here yet: with it, spurious memcg OOMs
+	 * (17 reclaim passes in a row without progress) became several times
+	 * more frequent; see the comment at the measured window.
+	 */
+	cfg.memcg_flush_ms = 0;
 	lrulab_switches_clear();
 	lrulab_switches[SW_VMSTAT_SCAN_COST] = o->sw[SW_VMSTAT_SCAN_COST] == 1;
 	err = lrulab_init(&cfg);
@@ -292,8 +296,18 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		fprintf(text, "invariants: %s\n", bad ? "VIOLATED" : "ok");
 	json_object_set_new(j, "invariant_violations", json_integer(bad));
 	json_object_set_new(j, "invariants_ok", json_boolean(!bad));
-	if (err)
+	if (err) {
+		/* which limit ran out: the memcg's (its OOM events) or the node's */
 		json_object_set_new(j, "error", json_string(strerror(-err)));
+		json_object_set_new(j, "memcg_oom_events", json_integer(
+			atomic_long_read(&leaf->memory_events[MEMCG_OOM])));
+		json_object_set_new(j, "node_free_pages", json_integer(
+			(json_int_t)zone_free_pages_exact(&NODE_DATA(0)->node_zones[ZONE_NORMAL])));
+		if (text)
+			fprintf(text, "out of memory: leaf memory.events oom %ld, node 0 free pages %lu\n",
+				atomic_long_read(&leaf->memory_events[MEMCG_OOM]),
+				zone_free_pages_exact(&NODE_DATA(0)->node_zones[ZONE_NORMAL]));
+	}
 	*json = j;
 	mem_cgroup_offline(leaf);
 	mem_cgroup_offline(parent);
