@@ -41,16 +41,10 @@ struct page_cache_entry {
  * deleter releases one sync point which the deferred free acquires.
  */
 #ifdef __SANITIZE_THREAD__
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-char page_cache_rcu_sync;	/* shmem.c frees its inodes against it too */
-#define rcu_tsan_release() __tsan_release(&page_cache_rcu_sync)
-#define rcu_tsan_acquire() __tsan_acquire(&page_cache_rcu_sync)
+char page_cache_rcu_sync;	/* the sync point of rcu_tsan_release() */
 #define tsan_publish(e) __tsan_release(e)
 #define tsan_consume(e) __tsan_acquire(e)
 #else
-#define rcu_tsan_release() do { } while (0)
-#define rcu_tsan_acquire() do { } while (0)
 #define tsan_publish(e) do { } while (0)
 #define tsan_consume(e) do { } while (0)
 #endif

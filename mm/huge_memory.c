@@ -38,15 +38,6 @@
 #include <lrulab/rcupdate.h>
 #include <lrulab/vmstat.h>
 
-/* See mm/filemap.c: ThreadSanitizer cannot see liburcu's grace periods. */
-#ifdef __SANITIZE_THREAD__
-void __tsan_release(void *addr);
-extern char page_cache_rcu_sync;
-#define rcu_tsan_release() __tsan_release(&page_cache_rcu_sync)
-#else
-#define rcu_tsan_release() do { } while (0)
-#endif
-
 struct deferred_split {
 	spinlock_t split_queue_lock;
 	struct list_head split_queue;	/* through the folios' _deferred_list */

@@ -42,18 +42,6 @@
 #include <lrulab/rcupdate.h>
 #include <lrulab/vmstat.h>
 
-/* See mm/filemap.c: ThreadSanitizer cannot see liburcu's grace periods. */
-#ifdef __SANITIZE_THREAD__
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-extern char page_cache_rcu_sync;
-#define rcu_tsan_release() __tsan_release(&page_cache_rcu_sync)
-#define rcu_tsan_acquire() __tsan_acquire(&page_cache_rcu_sync)
-#else
-#define rcu_tsan_release() do { } while (0)
-#define rcu_tsan_acquire() do { } while (0)
-#endif
-
 /* Where the first VMA of an mm goes; addresses are never reused. */
 #define MMAP_BASE	(1UL << 32)
 #define PAGE_MASK_	(~(PAGE_SIZE - 1))

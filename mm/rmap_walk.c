@@ -28,15 +28,6 @@
 #include <lrulab/swap_state.h>
 #include <lrulab/vmscan.h>
 
-/* See mm/filemap.c: ThreadSanitizer cannot see liburcu's grace periods. */
-#ifdef __SANITIZE_THREAD__
-void __tsan_release(void *addr);
-extern char page_cache_rcu_sync;
-#define rcu_tsan_release() __tsan_release(&page_cache_rcu_sync)
-#else
-#define rcu_tsan_release() do { } while (0)
-#endif
-
 /* Called for each PTE that maps a page of the folio, PTE lock held. */
 typedef void (*rmap_one_t)(struct folio *folio, struct vm_area_struct *vma,
 			   unsigned long addr, pte_t *ptep, void *arg);

@@ -33,18 +33,6 @@
 #define SHMEM_HASH_MIN_BUCKETS 64UL
 #define SHMEM_HASH_MAX_BUCKETS (1UL << 18)
 
-/* See filemap.c: ThreadSanitizer cannot see liburcu's grace periods. */
-#ifdef __SANITIZE_THREAD__
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-extern char page_cache_rcu_sync;
-#define rcu_tsan_release() __tsan_release(&page_cache_rcu_sync)
-#define rcu_tsan_acquire() __tsan_acquire(&page_cache_rcu_sync)
-#else
-#define rcu_tsan_release() do { } while (0)
-#define rcu_tsan_acquire() do { } while (0)
-#endif
-
 /*
  * The inode outlives the file by a grace period, as the kernel's does: a
  * CPU that loaded a folio's ->mapping just before truncation cleared it

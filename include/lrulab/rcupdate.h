@@ -12,4 +12,20 @@
 #define rcu_barrier() urcu_memb_barrier()
 #define rcu_head rcu_head
 
+/*
+ * ThreadSanitizer cannot see liburcu's grace periods: every read section
+ * and every deleter releases one sync point (defined in mm/filemap.c)
+ * which a deferred free acquires, so TSan learns the ordering RCU gives.
+ */
+#ifdef __SANITIZE_THREAD__
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+extern char page_cache_rcu_sync;
+#define rcu_tsan_release() __tsan_release(&page_cache_rcu_sync)
+#define rcu_tsan_acquire() __tsan_acquire(&page_cache_rcu_sync)
+#else
+#define rcu_tsan_release() do { } while (0)
+#define rcu_tsan_acquire() do { } while (0)
+#endif
+
 #endif /* LRULAB_RCUPDATE_H */
