@@ -60,6 +60,7 @@ static const struct option bench_long_options[] = {
 	{ "with", required_argument, NULL, 'w' },
 	{ "without", required_argument, NULL, 'W' },
 	{ "fault-work", required_argument, NULL, 'F' },
+	{ "flush-ms", required_argument, NULL, 'R' },
 	{ "profile-hold", no_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
@@ -78,7 +79,7 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 	fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--folio-size 4K|16K|32K|64K]\n"
 		   "       [--seconds S | --loops N] [--memcgs N] [--lock IMPL]\n"
 		   "       [--with SWITCH]... [--without SWITCH]... [--fault-work NS]\n"
-		   "       [--profile-hold] [--json]\n");
+		   "       [--flush-ms MS] [--profile-hold] [--json]\n");
 	if (w)
 		fprintf(f, "\n%s\n", w->summary);
 	fprintf(f, "\nswitches: %s\nlocks: qspinlock ticket tas pthread-spin mutex\n",
@@ -230,6 +231,10 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 				return 2;
 			o->fault_work_ns = (unsigned long)v;
 			break;
+		case 'R':
+			if (parse_long(prog, "--flush-ms", optarg, 0, 60000, &o->flush_ms))
+				return 2;
+			break;
 		case 'p':
 			o->profile_hold = true;
 			break;
@@ -278,6 +283,7 @@ void bench_defaults(const struct bench_workload *w, struct bench_opts *o)
 	o->seconds = 1.0;
 	o->memcgs = 1;
 	o->lock = LOCK_QSPINLOCK;
+	o->flush_ms = -1;
 	memset(o->sw, -1, sizeof(o->sw));
 	w->defaults(o);
 }
@@ -574,7 +580,7 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	cfg.lock = o->lock;
 	cfg.lockstat = true;
 	/* the kernel's periodic rstat flush, which reclaim's ratelimited flush relies on */
-	cfg.memcg_flush_ms = FLUSH_TIME_MS;
+	cfg.memcg_flush_ms = o->flush_ms >= 0 ? (unsigned int)o->flush_ms : FLUSH_TIME_MS;
 	err = lrulab_init(&cfg);
 	if (err) {
 		lru_hold_profile_enabled = false;

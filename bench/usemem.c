@@ -43,6 +43,8 @@ struct usemem_thread {
 	volatile int *stop;
 	unsigned long accesses;
 	int err;
+	/* the leaf's lists when this thread's charge failed: exact, then flushed */
+	unsigned long oom_lists[2][NR_LRU_LISTS];
 };
 
 static double now_sec(void)
@@ -51,6 +53,21 @@ static double now_sec(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * What reclaim saw when the charge failed: the exact list sizes
+ * (get_scan_count's) beside the flushed ones (inactive_is_low's).
+ */
+static void usemem_oom_snapshot(struct usemem_thread *t)
+{
+	struct lruvec *lruvec = mem_cgroup_lruvec(t->memcg, NODE_DATA(0));
+	enum lru_list lru;
+
+	for_each_evictable_lru(lru) {
+		t->oom_lists[0][lru] = lruvec_lru_size(lruvec, lru, MAX_NR_ZONES - 1);
+		t->oom_lists[1][lru] = lruvec_page_state(lruvec, NR_LRU_BASE + lru);
+	}
 }
 
 static void *usemem_worker(void *arg)
@@ -76,6 +93,7 @@ static void *usemem_worker(void *arg)
 			x ^= x >> 7;
 			x ^= x << 17;
 			if (mm_access(t->vma, t->vma->vm_start + (x % pages) * PAGE_SIZE, true)) {
+				usemem_oom_snapshot(t);
 				t->err = -ENOMEM;
 				break;
 			}
@@ -123,6 +141,58 @@ static unsigned long usemem_max_pages(const struct bench_opts *o, long threads)
 	return max_t(unsigned long, total / 8, 256 * (unsigned long)threads);
 }
 
+/* The s1 mail's leaf: memory.max=512M. */
+#define MAIL_LEAF_PAGES	(512UL << (20 - PAGE_SHIFT))
+
+/*
+ * The memcg flusher's period (the kernel's FLUSH_TIME, 2 s) scaled down
+ * with the leaf, so that reclaim's ratelimited stats are about as many
+ * list turnovers old as in the mail: its 512M leaf turns over in about
+ * 2 s (67K pgsteal/s), a leaf of a few M here in a few ms.  At 2 s the
+ * flushed list sizes here lag the lists by hundreds of turnovers, and
+ * reclaim walks into a corner the kernel has too: with every anon page
+ * active and the flushed sizes still showing an inactive list, nothing
+ * ages the active list and the charge OOMs (test_vmscan's
+ * test_stale_stats_no_progress).
+ */
+static unsigned int usemem_flush_ms(const struct bench_opts *o, unsigned long max)
+{
+	if (o->flush_ms >= 0)
+		return (unsigned int)o->flush_ms;
+	return (unsigned int)max_t(unsigned long, 1, FLUSH_TIME_MS * max / MAIL_LEAF_PAGES);
+}
+
+/* The first failed thread's snapshot of the leaf's lists, text and JSON. */
+static void usemem_report_oom(const struct usemem_thread *t, long threads, FILE *text,
+			      json_t *j)
+{
+	static const char *const names[NR_LRU_LISTS] = {
+		"inactive_anon", "active_anon", "inactive_file", "active_file", "unevictable",
+	};
+	json_t *exact, *flushed;
+	enum lru_list lru;
+	long i;
+
+	for (i = 0; i < threads && t[i].err != -ENOMEM; i++)
+		;
+	if (i == threads)
+		return;
+	exact = json_object();
+	flushed = json_object();
+	for_each_evictable_lru(lru) {
+		json_object_set_new(exact, names[lru], json_integer(t[i].oom_lists[0][lru]));
+		json_object_set_new(flushed, names[lru], json_integer(t[i].oom_lists[1][lru]));
+	}
+	json_object_set_new(j, "oom_lists_exact", exact);
+	json_object_set_new(j, "oom_lists_flushed", flushed);
+	if (!text)
+		return;
+	fprintf(text, "leaf lists at the OOM     exact  flushed (what inactive_is_low read)\n");
+	for_each_evictable_lru(lru)
+		fprintf(text, "  %-20s %9lu %8lu\n", names[lru], t[i].oom_lists[0][lru],
+			t[i].oom_lists[1][lru]);
+}
+
 static double per_1k(u64 n, unsigned long pages)
 {
 	return pages ? 1000.0 * n / pages : 0;
@@ -153,12 +223,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	cfg.node_pages = ((max + 4096) + span - 1) / span * span;
 	cfg.lock = o->lock;
 	cfg.lockstat = true;
-	/*
-	 * No periodic memcg flusher here yet: with it, spurious memcg OOMs
-	 * (17 reclaim passes in a row without progress) became several times
-	 * more frequent; see the comment at the measured window.
-	 */
-	cfg.memcg_flush_ms = 0;
+	cfg.memcg_flush_ms = usemem_flush_ms(o, max);
 	lrulab_switches_clear();
 	lrulab_switches[SW_VMSTAT_SCAN_COST] = o->sw[SW_VMSTAT_SCAN_COST] == 1;
 	err = lrulab_init(&cfg);
@@ -178,9 +243,11 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		return -ENOMEM;
 	oversubscribed = lrulab_oversubscribed();
 	if (text)
-		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random writes, leaf memory.max %lu KiB, %.1f s, vmstat-scan-cost %s%s\n",
+		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random writes, leaf memory.max %lu KiB, %s%.0u%s, %.1f s, vmstat-scan-cost %s%s\n",
 			threads, o->mem >> 10, o->shmem ? "shmem" : "anon",
-			max * (PAGE_SIZE >> 10), o->seconds,
+			max * (PAGE_SIZE >> 10),
+			cfg.memcg_flush_ms ? "memcg flush every " : "no memcg flusher",
+			cfg.memcg_flush_ms, cfg.memcg_flush_ms ? " ms" : "", o->seconds,
 			lrulab_switches[SW_VMSTAT_SCAN_COST] ? "on" : "off",
 			oversubscribed ? " (OVERSUBSCRIBED)" : "");
 	pthread_barrier_init(&start, NULL, (unsigned int)threads + 1);
@@ -198,12 +265,9 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	}
 	pthread_barrier_wait(&start);
 	/*
-	 * The measured window starts once every thread has prefaulted.  No
-	 * memcg flush here: a root flush holds reclaim's ratelimited flush
-	 * off for 2 * FLUSH_TIME, and with no periodic flusher in the model
-	 * reclaim would then balance on stale list sizes for the whole run.
-	 * The node counters and global events say the same: all reclaim is
-	 * the leaf's.
+	 * The measured window starts once every thread has prefaulted.  The
+	 * node counters and global events say the same as the leaf's: all
+	 * reclaim is the leaf's.
 	 */
 	all_vm_events(ev0);
 	refaults = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_ANON);
@@ -259,6 +323,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	json_object_set_new(j, "lock", json_string(lock_impl_name(o->lock)));
 	json_object_set_new(j, "mem_per_thread", json_integer(o->mem));
 	json_object_set_new(j, "memory_max", json_integer(max * PAGE_SIZE));
+	json_object_set_new(j, "memcg_flush_ms", json_integer(cfg.memcg_flush_ms));
 	json_object_set_new(j, "seconds", json_real(secs));
 	json_object_set_new(j, "accesses", json_integer(accesses));
 	/* the workload's rate, for `lrulab ab`'s default metric */
@@ -307,6 +372,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			fprintf(text, "out of memory: leaf memory.events oom %ld, node 0 free pages %lu\n",
 				atomic_long_read(&leaf->memory_events[MEMCG_OOM]),
 				zone_free_pages_exact(&NODE_DATA(0)->node_zones[ZONE_NORMAL]));
+		usemem_report_oom(t, threads, text, j);
 	}
 	*json = j;
 	mem_cgroup_offline(leaf);

@@ -3,12 +3,16 @@
  * System set-up and teardown, in the order the kernel brings the pieces
  * up: clock and locks, CPUs, memory (nodes, zones, arena), vmstat, the
  * root memcg, then the per-CPU LRU batches, and last the periodic memcg
- * stats flusher when the config asks for one.
+ * stats flusher when the config asks for one.  Teardown stops the
+ * threads a run may have started (kswapd, the flusher) before it frees
+ * what they read, and turns swap off last.
  */
 #include <errno.h>
 #include <stdio.h>
 
 #include <lrulab/lrulab.h>
+#include <lrulab/swap_state.h>
+#include <lrulab/vmscan.h>
 
 static bool lrulab_up;
 
@@ -66,14 +70,20 @@ out_cpus:
 
 void lrulab_exit(void)
 {
+	int nid;
+
 	if (!lrulab_up)
 		return;
-	/* before anything it reads goes away */
+	/* the threads first, before anything they read goes away */
+	for (nid = 0; nid < MAX_NUMNODES; nid++)
+		kswapd_stop(nid);
 	mem_cgroup_flusher_stop();
 	lru_batches_exit();
 	mem_cgroup_exit();
 	vmstat_exit();
 	page_alloc_exit();
+	/* slots that outlived their page tables go with the device */
+	swapoff();
 	lrulab_cpus_exit();
 	lrulab_up = false;
 }

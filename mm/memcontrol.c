@@ -38,6 +38,11 @@ static struct mem_cgroup *memcg_ids[MEM_CGROUP_ID_MAX + 1];
 
 /* CLOCK_MONOTONIC ns of the last flush that started at the root */
 static u64 flush_last_time;
+/*
+ * The kernel's FLUSH_TIME: the flusher's period, which also sets how
+ * stale a ratelimited reader may let the stats get (two periods).
+ */
+static u64 flush_period_ns = FLUSH_TIME_NS;
 
 /*
  * memcgs whose RCU-deferred free has not run yet.  Waiters sleep on a
@@ -818,7 +823,7 @@ void mem_cgroup_flush_stats(struct mem_cgroup *memcg)
  */
 void mem_cgroup_flush_stats_ratelimited(struct mem_cgroup *memcg)
 {
-	if (memcg_clock_ns() > READ_ONCE(flush_last_time) + 2 * FLUSH_TIME_NS)
+	if (memcg_clock_ns() > READ_ONCE(flush_last_time) + 2 * READ_ONCE(flush_period_ns))
 		mem_cgroup_flush_stats(memcg);
 }
 
@@ -905,6 +910,7 @@ int mem_cgroup_flusher_start(unsigned int period_ms)
 	flusher.period_ms = period_ms;
 	flusher.nr_flushes = 0;
 	pthread_mutex_unlock(&flusher.lock);
+	WRITE_ONCE(flush_period_ns, period_ms * 1000000ULL);
 	if (pthread_create(&flusher.thread, NULL, memcg_flusher, NULL)) {
 		pthread_cond_destroy(&flusher.wake);
 		err = -EAGAIN;
@@ -925,6 +931,12 @@ void mem_cgroup_flusher_stop(void)
 	pthread_join(flusher.thread, NULL);
 	pthread_cond_destroy(&flusher.wake);
 	flusher.running = false;
+	WRITE_ONCE(flush_period_ns, FLUSH_TIME_NS);
+}
+
+u64 mem_cgroup_flush_period_ns(void)
+{
+	return READ_ONCE(flush_period_ns);
 }
 
 unsigned long mem_cgroup_nr_periodic_flushes(void)

@@ -1030,28 +1030,6 @@ unsigned long mem_cgroup_margin(struct mem_cgroup *memcg)
 	return margin;
 }
 
-bool mem_cgroup_charge_retry(struct mem_cgroup *mem_over_limit, unsigned int nr_pages,
-			     struct charge_retry *cr)
-{
-	unsigned long nr_reclaimed;
-
-	nr_reclaimed = try_to_free_mem_cgroup_pages(mem_over_limit, nr_pages,
-						    MEMCG_RECLAIM_MAY_SWAP, NULL);
-	if (mem_cgroup_margin(mem_over_limit) >= nr_pages)
-		return true;
-	/*
-	 * Small charges retry on any progress: the reclaimed pages may
-	 * have gone to a racing charger, and an OOM for 8 pages is worse.
-	 */
-	if (nr_reclaimed && nr_pages <= (1U << PAGE_ALLOC_COSTLY_ORDER))
-		return true;
-	if (cr->nr_retries > 0) {
-		cr->nr_retries--;
-		return true;
-	}
-	return false;
-}
-
 bool mem_cgroup_reclaim_to_max(struct mem_cgroup *memcg)
 {
 	int nr_reclaims = MAX_RECLAIM_RETRIES;

@@ -66,6 +66,9 @@ bad "$B" bench fault-free --seconds 1 --loops 1
 bad "$B" bench fault-free --memcgs 0
 bad "$B" bench fault-free --lock spinny
 bad "$B" bench fault-free --fault-work -5
+bad "$B" bench fault-free --flush-ms -1
+bad "$B" bench fault-free --flush-ms 60001
+bad "$B" bench usemem --flush-ms x
 bad "$B" bench fault-free --bogus
 bad "$B" bench fault-free extra
 bad "$B" bench mmap-madvise --type shmem
@@ -153,6 +156,9 @@ for key in workload pgscan_per_sec pgsteal_per_sec workingset_refault_anon_per_s
 	[ "$(grep -c "\"$key\":" "$out")" -eq 2 ] || fail "bench usemem --json: key $key missing"
 done
 grep -q '"switches":\["vmstat-scan-cost"\]' "$out" || fail "bench usemem --json: switch not on"
+# the flusher's period scales with the leaf (8M x 2 threads -> 2M leaf -> 7 ms) unless given
+grep -q '"memcg_flush_ms":7,' "$out" || fail "bench usemem --json: flush period not scaled to the leaf"
+good 'no memcg flusher' bench usemem --threads 1 --mem 4M --seconds 0.05 --flush-ms 0
 good 'no difference' ab --reps 1 --metric threads -- usemem --threads 1 --mem 2M --seconds 0.05
 
 # ab on two identical configurations, on a figure that is the same run to

@@ -1470,9 +1470,13 @@ static void test_periodic_flush(void **state)
 	assert_int_equal(cfg.memcg_flush_ms, 0);
 	assert_int_equal(lrulab_init(&cfg), 0);
 	assert_int_equal(mem_cgroup_flusher_start(0), -EINVAL);
+	assert_int_equal(mem_cgroup_flush_period_ns(), FLUSH_TIME_NS);
 	assert_int_equal(mem_cgroup_flusher_start(10), 0);
 	assert_int_equal(mem_cgroup_flusher_start(10), -EBUSY);
+	/* the period is FLUSH_TIME for the ratelimited readers while it runs */
+	assert_int_equal(mem_cgroup_flush_period_ns(), 10000000ULL);
 	mem_cgroup_flusher_stop();
+	assert_int_equal(mem_cgroup_flush_period_ns(), FLUSH_TIME_NS);
 	lrulab_exit();
 }
 

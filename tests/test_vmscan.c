@@ -442,20 +442,55 @@ static void test_anon_swap(void **state)
 }
 
 /*
- * The charge path's ladder as try_charge_memcg() will run it: a failed
- * charge reclaims from the memcg over its limit and retries.
+ * The corner behind usemem's early memcg OOMs: every anon page is
+ * active, none inactive, no file pages, and the flushed stats (a root
+ * flush recent enough that the ratelimited flush skips) still show the
+ * lists as they were.  shrink_lruvec() loops only while inactive anon or
+ * file targets remain, and its aging step asks inactive_is_low() of the
+ * flushed stats: nothing is scanned and nothing reclaimed, at every
+ * priority and on the force_deactivate retry, as in the kernel.  Once a
+ * flush shows the truth, aging deactivates and reclaim goes on.
  */
-static vm_fault_t access_reclaiming(struct vm_area_struct *vma, unsigned long addr,
-				    struct mem_cgroup *limited)
+static void test_stale_stats_no_progress(void **state)
 {
-	struct charge_retry cr = CHARGE_RETRY_INIT;
-	vm_fault_t ret;
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 64 * PAGE_SIZE, 0);
+	struct lruvec *lruvec = lruvec_of(memcg);
+	unsigned long i, reclaimed;
 
-	while ((ret = mm_access(vma, addr, true)) == VM_FAULT_OOM) {
-		if (!mem_cgroup_charge_retry(limited, 1, &cr))
-			break;
-	}
-	return ret;
+	assert_int_equal(swapon(128, SWAP_STORE_COPY), 0);
+	write_pattern(vma, 64);
+	lru_add_drain();
+	mem_cgroup_flush_all();
+	for (i = 0; i < 64; i++)
+		folio_activate(pte_folio(ptep_get(vma_pte(vma, vma->vm_start + i * PAGE_SIZE))));
+	lru_add_drain();
+	assert_int_equal(lruvec_lru_size(lruvec, LRU_INACTIVE_ANON, MAX_NR_ZONES - 1), 0);
+	assert_int_equal(lruvec_lru_size(lruvec, LRU_ACTIVE_ANON, MAX_NR_ZONES - 1), 64);
+	assert_int_equal(lruvec_page_state(lruvec, NR_INACTIVE_ANON), 64);
+	assert_int_equal(lruvec_page_state(lruvec, NR_ACTIVE_ANON), 0);
+
+	reclaimed = try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL);
+	assert_int_equal(reclaimed, 0);
+	mem_cgroup_flush_all();
+	assert_int_equal(memcg_ev(memcg, PGREFILL), 0);
+	assert_int_equal(memcg_ev(memcg, PGSCAN_DIRECT), 0);
+	assert_int_equal(lruvec_page_state(lruvec, NR_ACTIVE_ANON), 64);
+
+	/*
+	 * With the truth flushed: the aging steps at priorities 12 and 11
+	 * deactivate 32 each (the young bits they clear were the faults'),
+	 * priorities 4 to 1 scan the anon share (swappiness 60 of 200) of
+	 * 64 >> priority, 9 pages, and priority 0 scans equally: one batch
+	 * of 32 and the target is met.
+	 */
+	reclaimed = try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL);
+	assert_int_equal(reclaimed, 41);
+	assert_int_equal(memcg_ev(memcg, PGDEACTIVATE), 64);
+	assert_int_equal(swap_slots_used(), reclaimed);
+	mmput(mm);
+	assert_int_equal(swap_slots_used(), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
 
 static void test_memory_max(void **state)
@@ -476,7 +511,7 @@ static void test_memory_max(void **state)
 	/* the parent's limit: reclaim has to come from the child */
 	assert_int_equal(mem_cgroup_set_max(memcg, 128), 0);
 	for (i = 0; i < 512; i++) {
-		assert_int_equal(access_reclaiming(vma, vma->vm_start + i * PAGE_SIZE, memcg), 0);
+		assert_int_equal(mm_access(vma, vma->vm_start + i * PAGE_SIZE, true), 0);
 		assert_true(mem_cgroup_usage(memcg) <= 128);
 		assert_true(mem_cgroup_usage(child) <= 128 + MEMCG_CHARGE_BATCH);
 	}
@@ -486,7 +521,7 @@ static void test_memory_max(void **state)
 
 	/* once swap is full nothing can go: the anon charge fails, OOM */
 	for (i = 0; i < 256; i++) {
-		vm_fault_t ret = access_reclaiming(anon, anon->vm_start + i * PAGE_SIZE, memcg);
+		vm_fault_t ret = mm_access(anon, anon->vm_start + i * PAGE_SIZE, true);
 
 		if (ret) {
 			assert_int_equal(ret, VM_FAULT_OOM);
@@ -494,7 +529,9 @@ static void test_memory_max(void **state)
 		}
 	}
 	assert_true(i < 256);
-	assert_true(atomic_long_read(&memcg->memory_events[MEMCG_OOM]) > 0);
+	/* one charge failed, after its ladder ran out: one OOM, swap full */
+	assert_int_equal(atomic_long_read(&memcg->memory_events[MEMCG_OOM]), 1);
+	assert_int_equal(swap_slots_used(), 600);
 	assert_true(mem_cgroup_usage(memcg) <= 128);
 
 	mmput(amm);
@@ -748,6 +785,26 @@ static void test_kswapd_alloc_wakeup(void **state)
  * itself (direct reclaim) and retries: it succeeds, from pages that
  * went to swap, counted under the direct names.
  */
+/* Teardown stops a kswapd still running and turns swap off. */
+static void test_exit_stops_kswapd(void **state)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+
+	(void)state;
+	cfg.nr_cpus = 2;
+	assert_int_equal(lrulab_init(&cfg), 0);
+	assert_int_equal(swapon(64, SWAP_STORE_COPY), 0);
+	assert_int_equal(kswapd_run(0, 1), 0);
+	lrulab_exit();
+	assert_int_equal(get_nr_swap_pages(), 0);
+	/* nothing left over: the next system starts both afresh */
+	assert_int_equal(lrulab_init(&cfg), 0);
+	assert_int_equal(kswapd_run(0, 1), 0);
+	assert_int_equal(swapon(64, SWAP_STORE_COPY), 0);
+	assert_int_equal(get_nr_swap_pages(), 64);
+	lrulab_exit();
+}
+
 static void test_alloc_direct_reclaim(void **state)
 {
 	struct zone *zone = &NODE_DATA(0)->node_zones[ZONE_NORMAL];
@@ -796,12 +853,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cost_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shmem_reclaim, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_anon_swap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_stats_no_progress, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_max, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cost_lock_sites, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kswapd, setup_small, teardown),
 		cmocka_unit_test_setup_teardown(test_kswapd_alloc_wakeup, setup_small, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_direct_reclaim, setup_small, teardown),
+		cmocka_unit_test(test_exit_stops_kswapd),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,6 +41,7 @@ struct bench_opts {
 	/* -1: not given (off), 0: --without, 1: --with */
 	signed char sw[NR_LRULAB_SWITCHES];
 	unsigned long fault_work_ns;
+	long flush_ms;			/* memcg flusher period; -1: the workload's */
 	bool json;
 	bool profile_hold;
 };

@@ -36,7 +36,10 @@ struct lrulab_config {
 	.nr_cpus = 4, .nr_nodes = 1, .node_pages = 16384,	\
 	.lock = LOCK_QSPINLOCK, .lockstat = true, .memcg_flush_ms = 0 }
 
-/* 0 or -errno; one system per process at a time. */
+/*
+ * 0 or -errno; one system per process at a time.  lrulab_exit() also
+ * stops any kswapd and turns swap off.
+ */
 int lrulab_init(const struct lrulab_config *cfg);
 void lrulab_exit(void);
 

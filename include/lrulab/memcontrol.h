@@ -420,7 +420,8 @@ void memcg_memory_event(struct mem_cgroup *memcg, enum memcg_memory_event event)
 /*
  * Flush @memcg's subtree (NULL: root) if more than MEMCG_CHARGE_BATCH *
  * nr_cpu_ids updates are pending; the ratelimited form only when the
- * last root flush is more than 2 * FLUSH_TIME old.
+ * last root flush is more than two flusher periods old (2 * FLUSH_TIME
+ * when no flusher runs).
  */
 void mem_cgroup_flush_stats(struct mem_cgroup *memcg);
 void mem_cgroup_flush_stats_ratelimited(struct mem_cgroup *memcg);
@@ -430,12 +431,16 @@ void mem_cgroup_flush_all(void);
  * The periodic flusher (the kernel's flush_memcg_stats_dwork): a thread
  * that calls mem_cgroup_flush_all() every @period_ms, so that the
  * ratelimited readers never see figures much older than one period.
+ * @period_ms plays the kernel's FLUSH_TIME until the flusher stops: the
+ * ratelimited flush waits for two of them.
  * start: 0, -EBUSY, -EINVAL (period 0), -EAGAIN; stop wakes it at once
  * and waits for it.  Both from the set-up thread, after
  * mem_cgroup_init() and before mem_cgroup_exit().
  */
 int mem_cgroup_flusher_start(unsigned int period_ms);
 void mem_cgroup_flusher_stop(void);
+/* FLUSH_TIME as the ratelimited flush counts it: the flusher's period. */
+u64 mem_cgroup_flush_period_ns(void);
 /* Periodic flushes completed since the flusher was started. */
 unsigned long mem_cgroup_nr_periodic_flushes(void);
 

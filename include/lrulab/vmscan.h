@@ -128,29 +128,6 @@ unsigned long try_to_free_pages(unsigned long nr_pages);
  */
 unsigned long mem_cgroup_margin(struct mem_cgroup *memcg);
 
-/*
- * The retry ladder of try_charge_memcg() after a charge failed at
- * @mem_over_limit, for the RECLAIM POINT in mm/memcontrol.c:
- *
- *	struct charge_retry cr = CHARGE_RETRY_INIT;	(once per charge)
- *	...
- *	if (mem_cgroup_charge_retry(mem_over_limit, nr_pages, &cr))
- *		goto retry;
- *
- * It reclaims from @mem_over_limit's subtree and returns true while the
- * charge is worth retrying: the margin now allows it, reclaim made
- * progress for a small charge, or retries remain.  False means OOM.
- * (The kernel drains the per-CPU stocks once between the margin test
- * and the progress test; memcontrol.c may inline these steps around its
- * drain with try_to_free_mem_cgroup_pages() and mem_cgroup_margin().)
- */
-struct charge_retry {
-	int nr_retries;
-	bool passed_oom;
-};
-#define CHARGE_RETRY_INIT { .nr_retries = MAX_RECLAIM_RETRIES }
-bool mem_cgroup_charge_retry(struct mem_cgroup *mem_over_limit, unsigned int nr_pages,
-			     struct charge_retry *cr);
 /* memory.max write: reclaim usage - max, up to MAX_RECLAIM_RETRIES tries. */
 bool mem_cgroup_reclaim_to_max(struct mem_cgroup *memcg);
 
