@@ -215,6 +215,7 @@ static struct vm_area_struct *find_anon_vma(struct mm_struct *mm, unsigned long 
 #define LONG_BITS (8 * sizeof(unsigned long))
 
 struct split_state {
+	struct list_head *list;		/* reclaim's: the pieces go here */
 	struct vm_area_struct *vma;	/* NULL: the folio is not mapped */
 	unsigned long addr;		/* where its first page is mapped */
 	unsigned long nr;
@@ -311,6 +312,8 @@ static void __split_frozen_folio(struct folio *folio, const struct split_state *
 			css_get(memcg);
 		if (lruvec && lru != LRU_UNEVICTABLE)
 			list_add_tail(&folio[i].lru, &folio->lru);
+		else if (st->list)
+			list_add_tail(&folio[i].lru, st->list);
 	}
 	WRITE_ONCE(folio->flags, READ_ONCE(folio->flags) & ~BIT(PG_head));
 	atomic_set(&folio->_mapcount, page_mapped_bit(st, 0) ? 0 : -1);
@@ -341,9 +344,9 @@ static void put_pieces(struct folio *folio, unsigned long nr)
 }
 
 /* The rmap part and the freeze: 0 or -EAGAIN. */
-static int split_anon_folio(struct folio *folio)
+static int split_anon_folio(struct folio *folio, struct list_head *list)
 {
-	struct split_state st = { .nr = (unsigned long)folio_nr_pages(folio) };
+	struct split_state st = { .nr = (unsigned long)folio_nr_pages(folio), .list = list };
 	struct mm_struct *mm = NULL;
 	struct deferred_split *ds;
 	spinlock_t *ptl = NULL;
@@ -390,12 +393,14 @@ out:
 		spin_unlock(&mm->page_table_lock);
 	rcu_tsan_release();
 	rcu_read_unlock();
-	if (!ret)
+	/* pieces on reclaim's list keep their extra reference as its pin */
+	if (!ret && !list)
 		put_pieces(folio, st.nr);
 	return ret;
 }
 
-int __split_folio(struct folio *folio, enum lru_cache_drained *drained)
+static int split_folio_common(struct folio *folio, struct list_head *list,
+			      enum lru_cache_drained *drained)
 {
 	unsigned int order;
 	int ret;
@@ -418,7 +423,7 @@ int __split_folio(struct folio *folio, enum lru_cache_drained *drained)
 	    folio_expected_ref_count(folio) + 1 + (int)folio_may_be_lru_cached(folio))
 		lru_cache_drain_for_folio(folio, 1, drained);
 
-	ret = split_anon_folio(folio);
+	ret = split_anon_folio(folio, list);
 	if (ret) {
 		count_mthp_stat(order, MTHP_STAT_SPLIT_FAILED);
 		return ret;
@@ -429,9 +434,21 @@ int __split_folio(struct folio *folio, enum lru_cache_drained *drained)
 	return 0;
 }
 
+int __split_folio(struct folio *folio, enum lru_cache_drained *drained)
+{
+	return split_folio_common(folio, NULL, drained);
+}
+
 int split_folio(struct folio *folio)
 {
-	return __split_folio(folio, NULL);
+	return split_folio_common(folio, NULL, NULL);
+}
+
+int split_folio_to_list(struct folio *folio, struct list_head *list)
+{
+	if (folio_test_lru(folio))
+		split_bug(folio, "split_folio_to_list() of a folio still on the LRU");
+	return split_folio_common(folio, list, NULL);
 }
 
 /* ---- the shrinker side ---- */

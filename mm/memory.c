@@ -82,6 +82,7 @@ static const char *const mthp_stat_names[__MTHP_STAT_COUNT] = {
 	[MTHP_STAT_SPLIT] = "split",
 	[MTHP_STAT_SPLIT_FAILED] = "split_failed",
 	[MTHP_STAT_SPLIT_DEFERRED] = "split_deferred",
+	[MTHP_STAT_SWPOUT_FALLBACK] = "swpout_fallback",
 	[MTHP_STAT_NR_ANON_PARTIALLY_MAPPED] = "nr_anon_partially_mapped",
 };
 

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <lrulab/gfp.h>
+#include <lrulab/huge_mm.h>
 #include <lrulab/mm.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/pagemap.h>
@@ -596,6 +597,31 @@ static bool __remove_mapping(struct folio *folio, struct mem_cgroup *target_memc
 	return false;
 }
 
+/*
+ * The device has no room for a large folio in one piece (its slots are
+ * allocated one at a time), so a large anon folio is split and swapped
+ * page by page, as the kernel falls back when no free cluster is left:
+ * the other pieces join @folio_list and are scanned on their own, so
+ * only the first page stays counted as scanned here.  0, or -EAGAIN
+ * when the split was refused.
+ */
+static int swap_split_large_folio(struct folio *folio, struct list_head *folio_list,
+				  struct scan_control *sc, long *nr_pages)
+{
+	unsigned int order = folio_order(folio);
+
+	if (split_folio_to_list(folio, folio_list))
+		return -EAGAIN;
+	if (order == HPAGE_PMD_ORDER) {
+		count_vm_event(THP_SWPOUT_FALLBACK);
+		count_memcg_folio_events(folio, THP_SWPOUT_FALLBACK, 1);
+	}
+	count_mthp_stat(order, MTHP_STAT_SWPOUT_FALLBACK);
+	sc->nr_scanned -= (unsigned long)(*nr_pages - 1);
+	*nr_pages = 1;
+	return 0;
+}
+
 unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data *pgdat,
 				struct scan_control *sc, struct reclaim_stat *stat,
 				bool ignore_references)
@@ -638,7 +664,12 @@ unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data
 
 		lazyfree = folio_test_anon(folio) && !folio_test_swapbacked(folio);
 		if (folio_test_swapbacked(folio) && !folio_test_swapcache(folio)) {
-			if (!sc->may_swap || folio_alloc_swap(folio))
+			if (!sc->may_swap)
+				goto activate_locked;
+			if (folio_test_large(folio) &&
+			    swap_split_large_folio(folio, folio_list, sc, &nr_pages))
+				goto activate_locked;
+			if (folio_alloc_swap(folio))
 				goto activate_locked;
 		}
 

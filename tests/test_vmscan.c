@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <lrulab/huge_mm.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/swap_state.h>
@@ -493,6 +494,46 @@ static void test_stale_stats_no_progress(void **state)
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
 
+/*
+ * The device takes one page per slot, so a large anon folio cannot go
+ * whole: reclaim splits it (swpout_fallback) and swaps its pages one by
+ * one, each piece taking its own trip through shrink_folio_list().
+ */
+static void test_large_anon_swapout_splits(void **state)
+{
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 64 * PAGE_SIZE, 2);
+	unsigned long reclaimed, i, swapped = 0;
+
+	mthp_stats_reset();
+	assert_int_equal(swapon(128, SWAP_STORE_COPY), 0);
+	write_pattern(vma, 64);
+	lru_add_drain();
+	assert_int_equal(mthp_stat_read(2, MTHP_STAT_ANON_FAULT_ALLOC), 16);
+	/* four young PTEs would activate a folio: age them all first */
+	for (i = 0; i < 64; i++)
+		ptep_test_and_clear_young(vma_pte(vma, vma->vm_start + i * PAGE_SIZE));
+
+	reclaimed = try_to_free_mem_cgroup_pages(memcg, 64, MEMCG_RECLAIM_MAY_SWAP, NULL);
+	/* every folio split once, every page out, none activated or scanned twice */
+	assert_int_equal(reclaimed, 64);
+	assert_int_equal(mthp_stat_read(2, MTHP_STAT_SPLIT), 16);
+	assert_int_equal(mthp_stat_read(2, MTHP_STAT_SWPOUT_FALLBACK), 16);
+	assert_int_equal(memcg_ev(memcg, PGACTIVATE), 0);
+	assert_int_equal(memcg_ev(memcg, PGSCAN_DIRECT), 64);
+	assert_int_equal(memcg_ev(memcg, PGSTEAL_DIRECT), 64);
+	for (i = 0; i < 64; i++)
+		swapped += is_swap_pte(ptep_get(vma_pte(vma, vma->vm_start + i * PAGE_SIZE)));
+	assert_int_equal(swapped, reclaimed);
+	assert_int_equal(swap_slots_used(), reclaimed);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	check_pattern(vma, 64);
+	assert_int_equal(swap_slots_used(), 0);
+	mmput(mm);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
 static void test_memory_max(void **state)
 {
 	struct mem_cgroup *child = mem_cgroup_create(memcg, "leaf");
@@ -854,6 +895,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shmem_reclaim, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_anon_swap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_stats_no_progress, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large_anon_swapout_splits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_max, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cost_lock_sites, setup, teardown),

@@ -63,6 +63,13 @@ int split_folio(struct folio *folio);
  * all of them.  @drained may be NULL.
  */
 int __split_folio(struct folio *folio, enum lru_cache_drained *drained);
+/*
+ * Reclaim's split of an isolated folio (off the LRU, the isolation's
+ * reference being the caller's): as split_folio(), but every piece but
+ * the first goes to the tail of @list with a reference of its own, off
+ * the LRU, unlocked, for shrink_folio_list() to take one by one.
+ */
+int split_folio_to_list(struct folio *folio, struct list_head *list);
 
 /*
  * Queue @folio (anon, large, partially mapped: some PTEs gone, some

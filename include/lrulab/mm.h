@@ -233,6 +233,7 @@ enum mthp_stat_item {
 	MTHP_STAT_SPLIT,			/* split to order 0 */
 	MTHP_STAT_SPLIT_FAILED,			/* split refused (-EAGAIN) */
 	MTHP_STAT_SPLIT_DEFERRED,		/* queued for deferred split */
+	MTHP_STAT_SWPOUT_FALLBACK,		/* split by reclaim to be swapped page by page */
 	MTHP_STAT_NR_ANON_PARTIALLY_MAPPED,	/* a gauge: queued as partially mapped */
 	__MTHP_STAT_COUNT
 };
