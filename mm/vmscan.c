@@ -13,8 +13,9 @@
  * What the model leaves out: zones other than ZONE_NORMAL (no wrong-zone
  * skips), memory.min/low protection, writeback throttling and
  * too_many_isolated() (swap writeout is synchronous, so no folio stays
- * under writeback), slab shrinkers, demotion, and THP splitting (a large
- * anon folio that would need swap is activated instead).  The memcg walk
+ * under writeback), slab shrinkers, demotion, and swapping a large folio
+ * whole (the device hands out one slot at a time, so a large anon folio
+ * is split and its pages swapped one by one).  The memcg walk
  * of direct reclaim has no shared per-node iterator cookie: each walk
  * starts at the target and stops once it reclaimed enough.
  */
