@@ -70,6 +70,8 @@ struct bench_workload {
 		    struct bench_opts *o);
 };
 
+#define BENCH_WORKLOAD_NAMES "fault-free, mmap-madvise or usemem"
+
 extern const struct bench_workload fault_free_workload;
 extern const struct bench_workload mmap_madvise_workload;
 extern const struct bench_workload usemem_workload;
@@ -161,6 +163,12 @@ void bench_usage(FILE *f, const struct bench_workload *w);
 int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	      long threads, struct bench_result *r);
 void bench_result_free(struct bench_result *r);
+/*
+ * The lock sites that were acquired, into r->sites, most waited-on
+ * first (bench_site_cmp), and the lru_lock class total into r->lru.
+ */
+void bench_collect_sites(struct bench_result *r);
+int bench_site_cmp(const void *a, const void *b);
 void bench_print_text(FILE *f, const struct bench_workload *w,
 		      const struct bench_opts *o, const struct bench_result *r);
 json_t *bench_result_json(const struct bench_workload *w,

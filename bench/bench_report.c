@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What a bench run prints: the text report (lock table of every site,
+ * vmstat / memory.stat / mTHP deltas, the machine-independent figures,
+ * the hold-time profile) and its JSON object, and `lrulab bench` itself,
+ * which parses, runs and reports each thread count in turn.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lrulab/bench.h>
+#include <lrulab/commands.h>
+
+/* ---- output ---- */
+
+static void fmt_ns(char *buf, size_t len, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.2f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else if (ns < 60e9)
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+	else
+		snprintf(buf, len, "%.2f m", ns / 60e9);
+}
+
+static void switches_text(const struct bench_result *r, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < NR_LRULAB_SWITCHES && off < len; i++)
+		if (r->switches[i])
+			off += snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+					lrulab_switch_name(i));
+	if (!off)
+		snprintf(buf, len, "none");
+}
+
+json_t *bench_switches_json(const struct bench_result *r)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
+		if (r->switches[i])
+			json_array_append_new(a, json_string(lrulab_switch_name(i)));
+	return a;
+}
+
+/* The `perf lock contention` table, with acquisitions and hold times. */
+static void print_contention(FILE *f, const struct bench_result *r)
+{
+	char tw[32], mw[32], aw[32], ht[32], ah[32];
+	int i;
+
+	fprintf(f, "  contended   total wait     max wait     avg wait     acquired   hold total     avg hold   class             caller\n\n");
+	for (i = 0; i < r->nr_sites; i++) {
+		const struct bench_site_result *s = &r->sites[i];
+
+		fmt_ns(tw, sizeof(tw), s->st.wait_total_ns);
+		fmt_ns(mw, sizeof(mw), s->st.wait_max_ns);
+		fmt_ns(aw, sizeof(aw), s->st.contended ?
+		       (double)s->st.wait_total_ns / s->st.contended : 0);
+		fmt_ns(ht, sizeof(ht), s->st.hold_total_ns);
+		fmt_ns(ah, sizeof(ah), (double)s->st.hold_total_ns / s->st.acquired);
+		fprintf(f, "%11llu %12s %12s %12s %12llu %12s %12s   %-17s %s\n",
+			(unsigned long long)s->st.contended, tw, mw, aw,
+			(unsigned long long)s->st.acquired, ht, ah, s->cls, s->caller);
+	}
+}
+
+static int site_acquired_cmp(const void *a, const void *b)
+{
+	const struct bench_site_result *sa = a, *sb = b;
+
+	if (sa->st.acquired != sb->st.acquired)
+		return sa->st.acquired > sb->st.acquired ? -1 : 1;
+	return bench_site_cmp(a, b);
+}
+
+/* `perf lock report`, the table the s4 mail quotes, busiest first. */
+static void print_report(FILE *f, const struct bench_result *r)
+{
+	struct bench_site_result *s = malloc(r->nr_sites * sizeof(*s) + 1);
+	char aw[32], tw[32], mw[32], nw[32], name[80];
+	int i;
+
+	if (!s)
+		return;
+	memcpy(s, r->sites, r->nr_sites * sizeof(*s));
+	qsort(s, r->nr_sites, sizeof(*s), site_acquired_cmp);
+	fprintf(f, "%40s %10s %10s %12s %12s %12s %12s\n\n", "Name", "acquired",
+		"contended", "avg wait", "total wait", "max wait", "min wait");
+	for (i = 0; i < r->nr_sites; i++) {
+		snprintf(name, sizeof(name), "%s:%s", s[i].cls, s[i].caller);
+		fmt_ns(aw, sizeof(aw), s[i].st.contended ?
+		       (double)s[i].st.wait_total_ns / s[i].st.contended : 0);
+		fmt_ns(tw, sizeof(tw), s[i].st.wait_total_ns);
+		fmt_ns(mw, sizeof(mw), s[i].st.wait_max_ns);
+		fmt_ns(nw, sizeof(nw), s[i].st.wait_min_ns);
+		fprintf(f, "%40s %10llu %10llu %12s %12s %12s %12s\n", name,
+			(unsigned long long)s[i].st.acquired,
+			(unsigned long long)s[i].st.contended, aw, tw, mw, nw);
+	}
+	free(s);
+}
+
+static double per_1k(u64 n, unsigned long pages)
+{
+	return pages ? 1000.0 * n / pages : 0;
+}
+
+static u64 profile_stat_ns(const struct lru_hold_profile *p)
+{
+	return p->ns[LRU_HOLD_STAT] + p->ns[LRU_HOLD_ZONE_STAT];
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+static void print_deltas(FILE *f, const char *title, const struct bench_deltas *d)
+{
+	int i, shown = 0;
+
+	for (i = 0; i < d->nr; i++) {
+		if (!d->d[i].delta)
+			continue;
+		if (!shown++)
+			fprintf(f, "\n%s:\n", title);
+		fprintf(f, "  %s %lld\n", d->d[i].name, d->d[i].delta);
+	}
+}
+
+void bench_print_text(FILE *f, const struct bench_workload *w,
+		      const struct bench_opts *o, const struct bench_result *r)
+{
+	char sw[128], buf[32];
+	int i;
+
+	switches_text(r, sw, sizeof(sw));
+	fprintf(f, "lrulab bench %s: %s, %ld thread%s on %d processors, %lu%s each, %luK folios, ",
+		w->name, o->shmem ? "shmem" : "anon", r->threads, r->threads == 1 ? "" : "s", r->cpus,
+		o->mem % (1UL << 20) ? o->mem >> 10 : o->mem >> 20,
+		o->mem % (1UL << 20) ? "K" : "M", (PAGE_SIZE << o->folio_order) >> 10);
+	if (o->loops)
+		fprintf(f, "%ld loops", o->loops);
+	else
+		fprintf(f, "%.2f s", o->seconds);
+	fprintf(f, ", %d memcg%s, lock %s, layout %s, switches: %s\n", r->nr_memcgs,
+		r->nr_memcgs == 1 ? "" : "s", lock_impl_name(o->lock),
+		lrulab_pn_layout_name(), sw);
+	if (r->oversubscribed)
+		fprintf(f, "OVERSUBSCRIBED: %ld threads on %d processors: lock holders can be preempted, so wait times mean little\n",
+			r->threads, r->cpus);
+	if (r->err)
+		fprintf(f, "a worker failed: %s\n", strerror(-r->err));
+
+	fprintf(f, "\n  memcg          pn offset %% 128        pages/s\n");
+	for (i = 0; i < r->nr_memcgs; i++)
+		fprintf(f, "  %-14s %15lu %14.0f\n", r->memcg[i].name,
+			r->memcg[i].pn_offset128, r->memcg[i].pages_per_sec);
+	fprintf(f, "\npages faulted and freed: %lu in %.3f s: %.0f pages/s, %.0f per thread\n",
+		r->pages, r->seconds, r->pages_per_sec, r->pages_per_sec / r->threads);
+	if (w->report_time)
+		fprintf(f, "real %.3fs  user %.3fs  sys %.3fs\n", r->seconds, r->user_s,
+			r->sys_s);
+
+	fprintf(f, "\n");
+	if (w->report_time)
+		print_report(f, r);
+	else
+		print_contention(f, r);
+
+	fprintf(f, "\nfigures that hold on any machine:\n");
+	fprintf(f, "  lru_lock acquisitions per 1000 pages: %.1f\n", per_1k(r->lru.acquired, r->pages));
+	fmt_ns(buf, sizeof(buf), r->lru.acquired ? (double)r->lru.hold_total_ns / r->lru.acquired : 0);
+	fprintf(f, "  lru_lock hold per acquisition: %s, per page: %.1f ns\n", buf,
+		r->pages ? (double)r->lru.hold_total_ns / r->pages : 0);
+	for (i = 0; i < r->nr_sites; i++) {
+		const struct bench_site_result *s = &r->sites[i];
+
+		if (strcmp(s->cls, "lru_lock"))
+			continue;
+		fmt_ns(buf, sizeof(buf), (double)s->st.hold_total_ns / s->st.acquired);
+		fprintf(f, "    %-26s %8.1f per 1000 pages, %10s hold each\n", s->caller,
+			per_1k(s->st.acquired, r->pages), buf);
+	}
+	if (r->have_profile) {
+		const struct lru_hold_profile *p = &r->profile;
+		double hold = (double)r->lru.hold_total_ns;
+
+		fprintf(f, "  lru_lock hold time by section (--profile-hold):\n");
+		for (i = 0; i < NR_LRU_HOLD_SECTIONS; i++)
+			fprintf(f, "    %-26s %5.1f%%  (%llu updates)\n", lru_hold_section_name(i),
+				pct(p->ns[i], hold), (unsigned long long)p->count[i]);
+		fprintf(f, "    %-26s %5.1f%%\n", "all stat updates", pct(profile_stat_ns(p), hold));
+		fprintf(f, "    stat updates deferred past the unlock: %llu\n",
+			(unsigned long long)p->deferred_stat_updates);
+	}
+
+	print_deltas(f, "vmstat deltas", &r->vmstat);
+	print_deltas(f, "mTHP counter deltas", &r->mthp);
+	print_deltas(f, "memory.stat deltas (all memcgs of the run)", &r->memory_stat);
+	fprintf(f, "\ninvariants: %s\n", r->invariant_violations ? "VIOLATED" : "ok");
+}
+
+static json_t *deltas_json(const struct bench_deltas *d)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; i < d->nr; i++)
+		if (d->d[i].delta)
+			json_object_set_new(o, d->d[i].name, json_integer(d->d[i].delta));
+	return o;
+}
+
+static json_t *sites_json(const struct bench_result *r)
+{
+	json_t *a = json_array();
+	char site[96];
+	int i;
+
+	for (i = 0; i < r->nr_sites; i++) {
+		const struct bench_site_result *s = &r->sites[i];
+
+		snprintf(site, sizeof(site), "%s:%s", s->cls, s->caller);
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"site", site, "class", s->cls, "caller", s->caller,
+			"acquired", (json_int_t)s->st.acquired,
+			"contended", (json_int_t)s->st.contended,
+			"wait_total_ns", (json_int_t)s->st.wait_total_ns,
+			"wait_max_ns", (json_int_t)s->st.wait_max_ns,
+			"wait_min_ns", (json_int_t)s->st.wait_min_ns,
+			"hold_total_ns", (json_int_t)s->st.hold_total_ns));
+	}
+	return a;
+}
+
+json_t *bench_locks_json(void)
+{
+	struct bench_result r;
+	json_t *a;
+
+	memset(&r, 0, sizeof(r));
+	bench_collect_sites(&r);
+	a = sites_json(&r);
+	free(r.sites);
+	return a;
+}
+
+json_t *bench_result_json(const struct bench_workload *w,
+			  const struct bench_opts *o, const struct bench_result *r)
+{
+	json_t *j = json_object(), *a;
+	int i;
+
+	json_object_set_new(j, "workload", json_string(w->name));
+	json_object_set_new(j, "type", json_string(o->shmem ? "shmem" : "anon"));
+	json_object_set_new(j, "threads", json_integer(r->threads));
+	json_object_set_new(j, "cpus", json_integer(r->cpus));
+	json_object_set_new(j, "oversubscribed", json_boolean(r->oversubscribed));
+	json_object_set_new(j, "folio_size", json_integer(PAGE_SIZE << o->folio_order));
+	json_object_set_new(j, "mem_per_thread", json_integer(o->mem));
+	json_object_set_new(j, "switches", bench_switches_json(r));
+	json_object_set_new(j, "pn_layout", json_string(lrulab_pn_layout_name()));
+	json_object_set_new(j, "lock", json_string(lock_impl_name(o->lock)));
+	json_object_set_new(j, "fault_work_ns", json_integer(o->fault_work_ns));
+	json_object_set_new(j, "loops", json_integer(o->loops));
+	json_object_set_new(j, "seconds", json_real(r->seconds));
+	json_object_set_new(j, "user_s", json_real(r->user_s));
+	json_object_set_new(j, "sys_s", json_real(r->sys_s));
+	json_object_set_new(j, "pages", json_integer(r->pages));
+	json_object_set_new(j, "pages_per_sec", json_real(r->pages_per_sec));
+	json_object_set_new(j, "pages_per_sec_per_thread",
+			    json_real(r->pages_per_sec / r->threads));
+
+	a = json_array();
+	for (i = 0; i < r->nr_memcgs; i++)
+		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:f, s:f}",
+			"name", r->memcg[i].name,
+			"pn_offset128", (json_int_t)r->memcg[i].pn_offset128,
+			"pages", (json_int_t)r->memcg[i].pages,
+			"seconds", r->memcg[i].seconds,
+			"pages_per_sec", r->memcg[i].pages_per_sec));
+	json_object_set_new(j, "memcgs", a);
+
+	json_object_set_new(j, "lru_lock_acquisitions_per_1k_pages",
+			    json_real(per_1k(r->lru.acquired, r->pages)));
+	json_object_set_new(j, "lru_lock_hold_ns_per_page",
+			    json_real(r->pages ? (double)r->lru.hold_total_ns / r->pages : 0));
+	json_object_set_new(j, "lru_lock_hold_ns_per_acquisition",
+			    json_real(r->lru.acquired ?
+				      (double)r->lru.hold_total_ns / r->lru.acquired : 0));
+	json_object_set_new(j, "lru_lock_acquired", json_integer(r->lru.acquired));
+	json_object_set_new(j, "lru_lock_contended", json_integer(r->lru.contended));
+	json_object_set_new(j, "lru_lock_wait_total_ns", json_integer(r->lru.wait_total_ns));
+
+	json_object_set_new(j, "locks", sites_json(r));
+
+	if (r->have_profile) {
+		const struct lru_hold_profile *p = &r->profile;
+		double hold = (double)r->lru.hold_total_ns;
+
+		json_object_set_new(j, "hold_profile", json_pack("{s:f, s:f, s:f, s:f, s:f, s:I}",
+			"list_pct", pct(p->ns[LRU_HOLD_LIST], hold),
+			"lru_zone_size_pct", pct(p->ns[LRU_HOLD_LRU_SIZE], hold),
+			"node_memcg_stat_pct", pct(p->ns[LRU_HOLD_STAT], hold),
+			"zone_stat_pct", pct(p->ns[LRU_HOLD_ZONE_STAT], hold),
+			"stat_pct", pct(profile_stat_ns(p), hold),
+			"deferred_stat_updates", (json_int_t)p->deferred_stat_updates));
+		json_object_set_new(j, "lru_lock_stat_hold_pct",
+				    json_real(pct(profile_stat_ns(p), hold)));
+	}
+	json_object_set_new(j, "vmstat", deltas_json(&r->vmstat));
+	json_object_set_new(j, "mthp", deltas_json(&r->mthp));
+	json_object_set_new(j, "memory_stat", deltas_json(&r->memory_stat));
+	json_object_set_new(j, "invariant_violations", json_integer(r->invariant_violations));
+	json_object_set_new(j, "invariants_ok", json_boolean(!r->invariant_violations));
+	if (r->err)
+		json_object_set_new(j, "error", json_string(strerror(-r->err)));
+	return j;
+}
+
+/* `lrulab bench WORKLOAD [options]` */
+int cmd_bench(int argc, char **argv)
+{
+	const struct bench_workload *w;
+	struct bench_opts o;
+	int i, ret, status = 0;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		if (argc < 2) {
+			fprintf(stderr, "lrulab bench: no workload given (" BENCH_WORKLOAD_NAMES ")\n");
+			return 2;
+		}
+		bench_usage(stdout, NULL);
+		return 0;
+	}
+	w = bench_find_workload(argv[1]);
+	if (!w) {
+		fprintf(stderr, "lrulab bench: unknown workload '%s' (" BENCH_WORKLOAD_NAMES ")\n",
+			argv[1]);
+		return 2;
+	}
+	bench_defaults(w, &o);
+	ret = bench_parse(w, "lrulab bench", argc - 1, argv + 1, &o);
+	if (ret)
+		return ret == 1 ? 0 : 2;
+	if (w->main)
+		return w->main(w, "lrulab bench", &o);
+
+	for (i = 0; i < o.nr_threads; i++) {
+		struct bench_result r;
+		int err = bench_run(w, &o, o.threads[i], &r);
+
+		if (err) {
+			fprintf(stderr, "lrulab bench: cannot set up the model for %ld threads: %s\n",
+				o.threads[i], strerror(-err));
+			return 1;
+		}
+		if (o.json) {
+			json_t *j = bench_result_json(w, &o, &r);
+			char *s = json_dumps(j, JSON_COMPACT);
+
+			printf("%s\n", s);
+			free(s);
+			json_decref(j);
+		} else {
+			if (i)
+				printf("\n");
+			bench_print_text(stdout, w, &o, &r);
+		}
+		fflush(stdout);
+		if (r.err) {
+			fprintf(stderr, "lrulab bench: a worker failed: %s\n", strerror(-r.err));
+			status = 1;
+		}
+		if (r.invariant_violations)
+			status = 1;
+		bench_result_free(&r);
+	}
+	return status;
+}
