@@ -141,25 +141,23 @@ static unsigned long usemem_max_pages(const struct bench_opts *o, long threads)
 	return max_t(unsigned long, total / 8, 256 * (unsigned long)threads);
 }
 
-/* The s1 mail's leaf: memory.max=512M. */
-#define MAIL_LEAF_PAGES	(512UL << (20 - PAGE_SHIFT))
-
 /*
- * The memcg flusher's period (the kernel's FLUSH_TIME, 2 s) scaled down
- * with the leaf, so that reclaim's ratelimited stats are about as many
- * list turnovers old as in the mail: its 512M leaf turns over in about
- * 2 s (67K pgsteal/s), a leaf of a few M here in a few ms.  At 2 s the
- * flushed list sizes here lag the lists by hundreds of turnovers, and
- * reclaim walks into a corner the kernel has too: with every anon page
- * active and the flushed sizes still showing an inactive list, nothing
- * ages the active list and the charge OOMs (test_vmscan's
- * test_stale_stats_no_progress).
+ * The memcg flusher's period: the kernel's FLUSH_TIME (2 s) scaled to
+ * the leaf's turnover, so that reclaim's ratelimited stats are about as
+ * many list turnovers old as in the mail.  Its 512M leaf turns over in
+ * about 2 s (67K pgsteal/s), one FLUSH_TIME; a leaf of a few M here
+ * turns over in a millisecond or two, so the flusher's finest period,
+ * 1 ms, is the nearest.  Much staler stats walk reclaim into a corner
+ * the kernel has too: refaults fill the active list within a few ms,
+ * the flushed sizes still show an inactive list, nothing ages the
+ * active list, and the charge OOMs (test_stale_stats_no_progress in
+ * tests/test_vmscan.c; usemem prints the lists when it happens).
  */
-static unsigned int usemem_flush_ms(const struct bench_opts *o, unsigned long max)
+#define USEMEM_FLUSH_MS	1U
+
+static unsigned int usemem_flush_ms(const struct bench_opts *o)
 {
-	if (o->flush_ms >= 0)
-		return (unsigned int)o->flush_ms;
-	return (unsigned int)max_t(unsigned long, 1, FLUSH_TIME_MS * max / MAIL_LEAF_PAGES);
+	return o->flush_ms >= 0 ? (unsigned int)o->flush_ms : USEMEM_FLUSH_MS;
 }
 
 /* The first failed thread's snapshot of the leaf's lists, text and JSON. */
@@ -223,7 +221,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	cfg.node_pages = ((max + 4096) + span - 1) / span * span;
 	cfg.lock = o->lock;
 	cfg.lockstat = true;
-	cfg.memcg_flush_ms = usemem_flush_ms(o, max);
+	cfg.memcg_flush_ms = usemem_flush_ms(o);
 	lrulab_switches_clear();
 	lrulab_switches[SW_VMSTAT_SCAN_COST] = o->sw[SW_VMSTAT_SCAN_COST] == 1;
 	err = lrulab_init(&cfg);

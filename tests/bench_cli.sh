@@ -156,8 +156,8 @@ for key in workload pgscan_per_sec pgsteal_per_sec workingset_refault_anon_per_s
 	[ "$(grep -c "\"$key\":" "$out")" -eq 2 ] || fail "bench usemem --json: key $key missing"
 done
 grep -q '"switches":\["vmstat-scan-cost"\]' "$out" || fail "bench usemem --json: switch not on"
-# the flusher's period scales with the leaf (8M x 2 threads -> 2M leaf -> 7 ms) unless given
-grep -q '"memcg_flush_ms":7,' "$out" || fail "bench usemem --json: flush period not scaled to the leaf"
+# the flusher's period: 1 ms unless given
+[ "$(grep -c '"memcg_flush_ms":1,' "$out")" -eq 2 ] || fail "bench usemem --json: flush period not 1 ms"
 good 'no memcg flusher' bench usemem --threads 1 --mem 4M --seconds 0.05 --flush-ms 0
 good 'no difference' ab --reps 1 --metric threads -- usemem --threads 1 --mem 2M --seconds 0.05
 
