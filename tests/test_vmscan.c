@@ -24,36 +24,13 @@
 #include <lrulab/switches.h>
 #include <lrulab/vmscan.h>
 
-#define NODE_PAGES 16384
+#include "reclaim_test.h"
 
-static struct mem_cgroup *memcg;
+#define NODE_PAGES 16384
 
 static int setup(void **state)
 {
-	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
-
-	cfg.nr_cpus = 2;
-	cfg.node_pages = NODE_PAGES;
-	lrulab_switches_clear();
-	if (lrulab_init(&cfg) || cpu_enter(0, false))
-		return -1;
-	memcg = mem_cgroup_create(root_mem_cgroup, "t");
-	return memcg ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	swapoff();
-	mem_cgroup_offline(memcg);
-	cpu_exit();
-	lrulab_exit();
-	lrulab_switches_clear();
-	return 0;
-}
-
-static struct lruvec *lruvec_of(struct mem_cgroup *m)
-{
-	return mem_cgroup_lruvec(m, NODE_DATA(0));
+	return reclaim_test_setup(NODE_PAGES, "t");
 }
 
 /* Exact list sizes as get_scan_count() reads them; undone by the test. */
@@ -692,17 +669,10 @@ static void test_cost_lock_sites(void **state)
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
 
+/* 16 MiB: watermarks min 128, low 160, high 192 */
 static int setup_small(void **state)
 {
-	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
-
-	cfg.nr_cpus = 2;
-	cfg.node_pages = 4096;	/* 16 MiB: watermarks min 128, low 160, high 192 */
-	lrulab_switches_clear();
-	if (lrulab_init(&cfg) || cpu_enter(0, false))
-		return -1;
-	memcg = mem_cgroup_create(root_mem_cgroup, "t");
-	return memcg ? 0 : -1;
+	return reclaim_test_setup(4096, "t");
 }
 
 /*

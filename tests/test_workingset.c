@@ -17,34 +17,11 @@
 #include <lrulab/switches.h>
 #include <lrulab/vmscan.h>
 
-static struct mem_cgroup *memcg;
+#include "reclaim_test.h"
 
 static int setup(void **state)
 {
-	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
-
-	cfg.nr_cpus = 2;
-	cfg.node_pages = 8192;
-	lrulab_switches_clear();
-	if (lrulab_init(&cfg) || cpu_enter(0, false))
-		return -1;
-	memcg = mem_cgroup_create(root_mem_cgroup, "ws");
-	return memcg ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	swapoff();
-	mem_cgroup_offline(memcg);
-	cpu_exit();
-	lrulab_exit();
-	lrulab_switches_clear();
-	return 0;
-}
-
-static struct lruvec *lruvec_of(struct mem_cgroup *m)
-{
-	return mem_cgroup_lruvec(m, NODE_DATA(0));
+	return reclaim_test_setup(8192, "ws");
 }
 
 static void test_shadow_format(void **state)
