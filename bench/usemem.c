@@ -82,9 +82,12 @@ static void *usemem_worker(void *arg)
 		return NULL;
 	}
 	/* --prealloc --prefault: every page written once before the clock */
-	for (i = 0; i < pages && !t->err; i++)
-		if (mm_access(t->vma, t->vma->vm_start + i * PAGE_SIZE, true))
+	for (i = 0; i < pages && !t->err; i++) {
+		if (mm_access(t->vma, t->vma->vm_start + i * PAGE_SIZE, true)) {
+			usemem_oom_snapshot(t);
 			t->err = -ENOMEM;
+		}
+	}
 	pthread_barrier_wait(t->start);
 	/* --random: uniform random writes over the whole region */
 	while (!t->err && !__atomic_load_n(t->stop, __ATOMIC_ACQUIRE)) {
