@@ -748,6 +748,7 @@ static const enum vm_event_item memcg_vm_event_stat[] = {
 	PGLAZYFREE,
 	PGLAZYFREED,
 	THP_FAULT_ALLOC,
+	THP_SWPOUT_FALLBACK,
 };
 
 /* Workingset items are counted in pages but shown as event counts. */

@@ -814,7 +814,8 @@ static void test_memory_stat(void **state)
 		"pgdeactivate 4\n"
 		"pglazyfree 0\n"
 		"pglazyfreed 0\n"
-		"thp_fault_alloc 0\n");
+		"thp_fault_alloc 0\n"
+		"thp_swpout_fallback 0\n");
 	free(out);
 
 	/* the root's memory.stat is hierarchical */
