@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Memory cgroups: the tree, mem_cgroup_per_node (which holds each
- * lruvec), per-CPU stat deltas with rstat flushing, charging with a
- * per-CPU stock, memory.max, memory.stat, offline (mm/memcontrol.c).
+ * lruvec) and offline (mm/memcontrol.c); charging with a per-CPU stock
+ * and memory.max (mm/memcg_charge.c); per-CPU stat deltas with rstat
+ * flushing, memory.stat and memory.events (mm/memcg_stats.c).
  */
 #ifndef LRULAB_MEMCONTROL_H
 #define LRULAB_MEMCONTROL_H
@@ -251,7 +252,8 @@ struct mem_cgroup {
 extern struct mem_cgroup *root_mem_cgroup;
 
 /*
- * The children of @memcg; under the tree lock (inside memcontrol.c) or
+ * The children of @memcg; under the tree lock (inside mm/memcontrol.c
+ * and mm/memcg_stats.c) or
  * at a quiescent point.  Not list_for_each_entry(): its end test forms a
  * struct mem_cgroup pointer around the list head, misaligned for this
  * 64-byte aligned struct, which -fsanitize=alignment reports.
