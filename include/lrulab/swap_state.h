@@ -121,4 +121,29 @@ struct folio *__swap_cache_folio(swp_entry_t entry);
 /* The slot's shadow entry, or NULL. */
 void *swap_shadow(swp_entry_t entry);
 
+/*
+ * Slots come in clusters of this many (the kernel's SWAPFILE_CLUSTER):
+ * slot offsets [n * SWAPFILE_CLUSTER, (n + 1) * SWAPFILE_CLUSTER) are
+ * cluster n, the last one shorter when the device size asks for it.
+ * Each model CPU allocates from a cluster of its own.
+ */
+#define SWAPFILE_CLUSTER 512
+
+/* Where the clusters are: on which list, or held by a CPU. */
+struct swap_cluster_stat {
+	unsigned long nr_clusters;
+	unsigned long nr_free;		/* every slot free */
+	unsigned long nr_nonfull;
+	unsigned long nr_full;
+	unsigned long nr_percpu;	/* a CPU's current cluster */
+};
+
+/*
+ * At a quiescent point (tests, the invariant checker): fill @st (may be
+ * NULL) and check the cluster bookkeeping against the slots: counts,
+ * list membership, the CPUs' clusters, the in-use and cached totals.
+ * Returns the number of violations, each printed to @out (may be NULL).
+ */
+int swap_cluster_check(struct swap_cluster_stat *st, FILE *out);
+
 #endif /* LRULAB_SWAP_STATE_H */
