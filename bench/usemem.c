@@ -145,18 +145,21 @@ static unsigned long usemem_max_pages(const struct bench_opts *o, long threads)
 }
 
 /*
- * The memcg flusher's period: the kernel's FLUSH_TIME (2 s) scaled to
- * the leaf's turnover, so that reclaim's ratelimited stats are about as
- * many list turnovers old as in the mail.  Its 512M leaf turns over in
- * about 2 s (67K pgsteal/s), one FLUSH_TIME; a leaf of a few M here
- * turns over in a millisecond or two, so the flusher's finest period,
- * 1 ms, is the nearest.  Much staler stats walk reclaim into a corner
- * the kernel has too: refaults fill the active list within a few ms,
- * the flushed sizes still show an inactive list, nothing ages the
- * active list, and the charge OOMs (test_stale_stats_no_progress in
- * tests/test_vmscan.c; usemem prints the lists when it happens).
+ * No periodic memcg flusher by default.  Since Linux 6.12 reclaim
+ * flushes only when the periodic flusher is two FLUSH_TIMEs (2 s) late,
+ * which in the mail's setup is about one turnover of its 512M leaf (67K
+ * pgsteal/s).  A leaf of a few M here turns over in a millisecond or
+ * two, and refaults fill its active list within a few: stats even 1 ms
+ * old walk reclaim into a corner the kernel has too (every anon page
+ * active, the flushed sizes still showing an inactive list, nothing
+ * ages the active list, the charge OOMs; test_stale_stats_no_progress
+ * in tests/test_vmscan.c pins it, and usemem prints the lists when it
+ * happens).  Without the flusher the ratelimited flush always finds it
+ * late and flushes on the update threshold alone, as 6.8-6.11 reclaim
+ * did, which keeps the stats within a fraction of a turnover.
+ * --flush-ms runs the 6.12+ scheme at a given period.
  */
-#define USEMEM_FLUSH_MS	1U
+#define USEMEM_FLUSH_MS	0U
 
 static unsigned int usemem_flush_ms(const struct bench_opts *o)
 {

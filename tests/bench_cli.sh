@@ -156,9 +156,9 @@ for key in workload pgscan_per_sec pgsteal_per_sec workingset_refault_anon_per_s
 	[ "$(grep -c "\"$key\":" "$out")" -eq 2 ] || fail "bench usemem --json: key $key missing"
 done
 grep -q '"switches":\["vmstat-scan-cost"\]' "$out" || fail "bench usemem --json: switch not on"
-# the flusher's period: 1 ms unless given
-[ "$(grep -c '"memcg_flush_ms":1,' "$out")" -eq 2 ] || fail "bench usemem --json: flush period not 1 ms"
-good 'no memcg flusher' bench usemem --threads 1 --mem 4M --seconds 0.05 --flush-ms 0
+# no periodic flusher unless asked for
+[ "$(grep -c '"memcg_flush_ms":0,' "$out")" -eq 2 ] || fail "bench usemem --json: a flusher by default"
+good 'memcg flush every 5 ms' bench usemem --threads 1 --mem 4M --seconds 0.05 --flush-ms 5
 good 'no difference' ab --reps 1 --metric threads -- usemem --threads 1 --mem 2M --seconds 0.05
 
 # ab on two identical configurations, on a figure that is the same run to
