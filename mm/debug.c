@@ -186,6 +186,8 @@ static void check_swap_counts(struct check *c, unsigned long cached, bool settle
 	if (cached != swap_cache_nr())
 		report(c, "swap cache holds %lu folios, %lu have PG_swapcache",
 		       swap_cache_nr(), cached);
+	/* the device's own books: cluster counts and lists against the slots */
+	c->errors += swap_cluster_check(NULL, c->out);
 	if (!settled)
 		return;
 	if (global_node_page_state(NR_SWAPCACHE) != cached)

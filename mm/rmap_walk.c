@@ -12,7 +12,7 @@
  *   under i_mmap_lock, at vm_start + (index - vm_pgoff) pages.
  *
  * Each PTE is examined and changed under its PTE lock; the lock order is
- * page_table_lock or i_mmap_lock -> PTE lock -> swap_lock.
+ * page_table_lock or i_mmap_lock -> PTE lock -> a swap cluster's lock.
  *
  * Lifetimes.  A VMA cannot be freed while it is on mm->mmap or i_mmap
  * and the list lock is held (munmap unlinks under those locks before
