@@ -885,6 +885,13 @@ struct folio *swapin_folio(swp_entry_t entry, struct mem_cgroup *memcg, int *err
 		}
 		if (s->cache) {
 			unlock_cluster(ci);
+			/*
+			 * Cached, yet swap_cache_get_folio() found it frozen:
+			 * reclaim is taking it out.  Give the CPU up until it
+			 * is gone, as the kernel sleeps a jiffy here, rather
+			 * than spin on the cluster lock the remover needs.
+			 */
+			sched_yield();
 			continue;
 		}
 		s->cache = new;
