@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What bench/repro.c, bench/repro_seeds.c and bench/repro_output.c share
+ * and nothing outside them may use: the options, a seed's table and its
+ * rows, a cell of A/B runs, and the functions that cross the files.
+ */
+#ifndef LRULAB_BENCH_REPRO_H
+#define LRULAB_BENCH_REPRO_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <lrulab/bench.h>
+
+#define REPRO_PROG "lrulab repro"
+#define REPRO_MAX_ROWS 24
+/* one per s3 cell, as many as the cover letter has rows */
+#define REPRO_S3_MAIL_ROWS 3
+
+struct repro_opts {
+	int cpus;
+	long reps;
+	double seconds;		/* per fault-free run */
+	long memcgs;
+	long loops;		/* per mmap-madvise run */
+	double usemem_seconds;	/* per s1 usemem run */
+	char mem[24];
+	const char *out_dir;
+	const char *before_bin, *after_bin;
+	bool json, quick;
+	FILE *progress;		/* NULL with --json */
+	bool gnuplot_warned;
+};
+
+struct repro_row {
+	char label[96];
+	const char *unit;
+	double pub_before, pub_after;	/* NAN where the mail has none */
+	double before, after;		/* medians */
+	double delta_pct, ci_low_pct, ci_high_pct;
+	int n;
+};
+
+struct repro_table {
+	const char *seed;
+	const char *title;
+	const char *before_name, *after_name;
+	int nr_rows;
+	struct repro_row rows[REPRO_MAX_ROWS];
+	bool oversubscribed;
+	json_t *runs;		/* every run's JSON object, by cell */
+	json_t *extra;		/* seed-specific additions to the JSON table */
+	char notes[4][200];
+	int nr_notes;
+};
+
+struct repro_cell {
+	int ncfg;
+	struct bench_config cfg[3];
+	int argc;
+	char *argv[24];
+	char bufs[8][32];
+	int nbufs;
+	json_t **runs[3];
+	long reps;
+};
+
+/* s3, also printed in the cover letter's shape: base, patch 1, patch 1+2 */
+struct s3_published {
+	const char *type;
+	int mail_threads;
+	double base, patch1, patch12;
+};
+
+struct s3_mail_row {
+	char label[96];
+	double ours[3];
+	const struct s3_published *p;
+	double rel[3][2];
+	int cnt[3][2];
+};
+
+/* repro.c */
+long repro_scaled_threads(const struct repro_opts *ro, int mail_threads);
+json_t *repro_jreal(double v);
+void repro_table_note(struct repro_table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void repro_cell_arg(struct repro_cell *c, const char *s);
+void repro_cell_argf(struct repro_cell *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void repro_cell_free(struct repro_cell *c);
+int repro_cell_run(const struct repro_opts *ro, struct repro_table *t,
+		   struct repro_cell *c, const char *what, long reps);
+int repro_row_fill(struct repro_row *row, const struct repro_cell *c, int ka, int kb,
+		   const char *metric);
+struct repro_row *repro_table_row(struct repro_table *t, const char *unit,
+				  double pub_before, double pub_after, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+void repro_cell_common(const struct repro_opts *ro, struct repro_cell *c,
+		       const char *workload);
+void repro_cfg_init(struct bench_config *cfg, const char *label, const char *bin);
+void repro_cfg_arg(struct bench_config *cfg, const char *a, const char *b);
+void repro_cell_fault_free(const struct repro_opts *ro, struct repro_cell *c,
+			   const char *type, long threads, long memcgs);
+void repro_cell_switch(struct repro_cell *c, const char *bin, const char *sw);
+
+/* repro_seeds.c */
+int repro_s0(const struct repro_opts *ro, struct repro_table *t);
+int repro_s1(const struct repro_opts *ro, struct repro_table *t);
+int repro_s3(struct repro_opts *ro, struct repro_table *t,
+	     struct s3_mail_row *mail, int *nr_mail);
+int repro_s4(const struct repro_opts *ro, struct repro_table *t);
+
+/* repro_output.c */
+void repro_print_table(const struct repro_opts *ro, const struct repro_table *t);
+void repro_print_s3_mail(const struct s3_mail_row *mail, int n);
+json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *t,
+			 const char *machine);
+int repro_write_plot(struct repro_opts *ro, const struct repro_table *t);
+int repro_write_json_file(const char *path, json_t *j);
+int repro_mkdir_p(const char *dir);
+
+#endif /* LRULAB_BENCH_REPRO_H */

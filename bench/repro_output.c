@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What `lrulab repro` prints and writes: each table as text, in the
+ * mail's shape with the published numbers beside ours (and s3 also in
+ * its cover letter's), as JSON, and as a gnuplot plot of the deltas, and
+ * the files under the results directory.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "repro.h"
+
+/* ---- output ---- */
+
+static void fmt_val(char *buf, size_t len, double v, const char *unit)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (!strcmp(unit, "s"))
+		snprintf(buf, len, v < 1 ? "%.4f" : "%.3f", v);
+	else if (!strcmp(unit, "%") || !strcmp(unit, "ns/page") || !strcmp(unit, "/1k pages") ||
+		 !strcmp(unit, "ms") || !strcmp(unit, "/1k recl"))
+		snprintf(buf, len, "%.1f", v);
+	else if (fabs(v) >= 1e6)
+		snprintf(buf, len, "%.2fM", v / 1e6);
+	else if (fabs(v) >= 1e4)
+		snprintf(buf, len, "%.1fK", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+static void fmt_pct(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.1f%%", v);
+}
+
+static double pub_delta(const struct repro_row *r)
+{
+	if (isnan(r->pub_before) || isnan(r->pub_after) || !r->pub_before)
+		return NAN;
+	return 100.0 * (r->pub_after - r->pub_before) / r->pub_before;
+}
+
+void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
+{
+	char pb[16], pa[16], pd[16], b[16], a[16], d[16], lo[16], hi[16], ci[64];
+	int i;
+
+	printf("\n== %s: %s\n", t->seed, t->title);
+	printf("   before: %s; after: %s\n", t->before_name, t->after_name);
+	for (i = 0; i < t->nr_notes; i++)
+		printf("   %s\n", t->notes[i]);
+	if (t->oversubscribed)
+		printf("   WARNING: OVERSUBSCRIBED: more threads than processors; wait times and pages/s mean little\n");
+	printf("\n%-58s %-9s | %-26s | %s\n", "", "", "published", "this machine");
+	printf("%-58s %-9s | %8s %8s %8s | %8s %8s %8s  %s\n", "", "unit", "before", "after",
+	       "delta", "before", "after", "delta", "95% CI");
+	for (i = 0; i < t->nr_rows; i++) {
+		const struct repro_row *r = &t->rows[i];
+
+		fmt_val(pb, sizeof(pb), r->pub_before, r->unit);
+		fmt_val(pa, sizeof(pa), r->pub_after, r->unit);
+		fmt_pct(pd, sizeof(pd), pub_delta(r));
+		fmt_val(b, sizeof(b), r->before, r->unit);
+		fmt_val(a, sizeof(a), r->after, r->unit);
+		fmt_pct(d, sizeof(d), r->delta_pct);
+		if (isnan(r->ci_low_pct)) {
+			snprintf(ci, sizeof(ci), "-");
+		} else {
+			fmt_pct(lo, sizeof(lo), r->ci_low_pct);
+			fmt_pct(hi, sizeof(hi), r->ci_high_pct);
+			snprintf(ci, sizeof(ci), "[%s, %s]%s", lo, hi,
+				 r->ci_low_pct <= 0 && r->ci_high_pct >= 0 ? " no difference" : "");
+		}
+		printf("%-58s %-9s | %8s %8s %8s | %8s %8s %8s  %s\n", r->label, r->unit,
+		       pb, pa, pd, b, a, d, ci);
+	}
+}
+
+/* s3 as the cover letter prints it: base, patch 1, patch 1+2 side by side. */
+void repro_print_s3_mail(const struct s3_mail_row *mail, int n)
+{
+	char v[3][16], p[3][16];
+	int i, k;
+
+	printf("\n   in the cover letter's shape (pages/s; published | this machine):\n");
+	printf("   %-34s %8s %8s %9s | %8s %8s %9s\n", "", "base", "patch 1", "patch 1+2",
+	       "base", "patch 1", "patch 1+2");
+	for (i = 0; i < n; i++) {
+		const double pub[3] = { mail[i].p->base, mail[i].p->patch1, mail[i].p->patch12 };
+
+		for (k = 0; k < 3; k++) {
+			fmt_val(p[k], sizeof(p[k]), pub[k], "pages/s");
+			fmt_val(v[k], sizeof(v[k]), mail[i].ours[k], "pages/s");
+		}
+		printf("   %-34s %8s %8s %9s | %8s %8s %9s\n", mail[i].label, p[0], p[1], p[2],
+		       v[0], v[1], v[2]);
+	}
+	printf("\n   per-memcg pages/s over its run's mean, by pn offset %% 128 (0 | 64)\n");
+	printf("   (bimodal before patch 1, uniform after, says the thread):\n");
+	for (i = 0; i < n; i++) {
+		printf("   %-34s", mail[i].label);
+		for (k = 0; k < 3; k++) {
+			if (isnan(mail[i].rel[k][0]) || isnan(mail[i].rel[k][1]))
+				printf("  %s: %s", k == 0 ? "base" : k == 1 ? "p1" : "p1+2",
+				       "one offset only");
+			else
+				printf("  %s: %.3f | %.3f", k == 0 ? "base" : k == 1 ? "p1" : "p1+2",
+				       mail[i].rel[k][0], mail[i].rel[k][1]);
+		}
+		printf("\n");
+	}
+}
+
+json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *t,
+			 const char *machine)
+{
+	json_t *j = json_object(), *rows = json_array(), *notes = json_array();
+	const char *key;
+	json_t *v;
+	int i;
+
+	json_object_set_new(j, "seed", json_string(t->seed));
+	json_object_set_new(j, "title", json_string(t->title));
+	json_object_set_new(j, "machine", json_string(machine));
+	json_object_set_new(j, "cpus", json_integer(ro->cpus));
+	json_object_set_new(j, "reps", json_integer(ro->reps));
+	json_object_set_new(j, "oversubscribed", json_boolean(t->oversubscribed));
+	json_object_set_new(j, "before", json_string(t->before_name));
+	json_object_set_new(j, "after", json_string(t->after_name));
+	for (i = 0; i < t->nr_rows; i++) {
+		const struct repro_row *r = &t->rows[i];
+
+		json_array_append_new(rows, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}",
+			"label", r->label, "unit", r->unit,
+			"published_before", repro_jreal(r->pub_before),
+			"published_after", repro_jreal(r->pub_after),
+			"published_delta_pct", repro_jreal(pub_delta(r)),
+			"before", repro_jreal(r->before), "after", repro_jreal(r->after),
+			"delta_pct", repro_jreal(r->delta_pct),
+			"ci_low_pct", repro_jreal(r->ci_low_pct),
+			"ci_high_pct", repro_jreal(r->ci_high_pct), "runs", r->n));
+	}
+	json_object_set_new(j, "rows", rows);
+	for (i = 0; i < t->nr_notes; i++)
+		json_array_append_new(notes, json_string(t->notes[i]));
+	json_object_set_new(j, "notes", notes);
+	if (t->extra)
+		json_object_foreach(t->extra, key, v)
+			json_object_set(j, key, v);
+	return j;
+}
+
+static bool have_gnuplot(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096], *dir, *save = NULL;
+
+	if (!path)
+		return false;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (dir = strtok_r(buf, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		char exe[4200];
+
+		snprintf(exe, sizeof(exe), "%s/gnuplot", dir);
+		if (!access(exe, X_OK))
+			return true;
+	}
+	return false;
+}
+
+/* Published and measured deltas per row, our interval as error bars. */
+int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
+{
+	char dat[4096], gp[4096], png[4096];
+	FILE *f;
+	pid_t pid;
+	int i, status;
+
+	snprintf(dat, sizeof(dat), "%s/%s.dat", ro->out_dir, t->seed);
+	snprintf(gp, sizeof(gp), "%s/%s.gp", ro->out_dir, t->seed);
+	snprintf(png, sizeof(png), "%s/%s.png", ro->out_dir, t->seed);
+	f = fopen(dat, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "# label published_delta_pct delta_pct ci_low_pct ci_high_pct\n");
+	for (i = 0; i < t->nr_rows; i++) {
+		const struct repro_row *r = &t->rows[i];
+		double pd = pub_delta(r);
+
+		fprintf(f, "\"%s\" ", r->label);
+		fprintf(f, isnan(pd) ? "? " : "%g ", pd);
+		fprintf(f, isnan(r->delta_pct) ? "? " : "%g ", r->delta_pct);
+		fprintf(f, isnan(r->ci_low_pct) ? "? " : "%g ", r->ci_low_pct);
+		fprintf(f, isnan(r->ci_high_pct) ? "?\n" : "%g\n", r->ci_high_pct);
+	}
+	fclose(f);
+	f = fopen(gp, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		   "  set terminal pngcairo size 1200,640 font ',9'\n"
+		   "} else {\n"
+		   "  set terminal png size 1200,640\n"
+		   "}\n"
+		   "set termoption noenhanced\n"
+		   "set output '%s'\n"
+		   "set title '%s: delta after/before (%%), published vs this machine (%d CPUs, 95%% CI)'\n"
+		   "set datafile missing '?'\n"
+		   "set style fill solid 0.6 border -1\n"
+		   "set boxwidth 0.35\n"
+		   "set ylabel 'delta %%'\n"
+		   "set xtics rotate by 30 right\n"
+		   "set bmargin 16\n"
+		   "set lmargin 28\n"
+		   "set grid ytics\n"
+		   "set key top left\n"
+		   "set xzeroaxis\n"
+		   "plot '%s' using ($0-0.18):2:xtic(1) with boxes title 'published', \\\n"
+		   "     '' using ($0+0.18):3 with boxes title 'this machine', \\\n"
+		   "     '' using ($0+0.18):3:4:5 with yerrorbars lc rgb 'black' pt 0 notitle\n",
+		png, t->seed, ro->cpus, dat);
+	fclose(f);
+
+	if (!have_gnuplot()) {
+		if (!ro->gnuplot_warned)
+			fprintf(stderr, "%s: gnuplot not found: no PNG written (install gnuplot-nox)\n",
+				REPRO_PROG);
+		ro->gnuplot_warned = true;
+		return 0;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execlp("gnuplot", "gnuplot", gp, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "%s: gnuplot failed on %s: no PNG\n", REPRO_PROG, gp);
+		return 0;
+	}
+	return 0;
+}
+
+int repro_write_json_file(const char *path, json_t *j)
+{
+	if (json_dump_file(j, path, JSON_INDENT(1))) {
+		fprintf(stderr, "%s: cannot write %s\n", REPRO_PROG, path);
+		return -1;
+	}
+	return 0;
+}
+
+int repro_mkdir_p(const char *dir)
+{
+	char buf[4096], *p;
+
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
