@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the reclaim files share (mm/vmscan.c, mm/scan_balance.c,
+ * mm/kswapd.c): the scan_control predicates, the cost paths' lock sites
+ * and the steps kswapd runs.  Not a public interface.
+ */
+#ifndef LRULAB_MM_VMSCAN_INTERNAL_H
+#define LRULAB_MM_VMSCAN_INTERNAL_H
+
+#include <lrulab/swap_state.h>
+#include <lrulab/vmscan.h>
+
+/* Set for the life of a kswapd thread. */
+extern __thread bool in_kswapd;
+
+static inline bool current_is_kswapd(void)
+{
+	return in_kswapd;
+}
+
+/* A lock site with a chosen caller name, for the cost paths. */
+#define COST_SITE(caller_) ({						\
+	static struct lock_site __cost_site = { "lru_lock", (caller_), -1 };	\
+	&__cost_site; })
+
+/* sc->may_deactivate: which active lists may shrink this pass */
+#define DEACTIVATE_ANON 1
+#define DEACTIVATE_FILE 2
+
+static inline bool cgroup_reclaim(struct scan_control *sc)
+{
+	return sc->target_mem_cgroup && !mem_cgroup_is_root(sc->target_mem_cgroup);
+}
+
+static inline bool root_reclaim(struct scan_control *sc)
+{
+	return !cgroup_reclaim(sc);
+}
+
+/* cgroup v2: every memcg follows the global knob */
+static inline int sc_swappiness(struct scan_control *sc, struct mem_cgroup *memcg)
+{
+	return sc->proactive_swappiness ? *sc->proactive_swappiness : vm_swappiness;
+}
+
+static inline bool can_reclaim_anon_pages(struct scan_control *sc)
+{
+	return get_nr_swap_pages() > 0;
+}
+
+/*
+ * The producer side of a reclaim pass (mm/scan_balance.c): the cost of
+ * @nr_io writes and @nr_rotated rotations, under lru_lock at @site, or
+ * (vmstat-scan-cost) a PGROTATE counter.
+ */
+void note_rotations(struct lruvec *lruvec, bool file, unsigned int nr_io,
+		    unsigned int nr_rotated, struct lock_site *site);
+
+/* mm/vmscan.c, for kswapd's passes */
+void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
+			struct scan_control *sc, enum lru_list lru);
+void snapshot_refaults(struct mem_cgroup *target_memcg, struct pglist_data *pgdat);
+
+#endif /* LRULAB_MM_VMSCAN_INTERNAL_H */
