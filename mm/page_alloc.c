@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The page allocator: one real memory arena split into nodes, one
- * ZONE_NORMAL per node, a binary buddy allocator per zone under
+ * The page allocator: a binary buddy allocator per zone under
  * zone->lock, and per-CPU page (pcp) lists in front of it so that the
  * common order-0 and small-order traffic takes zone->lock once per batch
- * instead of once per page.
+ * instead of once per page; the allocation and free entry points, with
+ * the drain, direct reclaim and kswapd wake-up of the allocation path,
+ * and the watermark test.  The arena, nodes, zones, watermarks and pcp
+ * sizes are set up in mm/mm_init.c.
  *
  * Free-page accounting follows the kernel: NR_FREE_PAGES counts pages on
  * the buddy lists only.  Pages that rmqueue_bulk() moves to a pcp list
@@ -15,14 +17,12 @@
  * points as the page moves.
  *
  * Lock order: pcp->lock, then zone->lock.  No one holds two pcp locks.
+ * Direct reclaim and the kswapd wake-up are called with neither held.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 
 #include <lrulab/cpu.h>
 #include <lrulab/gfp.h>
@@ -33,27 +33,12 @@
 #include <lrulab/vmscan.h>
 #include <lrulab/vmstat.h>
 
+#include "page_alloc-internal.h"
+
 _Static_assert(HPAGE_PMD_ORDER > PAGE_ALLOC_COSTLY_ORDER,
 	       "the PMD order needs its own pcp list");
 _Static_assert(HPAGE_PMD_ORDER <= MAX_PAGE_ORDER, "PMD order must be allocatable");
 
-struct folio *mem_map;
-char *mem_arena;
-unsigned long max_pfn;
-int nr_node_ids;
-struct pglist_data *node_data[MAX_NUMNODES];
-
-static size_t mem_map_bytes;
-static size_t mem_arena_bytes;
-static unsigned long total_managed_pages;
-/*
- * The CPU count the pcp arrays were sized for: nr_cpu_ids may be changed
- * later by a test, and indexing by it would run off the arrays.
- */
-static int pcp_nr_cpus;
-
-/* The kernel's default vm.watermark_scale_factor: 0.1% of the zone. */
-#define WATERMARK_SCALE_FACTOR 10
 /* CONFIG_PCP_BATCH_SCALE_MAX: a drain gives up the pcp lock this often. */
 #define PCP_BATCH_SCALE_MAX 5
 
@@ -69,17 +54,6 @@ static int pcp_nr_cpus;
 	 BIT(PG_private_2) | BIT(PG_writeback) | BIT(PG_reserved) |	\
 	 BIT(PG_active) | BIT(PG_unevictable) | BIT(PG_mlocked) |	\
 	 LRU_GEN_MASK)
-
-static inline unsigned long nodezone_flags(int nid)
-{
-	return ((unsigned long)nid << NODES_PGOFF) |
-	       ((unsigned long)ZONE_NORMAL << ZONES_PGOFF);
-}
-
-static inline struct zone *node_zone(int nid)
-{
-	return &NODE_DATA(nid)->node_zones[ZONE_NORMAL];
-}
 
 /* ---- pcp list indexing: orders 0..PAGE_ALLOC_COSTLY_ORDER, then PMD ---- */
 
@@ -210,20 +184,7 @@ static inline bool page_is_buddy(const struct folio *page, unsigned int order)
 	return folio_test_buddy(page) && page->private == order;
 }
 
-static inline void add_to_free_list(struct folio *page, struct zone *zone,
-				    unsigned int order, bool tail)
-{
-	struct free_area *area = &zone->free_area[order];
-
-	page->private = order;
-	__folio_set_buddy(page);
-	if (tail)
-		list_add_tail(&page->lru, &area->free_list);
-	else
-		list_add(&page->lru, &area->free_list);
-	area->nr_free++;
-}
-
+/* add_to_free_list() is in page_alloc-internal.h: mm_init.c seeds the lists */
 static inline void del_page_from_free_list(struct folio *page, struct zone *zone,
 					   unsigned int order)
 {
@@ -766,303 +727,4 @@ unsigned long zone_free_pages_exact(struct zone *zone)
 		spin_unlock(&pcp->lock);
 	}
 	return nr + zone_buddy_free_pages(zone);
-}
-
-unsigned long totalram_pages(void)
-{
-	return total_managed_pages;
-}
-
-/* ---- set-up ---- */
-
-static unsigned long int_sqrt(unsigned long x)
-{
-	unsigned long lo = 0, hi = 1UL << 32;
-
-	/* largest r with r * r <= x */
-	while (lo + 1 < hi) {
-		unsigned long mid = lo + (hi - lo) / 2;
-
-		if (mid <= x / mid)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/*
- * Watermarks as the kernel derives them at boot:
- *
- *   min_free_kbytes = sqrt(16 * total_kbytes), clamped to [128, 262144]
- *   zone min  = (min_free_kbytes / 4) pages * zone share of all memory
- *   gap       = max(min / 4, managed * watermark_scale_factor / 10000)
- *   zone low  = min + gap,  zone high = low + gap
- *
- * (64 MiB of memory: min_free_kbytes 1024, so min 256, low 320,
- * high 384 pages.)  The allocator does not hold back reserves below
- * them; falling under low wakes kswapd, which reclaims up to high, and
- * the pcp high mark is derived from low.
- */
-static void setup_per_zone_wmarks(unsigned long total_pages)
-{
-	unsigned long min_free_kbytes, pages_min;
-	int nid;
-
-	min_free_kbytes = int_sqrt(total_pages * (PAGE_SIZE >> 10) * 16);
-	if (min_free_kbytes < 128)
-		min_free_kbytes = 128;
-	if (min_free_kbytes > 262144)
-		min_free_kbytes = 262144;
-	pages_min = min_free_kbytes >> (PAGE_SHIFT - 10);
-
-	for_each_node(nid) {
-		struct zone *zone = node_zone(nid);
-		unsigned long min, gap;
-
-		/* exact share, no floating point; the product may pass 2^64 */
-		min = (unsigned long)((unsigned __int128)pages_min *
-				      zone->managed_pages / total_pages);
-		gap = max_t(unsigned long, min >> 2,
-			    zone->managed_pages * WATERMARK_SCALE_FACTOR / 10000);
-		zone->_watermark[WMARK_MIN] = min;
-		zone->_watermark[WMARK_LOW] = min + gap;
-		zone->_watermark[WMARK_HIGH] = min + 2 * gap;
-	}
-}
-
-static unsigned long rounddown_pow_of_two(unsigned long x)
-{
-	return x ? 1UL << (63 - __builtin_clzl(x)) : 0;
-}
-
-/*
- * pcp->batch as the kernel's zone_batchsize(): about a quarter of
- * min(0.1% of the zone, 1 MiB) in pages, at least 1, then rounded to
- * 2^n - 1 pages because power-of-two batches were seen to make cache
- * colouring of the allocated pages worse.  (64 MiB zone: 3; 4 GiB and
- * up: 63.)
- */
-static int zone_batchsize(const struct zone *zone)
-{
-	unsigned long batch;
-
-	batch = min_t(unsigned long, zone->managed_pages >> 10,
-		      (1UL << 20) / PAGE_SIZE);
-	batch /= 4;
-	if (batch < 1)
-		batch = 1;
-	return (int)rounddown_pow_of_two(batch + batch / 2) - 1;
-}
-
-/*
- * pcp->high as the kernel's zone_highsize() with the default
- * percpu_pagelist_high_fraction of 0 (the static high of 5.14-6.6,
- * before auto-tuning): the zone's low watermark split among the CPUs
- * of its node, so that full pcp lists alone never push the zone under
- * low, and at least 4 batches.  A node with no CPUs splits among all.
- */
-static int zone_highsize(const struct zone *zone, int nid, int batch)
-{
-	unsigned long high;
-	int cpu, nr_split = 0;
-
-	for (cpu = 0; cpu < pcp_nr_cpus; cpu++)
-		if (cpu_to_node(cpu) == nid)
-			nr_split++;
-	if (!nr_split)
-		nr_split = pcp_nr_cpus;
-	high = zone->_watermark[WMARK_LOW] / (unsigned long)nr_split;
-	high = max_t(unsigned long, high, (unsigned long)batch << 2);
-	return (int)min_t(unsigned long, high, INT_MAX);
-}
-
-static int setup_zone_pageset(struct zone *zone, int nid)
-{
-	int batch, high, cpu, i;
-
-	if (pcp_nr_cpus <= 0)
-		return 0;	/* no model CPUs: everything uses the buddy */
-	zone->per_cpu_pageset = alloc_percpu(struct per_cpu_pages);
-	if (!zone->per_cpu_pageset)
-		return -ENOMEM;
-	/* under 8 MiB zone_batchsize() comes out 0; a pcp needs 1 */
-	batch = max_t(int, zone_batchsize(zone), 1);
-	high = zone_highsize(zone, nid, batch);
-	for (cpu = 0; cpu < pcp_nr_cpus; cpu++) {
-		struct per_cpu_pages *pcp = per_cpu_ptr(zone->per_cpu_pageset, cpu);
-
-		spin_lock_init(&pcp->lock);
-		pcp->count = 0;
-		pcp->batch = batch;
-		pcp->high = high;
-		for (i = 0; i < NR_PCP_LISTS; i++)
-			INIT_LIST_HEAD(&pcp->lists[i]);
-	}
-	return 0;
-}
-
-static void free_node_data(void)
-{
-	int nid;
-
-	for (nid = 0; nid < MAX_NUMNODES; nid++) {
-		struct pglist_data *pgdat = node_data[nid];
-
-		if (!pgdat)
-			continue;
-		free_percpu(pgdat->node_zones[ZONE_NORMAL].per_cpu_pageset);
-		free(pgdat);
-		node_data[nid] = NULL;
-	}
-}
-
-static int init_node(int nid, unsigned long node_pages)
-{
-	struct pglist_data *pgdat;
-	struct zone *zone;
-	unsigned int order;
-	void *p;
-
-	if (posix_memalign(&p, L1_CACHE_BYTES, sizeof(*pgdat)))
-		return -ENOMEM;
-	pgdat = p;
-	memset(pgdat, 0, sizeof(*pgdat));
-	node_data[nid] = pgdat;
-	pgdat->node_id = nid;
-	pgdat->node_start_pfn = (unsigned long)nid * node_pages;
-	pgdat->node_spanned_pages = node_pages;
-
-	zone = &pgdat->node_zones[ZONE_NORMAL];
-	zone->name = "Normal";
-	zone->zone_pgdat = pgdat;
-	zone->zone_start_pfn = pgdat->node_start_pfn;
-	zone->spanned_pages = node_pages;
-	zone->managed_pages = node_pages;
-	spin_lock_init(&zone->lock);
-	for (order = 0; order < NR_PAGE_ORDERS; order++) {
-		INIT_LIST_HEAD(&zone->free_area[order].free_list);
-		zone->free_area[order].nr_free = 0;
-	}
-	return 0;
-}
-
-/*
- * Every entry starts as a free page of its node; then each max-order
- * block goes on its zone's free list in pfn order, so the first
- * allocations come from the bottom of each node (as memblock hands
- * memory to the buddy, to the tail, at boot).
- */
-static void init_mem_map(int nr_nodes, unsigned long node_pages)
-{
-	unsigned long pfn;
-	int nid;
-
-	for (nid = 0; nid < nr_nodes; nid++) {
-		struct zone *zone = node_zone(nid);
-		unsigned long start = zone->zone_start_pfn;
-		unsigned long flags = nodezone_flags(nid);
-
-		for (pfn = start; pfn < start + node_pages; pfn++) {
-			struct folio *page = pfn_folio(pfn);
-
-			page->flags = flags;
-			atomic_set(&page->_mapcount, -1);
-		}
-		for (pfn = start; pfn < start + node_pages; pfn += 1UL << MAX_PAGE_ORDER)
-			add_to_free_list(pfn_folio(pfn), zone, MAX_PAGE_ORDER, true);
-	}
-}
-
-int page_alloc_init(int nr_nodes, unsigned long node_pages)
-{
-	unsigned long total;
-	void *p;
-	int nid, err;
-
-	if (mem_map)
-		return -EBUSY;
-	if (nr_nodes < 1 || nr_nodes > MAX_NUMNODES || node_pages == 0 ||
-	    node_pages & ((1UL << MAX_PAGE_ORDER) - 1))
-		return -EINVAL;
-	/* the arena's byte size must fit an unsigned long */
-	if (node_pages > (ULONG_MAX >> PAGE_SHIFT) / (unsigned long)nr_nodes)
-		return -EINVAL;
-	total = node_pages * (unsigned long)nr_nodes;
-
-	mem_arena_bytes = total << PAGE_SHIFT;
-	p = mmap(NULL, mem_arena_bytes, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return -ENOMEM;
-	mem_arena = p;
-	/* mmap is page aligned, more than the 64 bytes an entry needs */
-	mem_map_bytes = total * sizeof(struct folio);
-	p = mmap(NULL, mem_map_bytes, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		err = -ENOMEM;
-		goto out_arena;
-	}
-	mem_map = p;
-
-	pcp_nr_cpus = nr_cpu_ids;
-	for (nid = 0; nid < nr_nodes; nid++) {
-		err = init_node(nid, node_pages);
-		if (err)
-			goto out_nodes;
-	}
-	nr_node_ids = nr_nodes;
-	max_pfn = total;
-	total_managed_pages = total;
-	setup_per_zone_wmarks(total);
-	for (nid = 0; nid < nr_nodes; nid++) {
-		err = setup_zone_pageset(node_zone(nid), nid);
-		if (err)
-			goto out_nodes;
-	}
-	init_mem_map(nr_nodes, node_pages);
-	return 0;
-
-out_nodes:
-	free_node_data();
-	pcp_nr_cpus = 0;
-	nr_node_ids = 0;
-	max_pfn = 0;
-	total_managed_pages = 0;
-	munmap(mem_map, mem_map_bytes);
-	mem_map = NULL;
-out_arena:
-	munmap(mem_arena, mem_arena_bytes);
-	mem_arena = NULL;
-	return err;
-}
-
-void page_alloc_init_stats(void)
-{
-	int nid;
-
-	for_each_node(nid) {
-		struct zone *zone = node_zone(nid);
-		long have = (long)zone_page_state_snapshot(zone, NR_FREE_PAGES);
-		long want = (long)zone_buddy_free_pages(zone);
-
-		if (want != have)
-			mod_zone_page_state(zone, NR_FREE_PAGES, want - have);
-	}
-}
-
-void page_alloc_exit(void)
-{
-	if (!mem_map)
-		return;
-	free_node_data();
-	nr_node_ids = 0;
-	max_pfn = 0;
-	total_managed_pages = 0;
-	pcp_nr_cpus = 0;
-	munmap(mem_map, mem_map_bytes);
-	mem_map = NULL;
-	munmap(mem_arena, mem_arena_bytes);
-	mem_arena = NULL;
 }
