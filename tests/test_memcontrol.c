@@ -33,7 +33,7 @@
 #include <lrulab/switches.h>
 #include <lrulab/vmstat.h>
 
-/* page_alloc.c owns these; weak so that the test also links alone */
+/* mm_init.c owns these; weak so that the test also links alone */
 __attribute__((weak)) int nr_node_ids;
 __attribute__((weak)) struct pglist_data *node_data[MAX_NUMNODES];
 

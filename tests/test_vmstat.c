@@ -22,7 +22,7 @@
 #include <lrulab/vmstat.h>
 
 /*
- * page_alloc.c owns these; weak here so that the test links alone and
+ * mm_init.c owns these; weak here so that the test links alone and
  * still links if the library's definitions are pulled in.
  */
 __attribute__((weak)) int nr_node_ids;

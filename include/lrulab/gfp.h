@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The page allocator (mm/page_alloc.c): one real memory arena for every
- * node, a struct folio array beside it, buddy free lists per order under
- * zone->lock, and per-CPU page lists refilled and drained in batches.
+ * The page allocator (mm/page_alloc.c, set up in mm/mm_init.c): one
+ * real memory arena for every node, a struct folio array beside it,
+ * buddy free lists per order under zone->lock, and per-CPU page lists
+ * refilled and drained in batches.
  */
 #ifndef LRULAB_GFP_H
 #define LRULAB_GFP_H
