@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Swap (mm/swapfile.c, mm/swap_state.c, mm/page_io.c in the kernel): one
+ * Swap (mm/swapfile.c, mm/swap_state.c, mm/page_io.c, as in the kernel): one
  * zram-like swap device of page slots, the swap cache, shadow entries in
  * free slots, swap-out from reclaim and swap-in on fault.
  *
