@@ -10,10 +10,12 @@
  * the mapping's i_lock (the xa_lock's role, lock class "i_pages"); a
  * deleted entry is freed after a grace period.  An entry is published
  * only once its folio is fully set up, so a lookup never sees a folio
- * that is not yet zeroed and accounted (the kernel locks the folio for
- * that instead; the model has no folio lock).
+ * that is not yet zeroed and accounted (the kernel publishes it locked
+ * instead).  The folio lock itself is here too, as the kernel's
+ * __folio_lock().
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include <lrulab/rcupdate.h>
@@ -333,5 +335,22 @@ void filemap_free_swap_range(struct address_space *mapping, unsigned long start,
 			free_swap_and_cache((swp_entry_t){ swap });
 		if (index == ~0UL)
 			break;
+	}
+}
+
+/*
+ * PG_locked is held for short stretches (reclaim's writeout, a swap-in's
+ * read), so spin, and give the CPU up now and then for an oversubscribed
+ * holder, where the kernel would sleep on the folio's wait queue.
+ */
+void folio_lock(struct folio *folio)
+{
+	unsigned int spins = 0;
+
+	while (!folio_trylock(folio)) {
+		if (++spins % 64 == 0)
+			sched_yield();
+		else
+			cpu_relax();
 	}
 }

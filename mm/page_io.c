@@ -99,7 +99,7 @@ void swap_writeout(struct folio *folio)
 	for (i = 0; i < PAGE_SIZE / sizeof(long); i++)
 		page[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 	if (!page_same_filled(page, &fill)) {
-		if (si.mode == SWAP_STORE_ZSTD) {
+		if (swap_info.mode == SWAP_STORE_ZSTD) {
 			char buf[ZSTD_COMPRESSBOUND(PAGE_SIZE)];
 
 			len = swap_compress(buf, sizeof(buf), page);

@@ -20,12 +20,12 @@ struct swap_slot {
 	unsigned long fill;	/* the repeated word of a same-filled page */
 };
 
-/* Which list a cluster is on; changed under its lock and, for a list, si.lock. */
+/* Which list a cluster is on: changed under its lock, and swap_info.lock for a list. */
 enum cluster_flags {
 	CLUSTER_FLAG_NONE,	/* on none: taken off to allocate from, still locked */
-	CLUSTER_FLAG_FREE,	/* si.free_clusters, count 0 */
-	CLUSTER_FLAG_NONFULL,	/* si.nonfull_clusters */
-	CLUSTER_FLAG_FULL,	/* si.full_clusters, count SWAPFILE_CLUSTER */
+	CLUSTER_FLAG_FREE,	/* swap_info.free_clusters, count 0 */
+	CLUSTER_FLAG_NONFULL,	/* swap_info.nonfull_clusters */
+	CLUSTER_FLAG_FULL,	/* swap_info.full_clusters, count SWAPFILE_CLUSTER */
 	CLUSTER_FLAG_PERCPU,	/* on none: a model CPU's current cluster */
 };
 
@@ -41,7 +41,7 @@ struct swap_cluster_info {
 	spinlock_t lock;	/* the fields below and the cluster's slots */
 	u16 count;		/* slots in use, and those that never can be */
 	u8 flags;		/* enum cluster_flags */
-	struct list_head list;	/* under si.lock */
+	struct list_head list;	/* under swap_info.lock */
 	char pad[L1_CACHE_BYTES - 8 - sizeof(struct list_head)];
 };
 _Static_assert(sizeof(struct swap_cluster_info) == L1_CACHE_BYTES,
@@ -69,11 +69,11 @@ struct swap_info_struct {
 };
 
 /* The one device (the kernel keeps an array of them). */
-extern struct swap_info_struct si;
+extern struct swap_info_struct swap_info;
 
 static inline struct swap_cluster_info *cluster_of(unsigned long offset)
 {
-	return &si.cluster_info[offset / SWAPFILE_CLUSTER];
+	return &swap_info.cluster_info[offset / SWAPFILE_CLUSTER];
 }
 
 /* A macro, so that the lock statistics name each caller. */
@@ -89,9 +89,9 @@ static inline void unlock_cluster(struct swap_cluster_info *ci)
 
 static inline struct swap_slot *slot_of(swp_entry_t entry)
 {
-	if (!entry.val || entry.val >= si.max)
+	if (!entry.val || entry.val >= swap_info.max)
 		return NULL;
-	return &si.slots[entry.val];
+	return &swap_info.slots[entry.val];
 }
 
 /* swapfile.c */

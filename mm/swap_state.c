@@ -28,18 +28,6 @@
 
 #include "swap-internal.h"
 
-void folio_lock(struct folio *folio)
-{
-	unsigned int spins = 0;
-
-	while (!folio_trylock(folio)) {
-		if (++spins % 64 == 0)
-			sched_yield();
-		else
-			cpu_relax();
-	}
-}
-
 void __delete_from_swap_cache(struct folio *folio, void *shadow)
 {
 	swp_entry_t entry = folio_swap_entry(folio);
@@ -49,7 +37,7 @@ void __delete_from_swap_cache(struct folio *folio, void *shadow)
 
 	ci = lock_cluster(entry.val);
 	s->cache = NULL;
-	atomic_long_sub(1, &si.cached);
+	atomic_long_sub(1, &swap_info.cached);
 	/* a shadow is worth keeping only while something names the slot */
 	s->shadow = s->count ? shadow : NULL;
 	data = slot_maybe_free(ci, s);
@@ -68,7 +56,7 @@ void delete_from_swap_cache(struct folio *folio)
 
 struct folio *__swap_cache_folio(swp_entry_t entry)
 {
-	struct swap_slot *s = smp_load_acquire(&si.on) ? slot_of(entry) : NULL;
+	struct swap_slot *s = smp_load_acquire(&swap_info.on) ? slot_of(entry) : NULL;
 
 	return s ? s->cache : NULL;
 }
@@ -171,7 +159,7 @@ struct folio *swapin_folio(swp_entry_t entry, struct mem_cgroup *memcg, int *err
 		s->cache = new;
 		shadow = s->shadow;
 		s->shadow = NULL;
-		atomic_long_inc(&si.cached);
+		atomic_long_inc(&swap_info.cached);
 		folio_ref_add(new, 1);
 		new->private = entry.val;
 		folio_set_swapcache(new);

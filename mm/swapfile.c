@@ -21,7 +21,7 @@
  * A cluster's count is its slots in use plus those that never can be
  * (slot 0, and the part of the last cluster past the device's end), so
  * that full and empty mean the same for every cluster.  Each cluster is
- * on one of three lists under si.lock: free (empty), nonfull, full; or
+ * on one of three lists under swap_info.lock: free (empty), nonfull, full; or
  * on none while a model CPU holds it as its current cluster.  A CPU
  * allocates from its own cluster, onwards from its last slot, with no
  * lock but that cluster's; it goes to the lists for another only once it
@@ -32,7 +32,7 @@
  * there without taking the cluster.
  *
  * Lock order: i_lock (shmem) -> ci->lock; the PTE lock -> ci->lock;
- * ci->lock -> si.lock.  No two cluster locks are held at once.  si.lock
+ * ci->lock -> swap_info.lock.  No two cluster locks are held at once.  swap_info.lock
  * guards only the cluster lists; the one lock taken under it is a
  * cluster's, by trylock (to take the cluster off a list, against the
  * order).
@@ -45,7 +45,7 @@
 
 #include "swap-internal.h"
 
-struct swap_info_struct si;
+struct swap_info_struct swap_info;
 
 /*
  * A model CPU's current cluster, as the offset its next allocation
@@ -63,14 +63,14 @@ static struct percpu_swap_cluster {
 
 static inline unsigned long cluster_offset(const struct swap_cluster_info *ci)
 {
-	return (unsigned long)(ci - si.cluster_info) * SWAPFILE_CLUSTER;
+	return (unsigned long)(ci - swap_info.cluster_info) * SWAPFILE_CLUSTER;
 }
 
 static inline unsigned long cluster_end(const struct swap_cluster_info *ci)
 {
 	unsigned long end = cluster_offset(ci) + SWAPFILE_CLUSTER;
 
-	return end < si.max ? end : si.max;
+	return end < swap_info.max ? end : swap_info.max;
 }
 
 static bool cluster_on_list(const struct swap_cluster_info *ci)
@@ -83,43 +83,43 @@ static bool cluster_on_list(const struct swap_cluster_info *ci)
 static void move_cluster(struct swap_cluster_info *ci, struct list_head *list,
 			 enum cluster_flags flags)
 {
-	spin_lock_at(&si.lock, LOCK_SITE("swap_info"));
+	spin_lock_at(&swap_info.lock, LOCK_SITE("swap_info"));
 	if (cluster_on_list(ci))
 		list_del(&ci->list);
 	list_add_tail(&ci->list, list);
 	ci->flags = (u8)flags;
-	spin_unlock(&si.lock);
+	spin_unlock(&swap_info.lock);
 }
 
 /*
  * Under ci->lock, for a cluster no CPU holds: onto the list its count
  * calls for.  A free leaves most clusters where they are, and then
- * si.lock is not touched.
+ * swap_info.lock is not touched.
  */
 static void relocate_cluster(struct swap_cluster_info *ci)
 {
 	if (!ci->count) {
 		if (ci->flags != CLUSTER_FLAG_FREE)
-			move_cluster(ci, &si.free_clusters, CLUSTER_FLAG_FREE);
+			move_cluster(ci, &swap_info.free_clusters, CLUSTER_FLAG_FREE);
 	} else if (ci->count < SWAPFILE_CLUSTER) {
 		if (ci->flags != CLUSTER_FLAG_NONFULL)
-			move_cluster(ci, &si.nonfull_clusters, CLUSTER_FLAG_NONFULL);
+			move_cluster(ci, &swap_info.nonfull_clusters, CLUSTER_FLAG_NONFULL);
 	} else if (ci->flags != CLUSTER_FLAG_FULL) {
-		move_cluster(ci, &si.full_clusters, CLUSTER_FLAG_FULL);
+		move_cluster(ci, &swap_info.full_clusters, CLUSTER_FLAG_FULL);
 	}
 }
 
 /*
  * The first cluster on @list whose lock is free right now, taken off the
  * list and returned locked; NULL if there is none.  The trylock is what
- * lets this take a cluster lock under si.lock: one that is busy is
+ * lets this take a cluster lock under swap_info.lock: one that is busy is
  * passed over, never waited for.
  */
 static struct swap_cluster_info *isolate_lock_cluster(struct list_head *list)
 {
 	struct swap_cluster_info *ci, *found = NULL;
 
-	spin_lock_at(&si.lock, LOCK_SITE("swap_info"));
+	spin_lock_at(&swap_info.lock, LOCK_SITE("swap_info"));
 	list_for_each_entry(ci, list, list) {
 		if (!spin_trylock_at(&ci->lock, LOCK_SITE("swap_cluster")))
 			continue;
@@ -128,7 +128,7 @@ static struct swap_cluster_info *isolate_lock_cluster(struct list_head *list)
 		found = ci;
 		break;
 	}
-	spin_unlock(&si.lock);
+	spin_unlock(&swap_info.lock);
 	return found;
 }
 
@@ -144,14 +144,14 @@ static unsigned long cluster_alloc_slot(struct swap_cluster_info *ci, unsigned l
 	if (ci->count == SWAPFILE_CLUSTER)
 		return 0;
 	for (; offset < end; offset++) {
-		struct swap_slot *s = &si.slots[offset];
+		struct swap_slot *s = &swap_info.slots[offset];
 
 		if (s->count || s->cache)
 			continue;
 		s->cache = folio;
 		WRITE_ONCE(ci->count, ci->count + 1);
-		atomic_long_inc(&si.inuse);
-		atomic_long_inc(&si.cached);
+		atomic_long_inc(&swap_info.inuse);
+		atomic_long_inc(&swap_info.cached);
 		/* the swap cache's reference, as the page cache's */
 		folio_ref_add(folio, 1);
 		folio->private = offset;
@@ -194,8 +194,8 @@ static unsigned long alloc_swap_scan_all(struct folio *folio)
 {
 	unsigned long i, found;
 
-	for (i = 0; i < si.nr_clusters; i++) {
-		struct swap_cluster_info *ci = &si.cluster_info[i];
+	for (i = 0; i < swap_info.nr_clusters; i++) {
+		struct swap_cluster_info *ci = &swap_info.cluster_info[i];
 
 		if (READ_ONCE(ci->count) == SWAPFILE_CLUSTER)
 			continue;
@@ -217,7 +217,7 @@ static unsigned long cluster_alloc_swap_entry(struct folio *folio)
 	struct swap_cluster_info *ci;
 	unsigned long found;
 
-	/* the fast path: on in this CPU's cluster, si.lock untouched */
+	/* the fast path: on in this CPU's cluster, swap_info.lock untouched */
 	if (pcp && pcp->next) {
 		ci = lock_cluster(pcp->next);
 		found = alloc_swap_scan_cluster(ci, pcp->next, folio, pcp);
@@ -229,9 +229,9 @@ static unsigned long cluster_alloc_swap_entry(struct folio *folio)
 	 * kernel does, so that empty clusters stay whole.  Either has a
 	 * free slot from its start.
 	 */
-	ci = isolate_lock_cluster(&si.nonfull_clusters);
+	ci = isolate_lock_cluster(&swap_info.nonfull_clusters);
 	if (!ci)
-		ci = isolate_lock_cluster(&si.free_clusters);
+		ci = isolate_lock_cluster(&swap_info.free_clusters);
 	if (ci) {
 		found = alloc_swap_scan_cluster(ci, cluster_offset(ci), folio, pcp);
 		if (found)
@@ -250,31 +250,31 @@ int swapon(unsigned long nr_slots, enum swap_store_mode mode)
 	if (!nr_slots || nr_slots > (1UL << 40) ||
 	    (mode != SWAP_STORE_ZSTD && mode != SWAP_STORE_COPY))
 		return -EINVAL;
-	if (si.on)
+	if (swap_info.on)
 		return -EBUSY;
 	max = nr_slots + 1;
 	nr = (max + SWAPFILE_CLUSTER - 1) / SWAPFILE_CLUSTER;
-	si.slots = calloc(max, sizeof(*si.slots));
-	if (!si.slots)
+	swap_info.slots = calloc(max, sizeof(*swap_info.slots));
+	if (!swap_info.slots)
 		return -ENOMEM;
-	if (posix_memalign(&clusters, L1_CACHE_BYTES, nr * sizeof(*si.cluster_info))) {
-		free(si.slots);
-		si.slots = NULL;
+	if (posix_memalign(&clusters, L1_CACHE_BYTES, nr * sizeof(*swap_info.cluster_info))) {
+		free(swap_info.slots);
+		swap_info.slots = NULL;
 		return -ENOMEM;
 	}
-	memset(clusters, 0, nr * sizeof(*si.cluster_info));
-	si.cluster_info = clusters;
-	si.nr_clusters = nr;
-	si.mode = mode;
-	si.max = max;
-	spin_lock_init(&si.lock);
-	INIT_LIST_HEAD(&si.free_clusters);
-	INIT_LIST_HEAD(&si.nonfull_clusters);
-	INIT_LIST_HEAD(&si.full_clusters);
+	memset(clusters, 0, nr * sizeof(*swap_info.cluster_info));
+	swap_info.cluster_info = clusters;
+	swap_info.nr_clusters = nr;
+	swap_info.mode = mode;
+	swap_info.max = max;
+	spin_lock_init(&swap_info.lock);
+	INIT_LIST_HEAD(&swap_info.free_clusters);
+	INIT_LIST_HEAD(&swap_info.nonfull_clusters);
+	INIT_LIST_HEAD(&swap_info.full_clusters);
 	/* where the kernel keeps the swap header: never free */
-	si.slots[0].count = 1;
+	swap_info.slots[0].count = 1;
 	for (i = 0; i < nr; i++) {
-		struct swap_cluster_info *ci = &si.cluster_info[i];
+		struct swap_cluster_info *ci = &swap_info.cluster_info[i];
 
 		spin_lock_init(&ci->lock);
 		ci->count = (u16)(SWAPFILE_CLUSTER - (cluster_end(ci) - cluster_offset(ci)));
@@ -282,16 +282,16 @@ int swapon(unsigned long nr_slots, enum swap_store_mode mode)
 			ci->count++;
 		if (ci->count) {
 			ci->flags = CLUSTER_FLAG_NONFULL;
-			list_add_tail(&ci->list, &si.nonfull_clusters);
+			list_add_tail(&ci->list, &swap_info.nonfull_clusters);
 		} else {
 			ci->flags = CLUSTER_FLAG_FREE;
-			list_add_tail(&ci->list, &si.free_clusters);
+			list_add_tail(&ci->list, &swap_info.free_clusters);
 		}
 	}
 	memset(percpu_swap_cluster, 0, sizeof(percpu_swap_cluster));
-	atomic_long_set(&si.inuse, 0);
-	atomic_long_set(&si.cached, 0);
-	smp_store_release(&si.on, true);
+	atomic_long_set(&swap_info.inuse, 0);
+	atomic_long_set(&swap_info.cached, 0);
+	smp_store_release(&swap_info.on, true);
 	return 0;
 }
 
@@ -299,42 +299,46 @@ void swapoff(void)
 {
 	unsigned long i;
 
-	if (!si.on)
+	if (!swap_info.on)
 		return;
-	WRITE_ONCE(si.on, false);
-	for (i = 1; i < si.max; i++)
-		free(si.slots[i].data);
-	free(si.slots);
-	free(si.cluster_info);
-	si.slots = NULL;
-	si.cluster_info = NULL;
+	WRITE_ONCE(swap_info.on, false);
+	for (i = 1; i < swap_info.max; i++)
+		free(swap_info.slots[i].data);
+	free(swap_info.slots);
+	free(swap_info.cluster_info);
+	swap_info.slots = NULL;
+	swap_info.cluster_info = NULL;
 	/* the CPUs' current clusters went with the device */
 	memset(percpu_swap_cluster, 0, sizeof(percpu_swap_cluster));
 	swap_free_contexts();
-	si.nr_clusters = 0;
-	si.max = 0;
+	swap_info.nr_clusters = 0;
+	swap_info.max = 0;
 }
 
 long get_nr_swap_pages(void)
 {
-	if (!smp_load_acquire(&si.on))
+	if (!smp_load_acquire(&swap_info.on))
 		return 0;
-	return (long)(si.max - 1) - atomic_long_read(&si.inuse);
+	return (long)(swap_info.max - 1) - atomic_long_read(&swap_info.inuse);
 }
 
 unsigned long total_swap_pages(void)
 {
-	return smp_load_acquire(&si.on) ? si.max - 1 : 0;
+	return smp_load_acquire(&swap_info.on) ? swap_info.max - 1 : 0;
 }
 
 unsigned long swap_slots_used(void)
 {
-	return smp_load_acquire(&si.on) ? (unsigned long)atomic_long_read(&si.inuse) : 0;
+	if (!smp_load_acquire(&swap_info.on))
+		return 0;
+	return (unsigned long)atomic_long_read(&swap_info.inuse);
 }
 
 unsigned long swap_cache_nr(void)
 {
-	return smp_load_acquire(&si.on) ? (unsigned long)atomic_long_read(&si.cached) : 0;
+	if (!smp_load_acquire(&swap_info.on))
+		return 0;
+	return (unsigned long)atomic_long_read(&swap_info.cached);
 }
 
 int swap_cluster_check(struct swap_cluster_stat *st, FILE *out)
@@ -349,41 +353,41 @@ int swap_cluster_check(struct swap_cluster_stat *st, FILE *out)
 	if (!st)
 		st = &local;
 	memset(st, 0, sizeof(*st));
-	if (!smp_load_acquire(&si.on))
+	if (!smp_load_acquire(&swap_info.on))
 		return 0;
-	st->nr_clusters = si.nr_clusters;
+	st->nr_clusters = swap_info.nr_clusters;
 
 	/* quiescent, so the flags can be read here without the cluster locks */
-	spin_lock_at(&si.lock, LOCK_SITE("swap_info"));
-	list_for_each_entry(ci, &si.free_clusters, list) {
+	spin_lock_at(&swap_info.lock, LOCK_SITE("swap_info"));
+	list_for_each_entry(ci, &swap_info.free_clusters, list) {
 		st->nr_free++;
 		if (ci->flags != CLUSTER_FLAG_FREE)
-			REPORT("cluster %td on the free list is %s\n", ci - si.cluster_info,
+			REPORT("cluster %td on the free list is %s\n", ci - swap_info.cluster_info,
 			       names[ci->flags]);
 	}
-	list_for_each_entry(ci, &si.nonfull_clusters, list) {
+	list_for_each_entry(ci, &swap_info.nonfull_clusters, list) {
 		st->nr_nonfull++;
 		if (ci->flags != CLUSTER_FLAG_NONFULL)
-			REPORT("cluster %td on the nonfull list is %s\n", ci - si.cluster_info,
-			       names[ci->flags]);
+			REPORT("cluster %td on the nonfull list is %s\n",
+			       ci - swap_info.cluster_info, names[ci->flags]);
 	}
-	list_for_each_entry(ci, &si.full_clusters, list) {
+	list_for_each_entry(ci, &swap_info.full_clusters, list) {
 		st->nr_full++;
 		if (ci->flags != CLUSTER_FLAG_FULL)
-			REPORT("cluster %td on the full list is %s\n", ci - si.cluster_info,
+			REPORT("cluster %td on the full list is %s\n", ci - swap_info.cluster_info,
 			       names[ci->flags]);
 	}
-	spin_unlock(&si.lock);
+	spin_unlock(&swap_info.lock);
 
-	for (i = 0; i < si.nr_clusters; i++) {
+	for (i = 0; i < swap_info.nr_clusters; i++) {
 		unsigned long off, n = 0, end;
 		bool count_ok;
 
-		ci = &si.cluster_info[i];
+		ci = &swap_info.cluster_info[i];
 		spin_lock_at(&ci->lock, LOCK_SITE("swap_cluster"));
 		end = cluster_end(ci);
 		for (off = cluster_offset(ci); off < end; off++) {
-			struct swap_slot *s = &si.slots[off];
+			struct swap_slot *s = &swap_info.slots[off];
 
 			if (s->count || s->cache)
 				n++;
@@ -420,20 +424,23 @@ int swap_cluster_check(struct swap_cluster_stat *st, FILE *out)
 	}
 	/* slot 0 */
 	used--;
-	if (used != (unsigned long)atomic_long_read(&si.inuse))
-		REPORT("%lu slots in use, inuse says %ld\n", used, atomic_long_read(&si.inuse));
-	if (cached != (unsigned long)atomic_long_read(&si.cached))
-		REPORT("%lu slots cached, cached says %ld\n", cached, atomic_long_read(&si.cached));
-	if (st->nr_free + st->nr_nonfull + st->nr_full + st->nr_percpu != si.nr_clusters)
+	if (used != (unsigned long)atomic_long_read(&swap_info.inuse))
+		REPORT("%lu slots in use, inuse says %ld\n", used,
+		       atomic_long_read(&swap_info.inuse));
+	if (cached != (unsigned long)atomic_long_read(&swap_info.cached))
+		REPORT("%lu slots cached, cached says %ld\n", cached,
+		       atomic_long_read(&swap_info.cached));
+	if (st->nr_free + st->nr_nonfull + st->nr_full + st->nr_percpu != swap_info.nr_clusters)
 		REPORT("%lu free + %lu nonfull + %lu full + %lu held != %lu clusters\n",
-		       st->nr_free, st->nr_nonfull, st->nr_full, st->nr_percpu, si.nr_clusters);
+		       st->nr_free, st->nr_nonfull, st->nr_full, st->nr_percpu,
+		       swap_info.nr_clusters);
 	for (cpu = 0; cpu < LRULAB_MAX_CPUS; cpu++) {
 		unsigned long next = percpu_swap_cluster[cpu].next;
 
 		if (!next)
 			continue;
 		held++;
-		if (next >= si.max || cluster_of(next)->flags != CLUSTER_FLAG_PERCPU)
+		if (next >= swap_info.max || cluster_of(next)->flags != CLUSTER_FLAG_PERCPU)
 			REPORT("CPU %d goes on at slot %lu, in a cluster it does not hold\n",
 			       cpu, next);
 	}
@@ -455,7 +462,7 @@ void *slot_maybe_free(struct swap_cluster_info *ci, struct swap_slot *s)
 	s->shadow = NULL;
 	s->len = 0;
 	WRITE_ONCE(ci->count, ci->count - 1);
-	atomic_long_sub(1, &si.inuse);
+	atomic_long_sub(1, &swap_info.inuse);
 	/* a CPU's current cluster stays with it, however empty */
 	if (ci->flags != CLUSTER_FLAG_PERCPU)
 		relocate_cluster(ci);
@@ -467,7 +474,7 @@ int folio_alloc_swap(struct folio *folio)
 {
 	if (folio_test_large(folio))
 		return -EINVAL;
-	if (!smp_load_acquire(&si.on))
+	if (!smp_load_acquire(&swap_info.on))
 		return -ENOMEM;
 	/* a full device fails here, without a lock */
 	if (get_nr_swap_pages() <= 0)

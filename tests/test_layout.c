@@ -327,7 +327,7 @@ static void test_slab_objects(void **state)
 	/* the root takes slot 0 of a fresh slab, these the next ones */
 	m[0] = root_mem_cgroup;
 	for (i = 1; i < 8; i++) {
-		char name[8];
+		char name[16];
 
 		snprintf(name, sizeof(name), "m%d", i);
 		m[i] = mem_cgroup_create(NULL, name);

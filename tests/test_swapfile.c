@@ -7,7 +7,7 @@
  * before an empty one, frees move clusters full -> nonfull -> free and a
  * freed cluster is used again, a thread that is no model CPU allocates
  * too, counts and shadows behave per slot, and the lock statistics show
- * the cluster lock on every slot operation and si->lock only when a
+ * the cluster lock on every slot operation and swap_info.lock only when a
  * cluster changes lists.  Last, four model CPUs and one thread without a
  * CPU allocate and free at once (run under TSan and ASan by make check),
  * each freeing slots another one allocated.
@@ -355,7 +355,7 @@ static u64 class_acquired(const char *cls)
 }
 
 /*
- * Slot operations take only the cluster lock; si->lock is taken when a
+ * Slot operations take only the cluster lock; swap_info.lock is taken when a
  * CPU needs a new cluster, and "swap_lock" is gone.
  */
 static void test_lock_classes(void **state)
