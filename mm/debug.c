@@ -207,7 +207,7 @@ static void check_swap_counts(struct check *c, unsigned long cached, bool settle
 /* Walk the folio array: LRU membership, charges, page accounting. */
 static void check_folios(struct check *c, bool settled)
 {
-	unsigned long pfn, allocated = 0, free_pages = 0, cached = 0;
+	unsigned long pfn, allocated = 0, free_pages = 0, cached = 0, dirty = 0;
 	int nid;
 
 	for (pfn = 0; pfn < max_pfn; pfn++) {
@@ -226,7 +226,16 @@ static void check_folios(struct check *c, bool settled)
 		if (memcg)
 			c->charged[memcg->id] += folio_nr_pages(folio);
 		check_swap_folio(c, folio, &cached);
+		if (folio_test_writeback(folio))
+			report(c, "pfn %lu is under writeback at a quiescent point", pfn);
+		/* a regular file's dirty folio counts in nr_dirty, shmem's does not */
+		if (folio_test_dirty(folio) && !folio_test_swapbacked(folio) &&
+		    !folio_test_anon(folio))
+			dirty += folio_nr_pages(folio);
 	}
+	if (settled && dirty != global_node_page_state(NR_FILE_DIRTY))
+		report(c, "nr_dirty %lu, dirty file folios %lu",
+		       global_node_page_state(NR_FILE_DIRTY), dirty);
 	check_swap_counts(c, cached, settled);
 	for_each_node(nid)
 		free_pages += zone_free_pages_exact(&NODE_DATA(nid)->node_zones[ZONE_NORMAL]);

@@ -339,6 +339,34 @@ void filemap_free_swap_range(struct address_space *mapping, unsigned long start,
 }
 
 /*
+ * A regular file's value entries are shadows, not swap slots: on
+ * truncation they just go.
+ */
+void filemap_remove_shadows(struct address_space *mapping)
+{
+	unsigned long index;
+
+	for (index = 0; index < mapping->size_pages && atomic_long_read(&mapping->nrswapped);
+	     index++) {
+		struct page_cache_entry *e;
+
+		spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
+		rcu_read_lock();
+		e = page_cache_entry(mapping, index);
+		if (e && !entry_folio(e) && __atomic_load_n(&e->swap, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&e->swap, 0UL, __ATOMIC_RELAXED);
+			cds_lfht_del(mapping->i_pages, &e->node);
+			atomic_long_add(-1, &mapping->nrswapped);
+			rcu_tsan_release();
+			call_rcu(&e->rcu, page_cache_entry_free);
+		}
+		rcu_tsan_release();
+		rcu_read_unlock();
+		spin_unlock(&mapping->i_lock);
+	}
+}
+
+/*
  * PG_locked is held for short stretches (reclaim's writeout, a swap-in's
  * read), so spin, and give the CPU up now and then for an oversubscribed
  * holder, where the kernel would sleep on the folio's wait queue.

@@ -4,8 +4,9 @@
  * up: clock and locks, CPUs, memory (nodes, zones, arena), vmstat, the
  * root memcg, then the per-CPU LRU batches, and last the periodic memcg
  * stats flusher when the config asks for one.  Teardown stops the
- * threads a run may have started (kswapd, the flusher) before it frees
- * what they read, and turns swap off last.
+ * threads a run may have started (kswapd, the writeback flusher, the
+ * memcg stats flusher) before it frees what they read, and turns swap
+ * off last.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,6 +78,7 @@ void lrulab_exit(void)
 	/* the threads first, before anything they read goes away */
 	for (nid = 0; nid < MAX_NUMNODES; nid++)
 		kswapd_stop(nid);
+	wb_flusher_stop();
 	mem_cgroup_flusher_stop();
 	lru_batches_exit();
 	mem_cgroup_exit();

@@ -218,6 +218,31 @@ static bool pageout(struct folio *folio, struct scan_control *sc)
  * cache), leave a shadow in the slot and take it out of the swap cache.
  * A lazyfree anon folio has only the isolation reference.
  */
+/*
+ * A clean, unmapped regular file folio: freeze the isolation's and the
+ * page cache's references, then give its page cache slot to a shadow.
+ */
+static bool remove_file_folio(struct folio *folio, struct mem_cgroup *target_memcg)
+{
+	struct address_space *mapping = READ_ONCE(folio->mapping);
+	int refs = 1 + (int)folio_nr_pages(folio);
+	void *shadow;
+
+	if (!mapping_regular(mapping) || !folio_ref_freeze(folio, refs))
+		return false;
+	if (folio_test_dirty(folio) || folio_mapped(folio)) {
+		folio_ref_unfreeze(folio, refs);
+		return false;
+	}
+	shadow = workingset_eviction(folio, target_memcg);
+	if (!filemap_replace_folio_by_swap(mapping, folio, (unsigned long)shadow)) {
+		/* truncated meanwhile: truncation frees it */
+		folio_ref_unfreeze(folio, refs);
+		return false;
+	}
+	return true;
+}
+
 static bool __remove_mapping(struct folio *folio, struct mem_cgroup *target_memcg)
 {
 	long nr = folio_nr_pages(folio);
@@ -244,6 +269,8 @@ static bool __remove_mapping(struct folio *folio, struct mem_cgroup *target_memc
 		}
 		return true;
 	}
+	if (!folio_test_swapbacked(folio))
+		return remove_file_folio(folio, target_memcg);
 	return false;
 }
 
@@ -287,7 +314,7 @@ unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data
 		struct folio *folio = lru_to_folio(folio_list);
 		enum folio_references references = FOLIOREF_RECLAIM;
 		long nr_pages = folio_nr_pages(folio);
-		bool lazyfree;
+		bool lazyfree, file_dirty;
 
 		list_del(&folio->lru);
 		if (!folio_trylock(folio))
@@ -298,6 +325,27 @@ unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data
 			goto activate_locked;
 		if (!sc->may_unmap && folio_mapped(folio))
 			goto keep_locked;
+
+		/*
+		 * Dirty file folios at the tail tell kswapd the flusher is
+		 * not keeping up (anon is written from here, so not counted).
+		 */
+		file_dirty = folio_is_file_lru(folio) && !folio_test_anon(folio) &&
+			     folio_test_dirty(folio);
+		if (file_dirty || (folio_is_file_lru(folio) && folio_test_writeback(folio)))
+			stat->nr_dirty += (unsigned int)nr_pages;
+		if (file_dirty && !folio_test_writeback(folio))
+			stat->nr_unqueued_dirty += (unsigned int)nr_pages;
+
+		/*
+		 * Under writeback: no throttling in cgroup v2, so mark it to
+		 * be rotated when the write ends, and move on.
+		 */
+		if (folio_test_writeback(folio)) {
+			folio_set_reclaim(folio);
+			stat->nr_writeback += (unsigned int)nr_pages;
+			goto activate_locked;
+		}
 
 		if (!ignore_references)
 			references = folio_check_references(folio, sc);
@@ -335,6 +383,16 @@ unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data
 			if (!pageout(folio, sc))
 				goto keep_locked;
 			stat->nr_pageout += (unsigned int)nr_pages;
+		} else if (file_dirty) {
+			/*
+			 * Reclaim no longer writes filesystem folios (as the
+			 * s1 mail notes): the flusher does, and PG_reclaim has
+			 * the folio rotated to the inactive tail once written.
+			 */
+			node_stat_mod_folio(folio, NR_VMSCAN_IMMEDIATE, nr_pages);
+			stat->nr_immediate += (unsigned int)nr_pages;
+			folio_set_reclaim(folio);
+			goto activate_locked;
 		}
 
 		if (!__remove_mapping(folio, sc->target_mem_cgroup))
@@ -483,6 +541,13 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	note_rotations(lruvec, file, stat.nr_pageout,
 		       (unsigned int)(nr_scanned - nr_reclaimed),
 		       COST_SITE("lru_note_cost_unlock_irq"));
+
+	/*
+	 * Every folio taken was dirty and nobody had queued it for
+	 * writeback: the flusher is asleep or behind, nudge it.
+	 */
+	if (file && stat.nr_unqueued_dirty == nr_taken)
+		wakeup_flusher_threads();
 
 	sc->nr.dirty += stat.nr_dirty;
 	sc->nr.congested += stat.nr_congested;

@@ -20,6 +20,7 @@ struct cds_lfht;
 struct folio_batch;
 
 #define AS_UNEVICTABLE 0
+#define AS_REGULAR	1	/* a regular file on a store, not shmem */
 
 struct address_space {
 	struct cds_lfht *i_pages;	/* index -> folio */
@@ -89,6 +90,58 @@ void shmem_truncate_range(struct address_space *mapping, unsigned long start,
 void shmem_punch_hole(struct address_space *mapping, unsigned long start,
 		      unsigned long end);
 
+/*
+ * Regular files (mm/file.c): a file of @size_pages pages on a
+ * ramdisk-like store, zero-filled, whose folios are file LRU folios.
+ * read(2) and write(2) of one page go through the page cache, charging a
+ * new folio to @memcg: a miss reads the page from the store (refaulting
+ * through its shadow entry, if it has one), every read and write marks
+ * the folio accessed, a write dirties it.  @buf is PAGE_SIZE bytes (NULL:
+ * touch only).  0, -EINVAL (index beyond the file) or -ENOMEM.  On a
+ * model CPU.  file_free() truncates (dropping dirty data) and frees.
+ */
+struct address_space *file_setup(unsigned long size_pages);
+void file_free(struct address_space *mapping);
+int file_read_page(struct address_space *mapping, unsigned long index,
+		   struct mem_cgroup *memcg, void *buf);
+int file_write_page(struct address_space *mapping, unsigned long index,
+		    struct mem_cgroup *memcg, const void *buf);
+/* Copy page @index of the store (not the cache) into @buf: for tests. */
+void file_store_read(struct address_space *mapping, unsigned long index, void *buf);
+
+static inline bool mapping_regular(struct address_space *mapping)
+{
+	return mapping && test_bit(AS_REGULAR, &mapping->flags);
+}
+
+/*
+ * Dirty folios and writeback (mm/page-writeback.c).  folio_mark_dirty()
+ * dirties a locked page-cache folio of a regular file and accounts it
+ * (nr_dirty, nr_zone_write_pending); false if it was dirty already.
+ * folio_write_one() writes a locked dirty folio to its store, unlocking
+ * it: the write is synchronous, as to a ramdisk, and when it ends a
+ * folio reclaim marked PG_reclaim rotates to the inactive list's tail.
+ * filemap_write_and_wait() writes every dirty folio of @mapping from the
+ * calling model CPU (fsync); the number written.
+ */
+bool folio_mark_dirty(struct folio *folio);
+void folio_account_cleaned(struct folio *folio);
+void folio_write_one(struct folio *folio);
+unsigned long filemap_write_and_wait(struct address_space *mapping);
+/*
+ * The flusher (the kernel's per-bdi writeback worker): a thread running
+ * as model CPU @cpu that writes back every regular file's dirty folios
+ * when woken.  Reclaim wakes it when it isolated dirty file folios that
+ * no writeback had picked up.  run: 0, -EBUSY, -EINVAL, -EAGAIN; stop
+ * waits for it (lrulab_exit() stops it too); wait_idle waits until the
+ * work it was woken for is done.
+ */
+int wb_flusher_run(int cpu);
+void wb_flusher_stop(void);
+void wakeup_flusher_threads(void);
+void wb_flusher_wait_idle(void);
+unsigned long wb_flusher_nr_wakeups(void);
+
 static inline bool mapping_unevictable(struct address_space *mapping)
 {
 	return mapping && test_bit(AS_UNEVICTABLE, &mapping->flags);
@@ -133,8 +186,10 @@ static inline void folio_unlock(struct folio *folio)
 }
 
 /*
- * Swap entries in the page cache (shmem pages that were swapped out).
- * filemap_get_swap(): the swap slot stored at @index, 0 if none.
+ * Value entries in the page cache: the swap slots of swapped-out shmem
+ * pages, and for regular files the shadows evicted pages leave (as the
+ * kernel's xarray holds both kinds of value).
+ * filemap_get_swap(): the value stored at @index, 0 if none.
  * filemap_replace_folio_by_swap(): @folio (locked, in the cache) gives
  * its place to @swap; the cache's references on it are dropped by the
  * caller.  filemap_replace_swap_by_folio(): the reverse, for swap-in;
@@ -150,5 +205,7 @@ bool filemap_replace_swap_by_folio(struct address_space *mapping, unsigned long 
  * dropped (shmem truncate). */
 void filemap_free_swap_range(struct address_space *mapping, unsigned long start,
 			     unsigned long end);
+/* Remove a regular file's shadow entries (truncate). */
+void filemap_remove_shadows(struct address_space *mapping);
 
 #endif /* LRULAB_PAGEMAP_H */

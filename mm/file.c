@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Regular files: the read and write paths of the kernel's mm/filemap.c
+ * (filemap_read, generic_perform_write) over a ramdisk-like store, so
+ * that the model has file LRU folios: clean ones reclaim can simply
+ * drop, dirty ones that must be written back first, and refaults of
+ * evicted pages through the shadow entries they leave in the page cache.
+ *
+ * The store is real memory, one page per file page, zero-filled.  It is
+ * read when a folio is created for a page (a cache miss) and written
+ * when a dirty folio is written back; both copy word by word with atomic
+ * accesses, since a page can be written back while it is being read
+ * again after an eviction raced with it, as a block device would see two
+ * overlapping requests.
+ *
+ * Files are on one list under regular_files_lock (a mutex: the flusher
+ * sleeps nowhere under it, but walks a whole file) for the flusher.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include <lrulab/rcupdate.h>
+#include <urcu/rculfhash.h>
+
+#include <lrulab/memcontrol.h>
+#include <lrulab/mm.h>
+#include <lrulab/pagemap.h>
+#include <lrulab/swap.h>
+#include <lrulab/vmscan.h>
+#include <lrulab/vmstat.h>
+
+#include "file-internal.h"
+
+#define FILE_HASH_MIN_BUCKETS 64UL
+#define FILE_HASH_MAX_BUCKETS (1UL << 18)
+
+pthread_mutex_t regular_files_lock = PTHREAD_MUTEX_INITIALIZER;
+LIST_HEAD(regular_files);
+
+static void file_inode_free(struct rcu_head *head)
+{
+	struct file_inode *inode = container_of(head, struct file_inode, rcu);
+
+	rcu_tsan_acquire();
+	free(inode->store);
+	free(inode);
+}
+
+struct address_space *file_setup(unsigned long size_pages)
+{
+	unsigned long buckets = FILE_HASH_MIN_BUCKETS;
+	struct address_space *mapping;
+	struct file_inode *inode;
+
+	inode = calloc(1, sizeof(*inode));
+	if (!inode || !size_pages ||
+	    !(inode->store = calloc(size_pages, PAGE_SIZE))) {
+		free(inode);
+		errno = size_pages ? ENOMEM : EINVAL;
+		return NULL;
+	}
+	mapping = &inode->mapping;
+	while (buckets < size_pages && buckets < FILE_HASH_MAX_BUCKETS)
+		buckets <<= 1;
+	mapping->i_pages = cds_lfht_new_flavor(buckets, buckets, buckets, 0,
+					       &urcu_memb_flavor, NULL);
+	if (!mapping->i_pages) {
+		free(inode->store);
+		free(inode);
+		errno = ENOMEM;
+		return NULL;
+	}
+	spin_lock_init(&mapping->i_lock);
+	spin_lock_init(&mapping->i_mmap_lock);
+	INIT_LIST_HEAD(&mapping->i_mmap);
+	mapping->size_pages = size_pages;
+	__set_bit(AS_REGULAR, &mapping->flags);
+	pthread_mutex_lock(&regular_files_lock);
+	list_add_tail(&inode->list, &regular_files);
+	pthread_mutex_unlock(&regular_files_lock);
+	return mapping;
+}
+
+static void copy_words(unsigned long *dst, const unsigned long *src)
+{
+	size_t i;
+
+	for (i = 0; i < PAGE_SIZE / sizeof(long); i++)
+		__atomic_store_n(&dst[i], __atomic_load_n(&src[i], __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+}
+
+void file_store_read(struct address_space *mapping, unsigned long index, void *buf)
+{
+	copy_words(buf, file_store_page(mapping, index));
+}
+
+void file_store_write(struct address_space *mapping, unsigned long index, const void *buf)
+{
+	copy_words(file_store_page(mapping, index), buf);
+}
+
+/*
+ * A miss: a new folio charged to @memcg, filled from the store, put in
+ * place of the page's shadow (or of nothing) and on the LRU after
+ * workingset_refault() has seen the shadow.  -EAGAIN when another
+ * thread's folio got there first: look the page up again.
+ */
+static int file_read_folio(struct address_space *mapping, unsigned long index,
+			   struct mem_cgroup *memcg, struct folio **foliop)
+{
+	unsigned long shadow = filemap_get_swap(mapping, index);
+	struct folio *folio;
+	int err;
+
+	folio = folio_alloc(0, -1);
+	if (!folio)
+		return -ENOMEM;
+	if (mem_cgroup_charge(folio, memcg)) {
+		folio_put(folio);
+		return -ENOMEM;
+	}
+	__folio_set_locked(folio);
+	file_store_read(mapping, index, folio_address(folio));
+	__folio_set_uptodate(folio);
+	count_vm_events(PGPGIN, 1);
+	if (shadow) {
+		err = filemap_replace_swap_by_folio(mapping, index, shadow, folio) ? 0 : -EAGAIN;
+		if (!err)
+			workingset_refault(folio, (void *)shadow);
+	} else {
+		err = __filemap_add_folio(mapping, folio, index);
+		if (err == -EEXIST)
+			err = -EAGAIN;
+	}
+	if (err) {
+		__folio_clear_locked(folio);
+		__folio_clear_uptodate(folio);
+		folio_put(folio);
+		return err;
+	}
+	folio_add_lru(folio);
+	folio_unlock(folio);
+	*foliop = folio;
+	return 0;
+}
+
+/* The referenced, up-to-date folio of page @index, read in on a miss. */
+static int file_get_folio(struct address_space *mapping, unsigned long index,
+			  struct mem_cgroup *memcg, struct folio **foliop)
+{
+	struct folio *folio;
+	int err;
+
+	if (!mapping_regular(mapping) || index >= mapping->size_pages)
+		return -EINVAL;
+	for (;;) {
+		folio = filemap_get_folio(mapping, index);
+		if (folio) {
+			*foliop = folio;
+			return 0;
+		}
+		err = file_read_folio(mapping, index, memcg, foliop);
+		if (err != -EAGAIN)
+			return err;
+	}
+}
+
+int file_read_page(struct address_space *mapping, unsigned long index,
+		   struct mem_cgroup *memcg, void *buf)
+{
+	struct folio *folio;
+	int err = file_get_folio(mapping, index, memcg, &folio);
+
+	if (err)
+		return err;
+	if (buf)
+		copy_words(buf, folio_address(folio));
+	folio_mark_accessed(folio);
+	folio_put(folio);
+	return 0;
+}
+
+int file_write_page(struct address_space *mapping, unsigned long index,
+		    struct mem_cgroup *memcg, const void *buf)
+{
+	struct folio *folio;
+	int err;
+
+again:
+	err = file_get_folio(mapping, index, memcg, &folio);
+	if (err)
+		return err;
+	/* write_begin: the folio locked, and still this file's page */
+	folio_lock(folio);
+	if (READ_ONCE(folio->mapping) != mapping) {
+		folio_unlock(folio);
+		folio_put(folio);
+		goto again;
+	}
+	if (buf)
+		copy_words(folio_address(folio), buf);
+	folio_mark_dirty(folio);
+	folio_unlock(folio);
+	folio_mark_accessed(folio);
+	folio_put(folio);
+	return 0;
+}
+
+/*
+ * truncate_inode_pages: delete the folios in batches, dropping dirty data
+ * with its accounting (folio_cancel_dirty), then the shadows.
+ */
+static void file_truncate(struct address_space *mapping)
+{
+	struct folio_batch fbatch;
+	unsigned long index = 0;
+	unsigned int i;
+
+	folio_batch_init(&fbatch);
+	if (smp_processor_id() < 0)
+		fbatch.percpu_pvec_drained = true;
+	while (filemap_get_folios(mapping, &index, mapping->size_pages - 1, &fbatch)) {
+		for (i = 0; i < folio_batch_count(&fbatch); i++) {
+			struct folio *folio = fbatch.folios[i];
+
+			folio_lock(folio);
+			if (folio_test_clear_dirty(folio))
+				folio_account_cleaned(folio);
+			folio_unlock(folio);
+		}
+		delete_from_page_cache_batch(mapping, &fbatch);
+		folio_batch_release(&fbatch);
+		folio_batch_reinit(&fbatch);
+	}
+	filemap_remove_shadows(mapping);
+}
+
+void file_free(struct address_space *mapping)
+{
+	struct file_inode *inode;
+
+	if (!mapping)
+		return;
+	inode = container_of(mapping, struct file_inode, mapping);
+	/* off the flusher's list first: it never sees a file being torn down */
+	pthread_mutex_lock(&regular_files_lock);
+	list_del(&inode->list);
+	pthread_mutex_unlock(&regular_files_lock);
+	file_truncate(mapping);
+	cds_lfht_destroy(mapping->i_pages, NULL);
+	rcu_tsan_release();
+	call_rcu(&inode->rcu, file_inode_free);
+}

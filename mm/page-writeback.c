@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Dirty file folios and their writeback: the accounting of the kernel's
+ * mm/page-writeback.c and one flusher thread standing in for the
+ * per-bdi writeback workers of fs/fs-writeback.c.
+ *
+ * A write is synchronous, as to a ramdisk: the folio is unlocked once it
+ * is marked under writeback, as the kernel unlocks it once the I/O is
+ * submitted, the page is copied to the store, and the writeback ends at
+ * once.  A folio reclaim found dirty carries PG_reclaim; when its
+ * writeback ends it goes to the tail of the inactive list
+ * (folio_rotate_reclaimable, pgrotated), where the next scan frees it.
+ *
+ * Locks: the flusher holds regular_files_lock (a mutex) across its walk
+ * and takes folio locks under it; nothing else is held while a folio is
+ * written.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#include <lrulab/memcontrol.h>
+#include <lrulab/mm.h>
+#include <lrulab/pagemap.h>
+#include <lrulab/swap.h>
+#include <lrulab/vmstat.h>
+
+#include "file-internal.h"
+
+/* folio_account_dirtied: the page counts as dirty, on node, zone, memcg */
+bool folio_mark_dirty(struct folio *folio)
+{
+	long nr = folio_nr_pages(folio);
+
+	if (folio_test_set_dirty(folio))
+		return false;
+	lruvec_stat_mod_folio(folio, NR_FILE_DIRTY, (int)nr);
+	zone_stat_mod_folio(folio, NR_ZONE_WRITE_PENDING, nr);
+	return true;
+}
+
+/* The reverse, for a dirty bit cleared without a write (truncation). */
+void folio_account_cleaned(struct folio *folio)
+{
+	long nr = folio_nr_pages(folio);
+
+	lruvec_stat_mod_folio(folio, NR_FILE_DIRTY, -(int)nr);
+	zone_stat_mod_folio(folio, NR_ZONE_WRITE_PENDING, -nr);
+}
+
+/*
+ * folio_end_writeback: a folio reclaim wanted gone goes to the inactive
+ * tail, unless it was dirtied again meanwhile.
+ */
+static void folio_end_writeback(struct folio *folio)
+{
+	long nr = folio_nr_pages(folio);
+
+	folio_clear_writeback(folio);
+	lruvec_stat_mod_folio(folio, NR_WRITEBACK, -(int)nr);
+	zone_stat_mod_folio(folio, NR_ZONE_WRITE_PENDING, -nr);
+	if (folio_test_clear_reclaim(folio))
+		folio_rotate_reclaimable(folio);
+}
+
+void folio_write_one(struct folio *folio)
+{
+	struct address_space *mapping = READ_ONCE(folio->mapping);
+	long nr = folio_nr_pages(folio);
+
+	/* folio_clear_dirty_for_io, then the page is under writeback */
+	if (!mapping_regular(mapping) || !folio_test_clear_dirty(folio)) {
+		folio_unlock(folio);
+		return;
+	}
+	lruvec_stat_mod_folio(folio, NR_FILE_DIRTY, -(int)nr);
+	folio_set_writeback(folio);
+	lruvec_stat_mod_folio(folio, NR_WRITEBACK, (int)nr);
+	/* nr_zone_write_pending: the dirty page is now a writeback page */
+	folio_unlock(folio);
+
+	file_store_write(mapping, folio->index, folio_address(folio));
+	count_vm_events(PGPGOUT, (unsigned long)nr);
+	folio_end_writeback(folio);
+}
+
+/*
+ * Writeback of one file's dirty folios (write_cache_pages without the
+ * dirty tag: every page is looked up).  The caller is a model CPU.
+ */
+unsigned long filemap_write_and_wait(struct address_space *mapping)
+{
+	unsigned long index, written = 0;
+
+	for (index = 0; index < mapping->size_pages; index++) {
+		struct folio *folio = filemap_get_folio(mapping, index);
+
+		if (!folio)
+			continue;
+		if (folio_test_dirty(folio)) {
+			folio_lock(folio);
+			/* truncated or cleaned meanwhile: nothing to write */
+			if (READ_ONCE(folio->mapping) == mapping && folio_test_dirty(folio)) {
+				folio_write_one(folio);
+				written++;
+			} else {
+				folio_unlock(folio);
+			}
+		}
+		folio_put(folio);
+	}
+	return written;
+}
+
+/* ---- the flusher ---- */
+
+static struct {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wait;
+	bool running;		/* set-up thread only; read racily by wakers */
+	bool wake, stop, busy;	/* under lock */
+	int cpu;
+	unsigned long nr_wakeups;
+} wb = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.wait = PTHREAD_COND_INITIALIZER,
+};
+
+static void wb_do_writeback(void)
+{
+	struct file_inode *inode;
+
+	pthread_mutex_lock(&regular_files_lock);
+	list_for_each_entry(inode, &regular_files, list)
+		filemap_write_and_wait(&inode->mapping);
+	pthread_mutex_unlock(&regular_files_lock);
+	/* the rotations of PG_reclaim folios reach the lists now */
+	lru_add_drain();
+}
+
+static void *wb_workfn(void *arg)
+{
+	(void)arg;
+	if (cpu_enter(wb.cpu, false)) {
+		fprintf(stderr, "lrulab: flusher: model CPU %d is not free\n", wb.cpu);
+		return NULL;
+	}
+	pthread_mutex_lock(&wb.lock);
+	for (;;) {
+		while (!wb.wake && !wb.stop)
+			pthread_cond_wait(&wb.wait, &wb.lock);
+		if (wb.stop)
+			break;
+		wb.wake = false;
+		wb.busy = true;
+		pthread_mutex_unlock(&wb.lock);
+		wb_do_writeback();
+		pthread_mutex_lock(&wb.lock);
+		wb.busy = false;
+		pthread_cond_broadcast(&wb.wait);
+	}
+	pthread_mutex_unlock(&wb.lock);
+	cpu_exit();
+	return NULL;
+}
+
+int wb_flusher_run(int cpu)
+{
+	if (cpu < 0 || cpu >= nr_cpu_ids)
+		return -EINVAL;
+	if (READ_ONCE(wb.running))
+		return -EBUSY;
+	pthread_mutex_lock(&wb.lock);
+	wb.wake = wb.stop = wb.busy = false;
+	wb.cpu = cpu;
+	wb.nr_wakeups = 0;
+	pthread_mutex_unlock(&wb.lock);
+	if (pthread_create(&wb.thread, NULL, wb_workfn, NULL))
+		return -EAGAIN;
+	WRITE_ONCE(wb.running, true);
+	return 0;
+}
+
+void wb_flusher_stop(void)
+{
+	if (!READ_ONCE(wb.running))
+		return;
+	pthread_mutex_lock(&wb.lock);
+	wb.stop = true;
+	pthread_cond_broadcast(&wb.wait);
+	pthread_mutex_unlock(&wb.lock);
+	pthread_join(wb.thread, NULL);
+	WRITE_ONCE(wb.running, false);
+}
+
+/* A wakeup while work is pending is absorbed by it, as queued work is. */
+void wakeup_flusher_threads(void)
+{
+	if (!READ_ONCE(wb.running))
+		return;
+	pthread_mutex_lock(&wb.lock);
+	if (!wb.wake) {
+		wb.wake = true;
+		wb.nr_wakeups++;
+		pthread_cond_broadcast(&wb.wait);
+	}
+	pthread_mutex_unlock(&wb.lock);
+}
+
+void wb_flusher_wait_idle(void)
+{
+	if (!READ_ONCE(wb.running))
+		return;
+	pthread_mutex_lock(&wb.lock);
+	while (wb.wake || wb.busy)
+		pthread_cond_wait(&wb.wait, &wb.lock);
+	pthread_mutex_unlock(&wb.lock);
+}
+
+unsigned long wb_flusher_nr_wakeups(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&wb.lock);
+	n = wb.nr_wakeups;
+	pthread_mutex_unlock(&wb.lock);
+	return n;
+}
