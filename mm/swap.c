@@ -485,11 +485,13 @@ static void drain_batch(struct folio_batch *fbatch, move_fn_t move_fn)
 static void __lru_add_drain_cpu(struct cpu_fbatches *fb)
 {
 	drain_batch(&fb->lru_add, lru_add);
-	if (folio_batch_count(&fb->lru_move_tail)) {
-		local_lock(&fb->lock_irq);
-		drain_batch(&fb->lru_move_tail, lru_move_tail);
-		local_unlock(&fb->lock_irq);
-	}
+	/*
+	 * The kernel peeks at this batch's count racily (data_race()); its
+	 * writers hold lock_irq, so here the count is read under it.
+	 */
+	local_lock(&fb->lock_irq);
+	drain_batch(&fb->lru_move_tail, lru_move_tail);
+	local_unlock(&fb->lock_irq);
 	drain_batch(&fb->lru_deactivate_file, lru_deactivate_file);
 	drain_batch(&fb->lru_deactivate, lru_deactivate);
 	drain_batch(&fb->lru_lazyfree, lru_lazyfree);
@@ -603,9 +605,13 @@ static void __lru_add_drain_all(bool force_all_cpus)
 	smp_mb();
 	for_each_possible_cpu(cpu) {
 		struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
+		unsigned int n;
 
 		local_lock(&fb->lock);
-		if (fbatches_count(fb))
+		local_lock(&fb->lock_irq);
+		n = fbatches_count(fb);
+		local_unlock(&fb->lock_irq);
+		if (n)
 			__lru_add_drain_cpu(fb);
 		local_unlock(&fb->lock);
 	}

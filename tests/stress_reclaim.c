@@ -7,7 +7,9 @@
  * back in: charges fail, reclaim runs on all four CPUs at once (sharing
  * the swap device, the parent's and root's lruvecs through the cost walk,
  * the node counters), pages refault through the swap cache and the
- * workingset code.  A control CPU drains every CPU's batches and reads
+ * workingset code.  Each also writes, fsyncs and reads back its slice of
+ * one shared regular file, while a flusher CPU writes back what reclaim
+ * wakes it for.  A control CPU drains every CPU's batches and reads
  * memory.stat meanwhile.  Run with vmstat-scan-cost off, then on.
  * Checks: every page keeps its data, memory.current never exceeds
  * memory.max, the invariant checker passes, and after teardown every
@@ -29,9 +31,11 @@
 #define FILE_PAGES 192
 #define ANON_PAGES 64
 #define LEAF_MAX 96
+#define REG_PAGES 24		/* each worker's slice of the shared regular file */
 
 static int rounds = 4;
 static struct mem_cgroup *parent;
+static struct address_space *regular;	/* one regular file, a slice per worker */
 static int stop;
 static int failures;
 
@@ -51,6 +55,7 @@ struct worker {
 	struct vm_area_struct *anon;
 	unsigned long expect[FILE_PAGES];
 	unsigned long expect_anon[ANON_PAGES];
+	unsigned long expect_reg[REG_PAGES];
 	unsigned long max_seen;
 };
 
@@ -79,6 +84,39 @@ static void access(struct worker *w, unsigned long i, bool write)
 	access_vma(w, w->vma, i, write);
 }
 
+/*
+ * The worker's slice of the regular file: written (dirty, charged to its
+ * memcg on a miss), written back by an fsync, which races with the
+ * flusher and with other workers' fsyncs of the same file, then read
+ * back, refaulting what reclaim dropped meanwhile.
+ */
+static void regular_round(struct worker *w, int round)
+{
+	unsigned long page[PAGE_SIZE / sizeof(long)] = { 0 };
+	unsigned long i, index;
+
+	for (i = 0; i < REG_PAGES; i++) {
+		index = (unsigned long)w->cpu * REG_PAGES + i;
+		w->expect_reg[i] = (index << 20) ^ (unsigned long)round ^ 3;
+		page[index % 512] = w->expect_reg[i];
+		if (file_write_page(regular, index, w->memcg, page))
+			die("file write failed");
+		page[index % 512] = 0;
+	}
+	filemap_write_and_wait(regular);
+	for (i = 0; i < REG_PAGES; i++) {
+		index = (unsigned long)w->cpu * REG_PAGES + i;
+		if (file_read_page(regular, index, w->memcg, page))
+			die("file read failed");
+		if (page[index % 512] != w->expect_reg[i]) {
+			fprintf(stderr, "stress_reclaim: cpu %d file page %lu lost its data\n",
+				w->cpu, index);
+			__atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+		}
+		page[index % 512] = 0;
+	}
+}
+
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
@@ -88,6 +126,7 @@ static void *worker_fn(void *arg)
 	if (cpu_enter(w->cpu, false))
 		die("cpu_enter failed");
 	for (round = 0; round < rounds; round++) {
+		regular_round(w, round);
 		for (i = 0; i < FILE_PAGES; i++) {
 			/* a hot third is written every round, the rest in turn */
 			if (i % 3 && (i + (unsigned long)round) % 2)
@@ -152,7 +191,8 @@ static void run(bool scan_cost)
 		die("out of memory");
 	lrulab_switches_clear();
 	lrulab_switches[SW_VMSTAT_SCAN_COST] = scan_cost;
-	cfg.nr_cpus = NR_WORKERS + 1;
+	/* the workers, the control CPU, the flusher */
+	cfg.nr_cpus = NR_WORKERS + 2;
 	cfg.node_pages = 8192;
 	if (lrulab_init(&cfg))
 		die("lrulab_init failed");
@@ -164,6 +204,9 @@ static void run(bool scan_cost)
 	parent = mem_cgroup_create(NULL, "p");
 	if (!parent)
 		die("mem_cgroup_create failed");
+	regular = file_setup(NR_WORKERS * REG_PAGES);
+	if (!regular || wb_flusher_run(NR_WORKERS + 1))
+		die("regular file or flusher setup failed");
 	for (i = 0; i < NR_WORKERS; i++) {
 		char name[16];
 
@@ -222,11 +265,13 @@ static void run(bool scan_cost)
 
 	if (cpu_enter(0, false))
 		die("cpu_enter failed");
+	wb_flusher_stop();
 	for (i = 0; i < NR_WORKERS; i++) {
 		munmap_vma(w[i].vma);
 		mmput(w[i].mm);
 		shmem_file_free(w[i].file);
 	}
+	file_free(regular);
 	lru_add_drain_all();
 	for (i = 0; i < NR_WORKERS; i++)
 		mem_cgroup_offline(w[i].memcg);
@@ -239,9 +284,10 @@ static void run(bool scan_cost)
 	drain_all_pages();
 	if (zone_free_pages_exact(&NODE_DATA(0)->node_zones[ZONE_NORMAL]) != free_before)
 		die("pages leaked");
-	printf("stress_reclaim: vmstat-scan-cost %s: %d workers x %d rounds, pgsteal %lu, pswpin %lu, cost-site lru_lock acquisitions %lu\n",
+	printf("stress_reclaim: vmstat-scan-cost %s: %d workers x %d rounds, pgsteal %lu anon %lu file, pswpin %lu, cost-site lru_lock acquisitions %lu\n",
 	       scan_cost ? "on" : "off", NR_WORKERS, rounds,
-	       sum_vm_event(PGSTEAL_ANON), sum_vm_event(PSWPIN), lru_lock_cost);
+	       sum_vm_event(PGSTEAL_ANON), sum_vm_event(PGSTEAL_FILE), sum_vm_event(PSWPIN),
+	       lru_lock_cost);
 	cpu_exit();
 	swapoff();
 	lrulab_exit();
