@@ -62,7 +62,9 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 	const char *name = w ? w->name : "fault-free|mmap-madvise|usemem";
 
 	fprintf(f, "usage: lrulab bench %s", name);
-	if (!w || (w->opts & BENCH_OPT_TYPE))
+	if (w && (w->opts & BENCH_OPT_TYPE_FILE))
+		fprintf(f, " [--type anon|shmem|file]");
+	else if (!w || (w->opts & BENCH_OPT_TYPE))
 		fprintf(f, " [--type shmem|anon]");
 	if (!w || (w->opts & BENCH_OPT_MAX))
 		fprintf(f, " [--max SIZE]");
@@ -154,12 +156,19 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 					prog, w->name);
 				return 2;
 			}
+			if (!strcmp(optarg, "file") && (w->opts & BENCH_OPT_TYPE_FILE)) {
+				o->regular = true;
+				o->shmem = false;
+				break;
+			}
 			if (strcmp(optarg, "shmem") && strcmp(optarg, "anon")) {
-				fprintf(stderr, "%s: --type: unknown type '%s' (shmem or anon)\n",
-					prog, optarg);
+				fprintf(stderr, "%s: --type: unknown type '%s' (shmem%s or anon)\n",
+					prog, optarg,
+					(w->opts & BENCH_OPT_TYPE_FILE) ? ", file" : "");
 				return 2;
 			}
 			o->shmem = !strcmp(optarg, "shmem");
+			o->regular = false;
 			break;
 		case 'm':
 			if (parse_size(prog, "--mem", optarg, &o->mem))

@@ -13,7 +13,9 @@
  *
  * Anon memory (the default, as usemem's) leaves swap PTEs behind;
  * --type shmem swaps a shmem file instead, whose swap entries live in
- * the page cache.
+ * the page cache; --type file reads a regular file at random through the
+ * page cache, so that reclaim drops clean file folios and the reads
+ * refault through their shadows (the file LRU, no swap).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -36,7 +38,7 @@ struct usemem_thread {
 	int cpu;
 	const struct bench_opts *o;
 	struct mem_cgroup *memcg;
-	struct address_space *file;
+	struct address_space *file;	/* shmem or regular */
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
 	pthread_barrier_t *start;
@@ -70,6 +72,14 @@ static void usemem_oom_snapshot(struct usemem_thread *t)
 	}
 }
 
+/* One access: a write through the mapping, or a read(2) of a regular file. */
+static int usemem_touch(struct usemem_thread *t, unsigned long page)
+{
+	if (t->o->regular)
+		return file_read_page(t->file, page, t->memcg, NULL);
+	return mm_access(t->vma, t->vma->vm_start + page * PAGE_SIZE, true) ? -ENOMEM : 0;
+}
+
 static void *usemem_worker(void *arg)
 {
 	struct usemem_thread *t = arg;
@@ -83,7 +93,7 @@ static void *usemem_worker(void *arg)
 	}
 	/* --prealloc --prefault: every page written once before the clock */
 	for (i = 0; i < pages && !t->err; i++) {
-		if (mm_access(t->vma, t->vma->vm_start + i * PAGE_SIZE, true)) {
+		if (usemem_touch(t, i)) {
 			usemem_oom_snapshot(t);
 			t->err = -ENOMEM;
 		}
@@ -95,7 +105,7 @@ static void *usemem_worker(void *arg)
 			x ^= x << 13;
 			x ^= x >> 7;
 			x ^= x << 17;
-			if (mm_access(t->vma, t->vma->vm_start + (x % pages) * PAGE_SIZE, true)) {
+			if (usemem_touch(t, x % pages)) {
 				usemem_oom_snapshot(t);
 				t->err = -ENOMEM;
 				break;
@@ -209,7 +219,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	unsigned long pages = o->mem / PAGE_SIZE, total = pages * (unsigned long)threads;
 	unsigned long max = usemem_max_pages(o, threads);
 	unsigned long span = 1UL << MAX_PAGE_ORDER, ev0[NR_VM_EVENT_ITEMS], ev1[NR_VM_EVENT_ITEMS];
-	unsigned long refaults, scan, steal, accesses = 0;
+	unsigned long refaults, refaults_file, scan, steal, accesses = 0;
+	const char *type = o->regular ? "file" : o->shmem ? "shmem" : "anon";
 	struct mem_cgroup *parent, *leaf;
 	struct usemem_thread *t;
 	pthread_barrier_t start;
@@ -247,8 +258,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		return -ENOMEM;
 	oversubscribed = lrulab_oversubscribed();
 	if (text)
-		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random writes, leaf memory.max %lu KiB, %s%.0u%s, %.1f s, vmstat-scan-cost %s%s\n",
-			threads, o->mem >> 10, o->shmem ? "shmem" : "anon",
+		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random %s, leaf memory.max %lu KiB, %s%.0u%s, %.1f s, vmstat-scan-cost %s%s\n",
+			threads, o->mem >> 10, type, o->regular ? "reads" : "writes",
 			max * (PAGE_SIZE >> 10),
 			cfg.memcg_flush_ms ? "memcg flush every " : "no memcg flusher",
 			cfg.memcg_flush_ms, cfg.memcg_flush_ms ? " ms" : "", o->seconds,
@@ -258,6 +269,13 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	for (i = 0; i < threads; i++) {
 		t[i] = (struct usemem_thread){ .cpu = i, .o = o, .memcg = leaf,
 					       .start = &start, .stop = &stop };
+		if (o->regular) {
+			t[i].file = file_setup(pages);
+			if (!t[i].file)
+				return -ENOMEM;
+			pthread_create(&t[i].tid, NULL, usemem_worker, &t[i]);
+			continue;
+		}
 		t[i].file = o->shmem ? shmem_file_setup(pages, 0) : NULL;
 		t[i].mm = t[i].file || !o->shmem ? mm_alloc(leaf) : NULL;
 		t[i].vma = !t[i].mm ? NULL : o->shmem ?
@@ -275,6 +293,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	 */
 	all_vm_events(ev0);
 	refaults = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_ANON);
+	refaults_file = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_FILE);
 	lockstat_reset();
 	t0 = now_sec();
 	while (now_sec() - t0 < o->seconds)
@@ -289,8 +308,11 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	secs = now_sec() - t0;
 	all_vm_events(ev1);
 	refaults = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_ANON) - refaults;
-	scan = ev1[PGSCAN_ANON] - ev0[PGSCAN_ANON];
-	steal = ev1[PGSTEAL_ANON] - ev0[PGSTEAL_ANON];
+	refaults_file = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_FILE) -
+			refaults_file;
+	/* all reclaim is the leaf's and it is direct: the type sums are pgscan_direct */
+	scan = ev1[PGSCAN_ANON] - ev0[PGSCAN_ANON] + ev1[PGSCAN_FILE] - ev0[PGSCAN_FILE];
+	steal = ev1[PGSTEAL_ANON] - ev0[PGSTEAL_ANON] + ev1[PGSTEAL_FILE] - ev0[PGSTEAL_FILE];
 	pthread_barrier_destroy(&start);
 	lockstat_read_class("lru_lock", &lru);
 	cost_sites(&cost_acq, &cost_wait);
@@ -301,8 +323,12 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		fprintf(text, "%-32s %14.0f\n", "pgscan_direct", scan / secs);
 		fprintf(text, "%-32s %14.0f\n", "pgsteal_direct", steal / secs);
 		fprintf(text, "%-32s %14.0f\n", "workingset_refault_anon", refaults / secs);
+		if (o->regular)
+			fprintf(text, "%-32s %14.0f\n", "workingset_refault_file",
+				refaults_file / secs);
 		fprintf(text, "%-32s %14.0f\n", "pswpout", (ev1[PSWPOUT] - ev0[PSWPOUT]) / secs);
-		fprintf(text, "%-32s %14.0f\n", "random writes", accesses / secs);
+		fprintf(text, "%-32s %14.0f\n", o->regular ? "random reads" : "random writes",
+			accesses / secs);
 		fprintf(text, "\n");
 		lockstat_print(text, LOCKSTAT_SORT_WAIT_TOTAL);
 		fprintf(text, "\nlru_lock: %llu acquisitions, %.3f ms total wait; cost sites (lru_note_cost_*, prepare_scan_control): %llu acquisitions, %.3f ms wait\n",
@@ -319,7 +345,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		if (lrulab_switches[i])
 			json_array_append_new(sw, json_string(lrulab_switch_name(i)));
 	json_object_set_new(j, "workload", json_string("usemem"));
-	json_object_set_new(j, "type", json_string(o->shmem ? "shmem" : "anon"));
+	json_object_set_new(j, "type", json_string(type));
 	json_object_set_new(j, "threads", json_integer(threads));
 	json_object_set_new(j, "cpus", json_integer(lrulab_nr_processors()));
 	json_object_set_new(j, "oversubscribed", json_boolean(oversubscribed));
@@ -338,6 +364,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	json_object_set_new(j, "pgscan_per_sec", json_real(scan / secs));
 	json_object_set_new(j, "pgsteal_per_sec", json_real(steal / secs));
 	json_object_set_new(j, "workingset_refault_anon_per_sec", json_real(refaults / secs));
+	json_object_set_new(j, "workingset_refault_file_per_sec", json_real(refaults_file / secs));
 	json_object_set_new(j, "pswpout_per_sec", json_real((ev1[PSWPOUT] - ev0[PSWPOUT]) / secs));
 	json_object_set_new(j, "pswpin_per_sec", json_real((ev1[PSWPIN] - ev0[PSWPIN]) / secs));
 	json_object_set_new(j, "lru_lock_acquired", json_integer(lru.acquired));
@@ -353,6 +380,10 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 
 	if (cpu_enter(0, false) == 0) {
 		for (i = 0; i < threads; i++) {
+			if (o->regular) {
+				file_free(t[i].file);
+				continue;
+			}
 			munmap_vma(t[i].vma);
 			mmput(t[i].mm);
 			if (t[i].file)
@@ -471,8 +502,10 @@ const struct bench_workload usemem_workload = {
 	.summary = "s1: usemem --prealloc --prefault --random, N threads in a two-level memcg whose\n"
 		   "leaf memory.max is an eighth of the working set (--max; at least 1M per thread):\n"
 		   "continuous reclaim, swap-out and refaults.  --mem is the working set per thread\n"
-		   "(default 8M), --seconds the measured window after the prefault (default 2).",
-	.opts = BENCH_OPT_TYPE | BENCH_OPT_MAX,
+		   "(default 8M), --seconds the measured window after the prefault (default 2).\n"
+		   "--type file reads a regular file at random instead: clean page cache dropped\n"
+		   "and refaulted, no swap.",
+	.opts = BENCH_OPT_TYPE | BENCH_OPT_MAX | BENCH_OPT_TYPE_FILE,
 	.defaults = usemem_defaults,
 	.main = usemem_main,
 };

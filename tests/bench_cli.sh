@@ -87,7 +87,8 @@ bad "$B" bench usemem --max 3K
 bad "$B" bench usemem --max 0
 bad "$B" bench usemem --max 64M --mem 1M
 bad "$B" bench usemem --threads 2 --mem 1M
-bad "$B" bench usemem --type file
+bad "$B" bench usemem --type hugetlb
+bad "$B" bench fault-free --type file
 bad "$B" bench usemem --with lru-stat-batch
 bad "$B" bench usemem --with no-such-switch
 bad "$B" bench usemem --with vmstat-scan-cost --without vmstat-scan-cost
@@ -162,6 +163,12 @@ grep -q '"switches":\["vmstat-scan-cost"\]' "$out" || fail "bench usemem --json:
 "$LRULAB" bench usemem --threads 1 --mem 4M --seconds 0.05 --flush-ms 5 >"$out" 2>"$err"
 grep -q 'memcg flush every 5 ms' "$out" || fail "bench usemem --flush-ms 5: period not in the header"
 good 'no difference' ab --reps 1 --metric threads -- usemem --threads 1 --mem 2M --seconds 0.05
+# a regular file read at random: clean page cache dropped and refaulted, nothing swapped
+"$LRULAB" bench usemem --type file --threads 1 --mem 4M --seconds 0.05 --json >"$out" 2>"$err" ||
+	fail "bench usemem --type file: exit $?"
+grep -q '"type":"file"' "$out" || fail "bench usemem --type file: type not file"
+grep -q '"pswpout_per_sec":0' "$out" || fail "bench usemem --type file: it swapped"
+grep -q '"workingset_refault_file_per_sec":0[,.]' "$out" && fail "bench usemem --type file: no file refaults"
 
 # ab on two identical configurations, on a figure that is the same run to
 # run (lock acquisitions per 1000 pages of a fixed number of passes):

@@ -53,7 +53,7 @@ bad pathbench more
 bad layout --bogus
 bad usemem --threads 0
 bad usemem --mem 3K
-bad usemem --type file
+bad usemem --type hugetlb
 bad usemem --with lru-stat-batch
 bad usemem --max 64M --mem 1M
 bad usemem --threads 2 --mem 1M

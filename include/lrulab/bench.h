@@ -25,10 +25,12 @@
 /* Options a workload accepts on top of the common ones. */
 #define BENCH_OPT_TYPE		(1U << 0)	/* --type shmem|anon */
 #define BENCH_OPT_MAX		(1U << 1)	/* --max SIZE: the leaf's memory.max */
+#define BENCH_OPT_TYPE_FILE	(1U << 2)	/* --type file: a regular file */
 
 struct bench_opts {
 	const char *workload;
 	bool shmem;
+	bool regular;			/* --type file */
 	long threads[BENCH_MAX_THREAD_COUNTS];
 	int nr_threads;
 	unsigned long mem;		/* bytes per thread */
