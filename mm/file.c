@@ -32,9 +32,6 @@
 
 #include "file-internal.h"
 
-#define FILE_HASH_MIN_BUCKETS 64UL
-#define FILE_HASH_MAX_BUCKETS (1UL << 18)
-
 pthread_mutex_t regular_files_lock = PTHREAD_MUTEX_INITIALIZER;
 LIST_HEAD(regular_files);
 
@@ -49,7 +46,6 @@ static void file_inode_free(struct rcu_head *head)
 
 struct address_space *file_setup(unsigned long size_pages)
 {
-	unsigned long buckets = FILE_HASH_MIN_BUCKETS;
 	struct address_space *mapping;
 	struct file_inode *inode;
 
@@ -61,20 +57,12 @@ struct address_space *file_setup(unsigned long size_pages)
 		return NULL;
 	}
 	mapping = &inode->mapping;
-	while (buckets < size_pages && buckets < FILE_HASH_MAX_BUCKETS)
-		buckets <<= 1;
-	mapping->i_pages = cds_lfht_new_flavor(buckets, buckets, buckets, 0,
-					       &urcu_memb_flavor, NULL);
-	if (!mapping->i_pages) {
+	if (page_cache_init(mapping, size_pages)) {
 		free(inode->store);
 		free(inode);
 		errno = ENOMEM;
 		return NULL;
 	}
-	spin_lock_init(&mapping->i_lock);
-	spin_lock_init(&mapping->i_mmap_lock);
-	INIT_LIST_HEAD(&mapping->i_mmap);
-	mapping->size_pages = size_pages;
 	__set_bit(AS_REGULAR, &mapping->flags);
 	pthread_mutex_lock(&regular_files_lock);
 	list_add_tail(&inode->list, &regular_files);

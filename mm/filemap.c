@@ -96,6 +96,33 @@ static void page_cache_entry_free(struct rcu_head *head)
 	free(container_of(head, struct page_cache_entry, rcu));
 }
 
+/*
+ * The table is sized once for the file: a power of two at least
+ * size_pages buckets, within these bounds.  It does not resize: liburcu's
+ * resize runs on a worker thread that ThreadSanitizer cannot follow, and
+ * a file here never changes size.  Past the cap (files over 1 GiB)
+ * chains grow beyond one entry on average.
+ */
+#define PAGE_CACHE_MIN_BUCKETS 64UL
+#define PAGE_CACHE_MAX_BUCKETS (1UL << 18)
+
+int page_cache_init(struct address_space *mapping, unsigned long size_pages)
+{
+	unsigned long buckets = PAGE_CACHE_MIN_BUCKETS;
+
+	while (buckets < size_pages && buckets < PAGE_CACHE_MAX_BUCKETS)
+		buckets <<= 1;
+	mapping->i_pages = cds_lfht_new_flavor(buckets, buckets, buckets, 0,
+					       &urcu_memb_flavor, NULL);
+	if (!mapping->i_pages)
+		return -ENOMEM;
+	spin_lock_init(&mapping->i_lock);
+	spin_lock_init(&mapping->i_mmap_lock);
+	INIT_LIST_HEAD(&mapping->i_mmap);
+	mapping->size_pages = size_pages;
+	return 0;
+}
+
 struct folio *filemap_get_folio(struct address_space *mapping, unsigned long index)
 {
 	struct page_cache_entry *e;
@@ -308,28 +335,35 @@ bool filemap_replace_swap_by_folio(struct address_space *mapping, unsigned long 
 	return done;
 }
 
+/* Take the value entry at @index out of the cache: the value, or 0. */
+static unsigned long filemap_remove_value(struct address_space *mapping, unsigned long index)
+{
+	struct page_cache_entry *e;
+	unsigned long value = 0;
+
+	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
+	rcu_read_lock();
+	e = page_cache_entry(mapping, index);
+	if (e && !entry_folio(e) && (value = __atomic_load_n(&e->swap, __ATOMIC_RELAXED))) {
+		__atomic_store_n(&e->swap, 0UL, __ATOMIC_RELAXED);
+		cds_lfht_del(mapping->i_pages, &e->node);
+		atomic_long_add(-1, &mapping->nrswapped);
+		rcu_tsan_release();
+		call_rcu(&e->rcu, page_cache_entry_free);
+	}
+	rcu_tsan_release();
+	rcu_read_unlock();
+	spin_unlock(&mapping->i_lock);
+	return value;
+}
+
 void filemap_free_swap_range(struct address_space *mapping, unsigned long start,
 			     unsigned long end)
 {
-	unsigned long index;
+	unsigned long index, swap;
 
 	for (index = start; index <= end && atomic_long_read(&mapping->nrswapped); index++) {
-		struct page_cache_entry *e;
-		unsigned long swap = 0;
-
-		spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
-		rcu_read_lock();
-		e = page_cache_entry(mapping, index);
-		if (e && !entry_folio(e) && (swap = __atomic_load_n(&e->swap, __ATOMIC_RELAXED))) {
-			__atomic_store_n(&e->swap, 0UL, __ATOMIC_RELAXED);
-			cds_lfht_del(mapping->i_pages, &e->node);
-			atomic_long_add(-1, &mapping->nrswapped);
-			rcu_tsan_release();
-			call_rcu(&e->rcu, page_cache_entry_free);
-		}
-		rcu_tsan_release();
-		rcu_read_unlock();
-		spin_unlock(&mapping->i_lock);
+		swap = filemap_remove_value(mapping, index);
 		/* and a swap-cache copy nothing can fault in again goes too */
 		if (swap)
 			free_swap_and_cache((swp_entry_t){ swap });
@@ -347,23 +381,8 @@ void filemap_remove_shadows(struct address_space *mapping)
 	unsigned long index;
 
 	for (index = 0; index < mapping->size_pages && atomic_long_read(&mapping->nrswapped);
-	     index++) {
-		struct page_cache_entry *e;
-
-		spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
-		rcu_read_lock();
-		e = page_cache_entry(mapping, index);
-		if (e && !entry_folio(e) && __atomic_load_n(&e->swap, __ATOMIC_RELAXED)) {
-			__atomic_store_n(&e->swap, 0UL, __ATOMIC_RELAXED);
-			cds_lfht_del(mapping->i_pages, &e->node);
-			atomic_long_add(-1, &mapping->nrswapped);
-			rcu_tsan_release();
-			call_rcu(&e->rcu, page_cache_entry_free);
-		}
-		rcu_tsan_release();
-		rcu_read_unlock();
-		spin_unlock(&mapping->i_lock);
-	}
+	     index++)
+		filemap_remove_value(mapping, index);
 }
 
 /*

@@ -24,16 +24,6 @@
 #include <lrulab/swap_state.h>
 
 /*
- * The table is sized once for the file: a power of two at least
- * size_pages buckets, within these bounds.  It does not resize: liburcu's
- * resize runs on a worker thread that ThreadSanitizer cannot follow, and
- * a shmem file here never changes size.  Past the cap (files over 1 GiB)
- * chains grow beyond one entry on average.
- */
-#define SHMEM_HASH_MIN_BUCKETS 64UL
-#define SHMEM_HASH_MAX_BUCKETS (1UL << 18)
-
-/*
  * The inode outlives the file by a grace period, as the kernel's does: a
  * CPU that loaded a folio's ->mapping just before truncation cleared it
  * (folio_evictable() in the LRU add path) may still test its flags.
@@ -51,7 +41,6 @@ static void shmem_inode_free(struct rcu_head *head)
 
 struct address_space *shmem_file_setup(unsigned long size_pages, unsigned int order)
 {
-	unsigned long buckets = SHMEM_HASH_MIN_BUCKETS;
 	struct address_space *mapping;
 	struct shmem_inode *inode;
 
@@ -65,19 +54,11 @@ struct address_space *shmem_file_setup(unsigned long size_pages, unsigned int or
 		return NULL;
 	}
 	mapping = &inode->mapping;
-	while (buckets < size_pages && buckets < SHMEM_HASH_MAX_BUCKETS)
-		buckets <<= 1;
-	mapping->i_pages = cds_lfht_new_flavor(buckets, buckets, buckets, 0,
-					       &urcu_memb_flavor, NULL);
-	if (!mapping->i_pages) {
+	if (page_cache_init(mapping, size_pages)) {
 		free(inode);
 		errno = ENOMEM;
 		return NULL;
 	}
-	spin_lock_init(&mapping->i_lock);
-	spin_lock_init(&mapping->i_mmap_lock);
-	INIT_LIST_HEAD(&mapping->i_mmap);
-	mapping->size_pages = size_pages;
 	mapping->order = order;
 	return mapping;
 }

@@ -45,6 +45,9 @@ struct address_space *shmem_file_setup(unsigned long size_pages, unsigned int or
  */
 void shmem_file_free(struct address_space *mapping);
 
+/* An empty page cache for a file of @size_pages pages: 0 or -ENOMEM. */
+int page_cache_init(struct address_space *mapping, unsigned long size_pages);
+
 /* Referenced folio at @index or NULL. */
 struct folio *filemap_get_folio(struct address_space *mapping, unsigned long index);
 /*
