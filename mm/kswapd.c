@@ -5,10 +5,9 @@
  * every memcg of its node until the high watermark is met.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <stdio.h>
 
 #include <lrulab/gfp.h>
+#include <lrulab/kthread.h>
 #include <lrulab/vmstat.h>
 
 #include "vmscan-internal.h"
@@ -22,32 +21,23 @@ __thread bool in_kswapd;
  * Woken when an allocation finds a zone's free pages below the low
  * watermark, it reclaims (globally, every memcg of the node) until they
  * are back above the high watermark, then sleeps.  The kernel's kswapd
- * is a kthread; here it is a thread that runs as a model CPU of its own,
- * which the caller of kswapd_run() sets aside, because reclaim drains
- * the running CPU's LRU batches.
+ * is a kthread; here it is a lrulab_kthread (lib/kthread.c), a thread
+ * that runs as a model CPU of its own, which the caller of kswapd_run()
+ * sets aside, because reclaim drains the running CPU's LRU batches.
  * ---------------------------------------------------------------------
  */
 struct kswapd_state {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wait;
-	bool running;
-	bool wake;
-	bool stop;
-	bool busy;
-	int cpu;
+	struct lrulab_kthread kt;
 	int nid;
-	unsigned long nr_wakeups;	/* under lock */
 };
 
-/*
- * The lock and condvar live as long as the process: an allocator may
- * read ->running just before kswapd_stop() and still take the lock.
- */
+static void kswapd_enter(struct lrulab_kthread *kt);
+static void kswapd_leave(struct lrulab_kthread *kt);
+static void kswapd_work(struct lrulab_kthread *kt);
+
 static struct kswapd_state kswapd_states[MAX_NUMNODES] = {
 	[0 ... MAX_NUMNODES - 1] = {
-		.lock = PTHREAD_MUTEX_INITIALIZER,
-		.wait = PTHREAD_COND_INITIALIZER,
+		.kt = LRULAB_KTHREAD_INIT("kswapd", kswapd_work, kswapd_enter, kswapd_leave),
 	},
 };
 
@@ -104,116 +94,59 @@ static void balance_pgdat(struct pglist_data *pgdat)
 	snapshot_refaults(NULL, pgdat);
 }
 
-static void *kswapd(void *arg)
+static void kswapd_work(struct lrulab_kthread *kt)
 {
-	struct kswapd_state *ks = arg;
-	struct pglist_data *pgdat = NODE_DATA(ks->nid);
+	balance_pgdat(NODE_DATA(container_of(kt, struct kswapd_state, kt)->nid));
+}
 
-	if (cpu_enter(ks->cpu, false)) {
-		fprintf(stderr, "lrulab: kswapd%d: model CPU %d is not free\n", ks->nid, ks->cpu);
-		return NULL;
-	}
+static void kswapd_enter(struct lrulab_kthread *kt)
+{
 	in_kswapd = true;
 	/* kswapd's own allocations must not recurse into direct reclaim */
 	memalloc_noreclaim_save();
-	pthread_mutex_lock(&ks->lock);
-	for (;;) {
-		while (!ks->wake && !ks->stop)
-			pthread_cond_wait(&ks->wait, &ks->lock);
-		if (ks->stop)
-			break;
-		ks->wake = false;
-		ks->busy = true;
-		pthread_mutex_unlock(&ks->lock);
-		balance_pgdat(pgdat);
-		pthread_mutex_lock(&ks->lock);
-		ks->busy = false;
-		pthread_cond_broadcast(&ks->wait);
-	}
-	pthread_mutex_unlock(&ks->lock);
+}
+
+static void kswapd_leave(struct lrulab_kthread *kt)
+{
 	memalloc_noreclaim_restore(false);
 	in_kswapd = false;
-	cpu_exit();
-	return NULL;
 }
 
 int kswapd_run(int nid, int cpu)
 {
-	struct kswapd_state *ks;
-
 	if (nid < 0 || nid >= nr_node_ids || cpu < 0 || cpu >= nr_cpu_ids)
 		return -EINVAL;
-	ks = &kswapd_states[nid];
-	if (READ_ONCE(ks->running))
-		return -EBUSY;
-	pthread_mutex_lock(&ks->lock);
-	ks->wake = ks->stop = ks->busy = false;
-	ks->cpu = cpu;
-	ks->nid = nid;
-	ks->nr_wakeups = 0;
-	pthread_mutex_unlock(&ks->lock);
-	if (pthread_create(&ks->thread, NULL, kswapd, ks))
-		return -EAGAIN;
-	WRITE_ONCE(ks->running, true);
-	return 0;
+	kswapd_states[nid].nid = nid;
+	return kthread_run_on(&kswapd_states[nid].kt, cpu);
 }
 
 void kswapd_stop(int nid)
 {
-	struct kswapd_state *ks = &kswapd_states[nid];
-
-	if (nid < 0 || nid >= MAX_NUMNODES || !READ_ONCE(ks->running))
-		return;
-	pthread_mutex_lock(&ks->lock);
-	ks->stop = true;
-	pthread_cond_broadcast(&ks->wait);
-	pthread_mutex_unlock(&ks->lock);
-	pthread_join(ks->thread, NULL);
-	WRITE_ONCE(ks->running, false);
+	if (nid >= 0 && nid < MAX_NUMNODES)
+		kthread_stop(&kswapd_states[nid].kt);
 }
 
 void wakeup_kswapd(struct pglist_data *pgdat)
 {
-	struct kswapd_state *ks = &kswapd_states[pgdat->node_id];
+	struct lrulab_kthread *kt = &kswapd_states[pgdat->node_id].kt;
 	struct zone *zone = &pgdat->node_zones[ZONE_NORMAL];
 
 	/* first the test that costs nothing when no kswapd runs */
-	if (!READ_ONCE(ks->running))
+	if (!kthread_running(kt))
 		return;
-	if (!zone_below_wmark(zone, zone->_watermark[WMARK_LOW]))
-		return;
-	pthread_mutex_lock(&ks->lock);
-	/* a wakeup already pending covers this one too */
-	if (!ks->wake && !ks->stop) {
-		ks->wake = true;
-		ks->nr_wakeups++;
-		pthread_cond_signal(&ks->wait);
-	}
-	pthread_mutex_unlock(&ks->lock);
+	if (zone_below_wmark(zone, zone->_watermark[WMARK_LOW]))
+		kthread_wake(kt);
 }
 
 unsigned long kswapd_nr_wakeups(int nid)
 {
-	struct kswapd_state *ks;
-	unsigned long nr;
-
 	if (nid < 0 || nid >= MAX_NUMNODES)
 		return 0;
-	ks = &kswapd_states[nid];
-	pthread_mutex_lock(&ks->lock);
-	nr = ks->nr_wakeups;
-	pthread_mutex_unlock(&ks->lock);
-	return nr;
+	return kthread_nr_wakeups(&kswapd_states[nid].kt);
 }
 
 void kswapd_wait_idle(int nid)
 {
-	struct kswapd_state *ks = &kswapd_states[nid];
-
-	if (nid < 0 || nid >= MAX_NUMNODES || !READ_ONCE(ks->running))
-		return;
-	pthread_mutex_lock(&ks->lock);
-	while (ks->wake || ks->busy)
-		pthread_cond_wait(&ks->wait, &ks->lock);
-	pthread_mutex_unlock(&ks->lock);
+	if (nid >= 0 && nid < MAX_NUMNODES)
+		kthread_wait_idle(&kswapd_states[nid].kt);
 }

@@ -17,8 +17,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 
+#include <lrulab/kthread.h>
 #include <lrulab/memcontrol.h>
 #include <lrulab/mm.h>
 #include <lrulab/pagemap.h>
@@ -114,20 +114,7 @@ unsigned long filemap_write_and_wait(struct address_space *mapping)
 
 /* ---- the flusher ---- */
 
-static struct {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wait;
-	bool running;		/* set-up thread only; read racily by wakers */
-	bool wake, stop, busy;	/* under lock */
-	int cpu;
-	unsigned long nr_wakeups;
-} wb = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.wait = PTHREAD_COND_INITIALIZER,
-};
-
-static void wb_do_writeback(void)
+static void wb_workfn(struct lrulab_kthread *kt)
 {
 	struct file_inode *inode;
 
@@ -139,91 +126,31 @@ static void wb_do_writeback(void)
 	lru_add_drain();
 }
 
-static void *wb_workfn(void *arg)
-{
-	(void)arg;
-	if (cpu_enter(wb.cpu, false)) {
-		fprintf(stderr, "lrulab: flusher: model CPU %d is not free\n", wb.cpu);
-		return NULL;
-	}
-	pthread_mutex_lock(&wb.lock);
-	for (;;) {
-		while (!wb.wake && !wb.stop)
-			pthread_cond_wait(&wb.wait, &wb.lock);
-		if (wb.stop)
-			break;
-		wb.wake = false;
-		wb.busy = true;
-		pthread_mutex_unlock(&wb.lock);
-		wb_do_writeback();
-		pthread_mutex_lock(&wb.lock);
-		wb.busy = false;
-		pthread_cond_broadcast(&wb.wait);
-	}
-	pthread_mutex_unlock(&wb.lock);
-	cpu_exit();
-	return NULL;
-}
+static struct lrulab_kthread wb_flusher = LRULAB_KTHREAD_INIT("flusher", wb_workfn, NULL, NULL);
 
 int wb_flusher_run(int cpu)
 {
 	if (cpu < 0 || cpu >= nr_cpu_ids)
 		return -EINVAL;
-	if (READ_ONCE(wb.running))
-		return -EBUSY;
-	pthread_mutex_lock(&wb.lock);
-	wb.wake = wb.stop = wb.busy = false;
-	wb.cpu = cpu;
-	wb.nr_wakeups = 0;
-	pthread_mutex_unlock(&wb.lock);
-	if (pthread_create(&wb.thread, NULL, wb_workfn, NULL))
-		return -EAGAIN;
-	WRITE_ONCE(wb.running, true);
-	return 0;
+	return kthread_run_on(&wb_flusher, cpu);
 }
 
 void wb_flusher_stop(void)
 {
-	if (!READ_ONCE(wb.running))
-		return;
-	pthread_mutex_lock(&wb.lock);
-	wb.stop = true;
-	pthread_cond_broadcast(&wb.wait);
-	pthread_mutex_unlock(&wb.lock);
-	pthread_join(wb.thread, NULL);
-	WRITE_ONCE(wb.running, false);
+	kthread_stop(&wb_flusher);
 }
 
-/* A wakeup while work is pending is absorbed by it, as queued work is. */
 void wakeup_flusher_threads(void)
 {
-	if (!READ_ONCE(wb.running))
-		return;
-	pthread_mutex_lock(&wb.lock);
-	if (!wb.wake) {
-		wb.wake = true;
-		wb.nr_wakeups++;
-		pthread_cond_broadcast(&wb.wait);
-	}
-	pthread_mutex_unlock(&wb.lock);
+	kthread_wake(&wb_flusher);
 }
 
 void wb_flusher_wait_idle(void)
 {
-	if (!READ_ONCE(wb.running))
-		return;
-	pthread_mutex_lock(&wb.lock);
-	while (wb.wake || wb.busy)
-		pthread_cond_wait(&wb.wait, &wb.lock);
-	pthread_mutex_unlock(&wb.lock);
+	kthread_wait_idle(&wb_flusher);
 }
 
 unsigned long wb_flusher_nr_wakeups(void)
 {
-	unsigned long n;
-
-	pthread_mutex_lock(&wb.lock);
-	n = wb.nr_wakeups;
-	pthread_mutex_unlock(&wb.lock);
-	return n;
+	return kthread_nr_wakeups(&wb_flusher);
 }

@@ -209,8 +209,13 @@ static void test_flusher_woken_by_reclaim(void **state)
 	}
 	lru_add_drain();
 	assert_int_equal(wb_flusher_nr_wakeups(), 0);
+	/*
+	 * The first batch reclaim takes is all unqueued dirty: it wakes the
+	 * flusher, which may clean folios fast enough for this very call's
+	 * later priorities to free some.  Whatever is left, clean by then,
+	 * goes in the next call.
+	 */
 	reclaimed = try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL);
-	assert_int_equal(reclaimed, 0);
 	assert_true(wb_flusher_nr_wakeups() >= 1);
 	wb_flusher_wait_idle();
 	assert_int_equal(stat_of(NR_FILE_DIRTY), 0);
@@ -218,8 +223,9 @@ static void test_flusher_woken_by_reclaim(void **state)
 		file_store_read(file, i, buf);
 		check_page(buf, i);
 	}
-	reclaimed = try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL);
+	reclaimed += try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL);
 	assert_int_equal(reclaimed, 32);
+	assert_int_equal(stat_of(NR_FILE_PAGES), 0);
 	wb_flusher_stop();
 	file_free(file);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
