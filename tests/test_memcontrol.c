@@ -33,6 +33,8 @@
 #include <lrulab/switches.h>
 #include <lrulab/vmstat.h>
 
+#include "cpu_test.h"
+
 /* mm_init.c owns these; weak so that the test also links alone */
 __attribute__((weak)) int nr_node_ids;
 __attribute__((weak)) struct pglist_data *node_data[MAX_NUMNODES];
@@ -142,32 +144,6 @@ static void folio_make_large(struct folio *f, unsigned int order)
 }
 
 /* ---- running something as another model CPU ---- */
-
-struct on_cpu {
-	int cpu;
-	void (*fn)(void *);
-	void *arg;
-};
-
-static void *on_cpu_thread(void *p)
-{
-	struct on_cpu *oc = p;
-
-	if (cpu_enter(oc->cpu, false))
-		abort();
-	oc->fn(oc->arg);
-	cpu_exit();
-	return NULL;
-}
-
-static void run_on_cpu(int cpu, void (*fn)(void *), void *arg)
-{
-	struct on_cpu oc = { cpu, fn, arg };
-	pthread_t t;
-
-	assert_int_equal(pthread_create(&t, NULL, on_cpu_thread, &oc), 0);
-	assert_int_equal(pthread_join(t, NULL), 0);
-}
 
 /* A thread that is not a model CPU (smp_processor_id() == -1). */
 static void *nocpu_thread(void *p)

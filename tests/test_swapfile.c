@@ -27,6 +27,8 @@
 #include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
 
+#include "cpu_test.h"
+
 #define NR_CPUS 4
 /* folios that one test can hold in the swap cache at once */
 #define MAX_FOLIOS 2048
@@ -96,35 +98,6 @@ static void expect_clusters(unsigned long free_, unsigned long nonfull, unsigned
 	assert_int_equal(st.nr_nonfull, nonfull);
 	assert_int_equal(st.nr_full, full);
 	assert_int_equal(st.nr_percpu, percpu);
-}
-
-/* Run @fn on another thread, as model CPU @cpu (-1: as no CPU at all). */
-struct on_cpu {
-	int cpu;
-	void (*fn)(void *);
-	void *arg;
-};
-
-static void *on_cpu_thread(void *p)
-{
-	struct on_cpu *oc = p;
-
-	if (oc->cpu >= 0 && cpu_enter(oc->cpu, false))
-		return p;
-	oc->fn(oc->arg);
-	cpu_exit();
-	return NULL;
-}
-
-static void run_on_cpu(int cpu, void (*fn)(void *), void *arg)
-{
-	struct on_cpu oc = { cpu, fn, arg };
-	pthread_t t;
-	void *ret;
-
-	assert_int_equal(pthread_create(&t, NULL, on_cpu_thread, &oc), 0);
-	assert_int_equal(pthread_join(t, &ret), 0);
-	assert_null(ret);
 }
 
 /* Allocates for folios[*arg] and leaves the slot there. */
