@@ -65,6 +65,31 @@ static void check_page(const unsigned long *page, unsigned long i)
 	assert_int_equal(page[(i + 1) % 512], 0);
 }
 
+/* Write pages [0, @n) of @file with their pattern. */
+static void write_pages(struct address_space *file, unsigned long n)
+{
+	unsigned long buf[PAGE_SIZE / sizeof(long)], i;
+
+	for (i = 0; i < n; i++) {
+		fill(buf, i);
+		assert_int_equal(file_write_page(file, i, memcg, buf), 0);
+	}
+}
+
+/* Check pages [0, @n): through the page cache, or the store itself. */
+static void check_pages(struct address_space *file, unsigned long n, bool store)
+{
+	unsigned long buf[PAGE_SIZE / sizeof(long)], i;
+
+	for (i = 0; i < n; i++) {
+		if (store)
+			file_store_read(file, i, buf);
+		else
+			assert_int_equal(file_read_page(file, i, memcg, buf), 0);
+		check_page(buf, i);
+	}
+}
+
 static void test_read_fills_file_lru(void **state)
 {
 	struct address_space *file = file_setup(8);
@@ -102,22 +127,15 @@ static void test_read_fills_file_lru(void **state)
 static void test_clean_reclaim_refault(void **state)
 {
 	struct address_space *file = file_setup(64);
-	unsigned long buf[PAGE_SIZE / sizeof(long)];
-	unsigned long i, reclaimed;
+	unsigned long reclaimed;
 
-	for (i = 0; i < 64; i++) {
-		fill(buf, i);
-		assert_int_equal(file_write_page(file, i, memcg, buf), 0);
-	}
+	write_pages(file, 64);
 	lru_add_drain();
 	assert_int_equal(stat_of(NR_FILE_DIRTY), 64);
 	assert_int_equal(filemap_write_and_wait(file), 64);
 	assert_int_equal(stat_of(NR_FILE_DIRTY), 0);
 	assert_int_equal(stat_of(NR_WRITEBACK), 0);
-	for (i = 0; i < 64; i++) {
-		file_store_read(file, i, buf);
-		check_page(buf, i);
-	}
+	check_pages(file, 64, true);
 
 	/* no swap: file only; once-read folios are reclaimed clean */
 	reclaimed = try_to_free_mem_cgroup_pages(memcg, 64, MEMCG_RECLAIM_MAY_SWAP, NULL);
@@ -128,10 +146,7 @@ static void test_clean_reclaim_refault(void **state)
 	assert_int_equal(mem_cgroup_usage(memcg) - memcg_stock_pages(memcg), 0);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 
-	for (i = 0; i < 64; i++) {
-		assert_int_equal(file_read_page(file, i, memcg, buf), 0);
-		check_page(buf, i);
-	}
+	check_pages(file, 64, false);
 	assert_int_equal(stat_of(WORKINGSET_REFAULT_FILE), 64);
 	assert_int_equal(atomic_long_read(&file->nrswapped), 0);
 	assert_int_equal(stat_of(NR_FILE_PAGES), 64);
@@ -147,13 +162,9 @@ static void test_clean_reclaim_refault(void **state)
 static void test_dirty_left_to_writeback(void **state)
 {
 	struct address_space *file = file_setup(32);
-	unsigned long buf[PAGE_SIZE / sizeof(long)];
 	unsigned long i, reclaimed;
 
-	for (i = 0; i < 32; i++) {
-		fill(buf, i);
-		assert_int_equal(file_write_page(file, i, memcg, buf), 0);
-	}
+	write_pages(file, 32);
 	lru_add_drain();
 	/*
 	 * Every scan of a dirty folio leaves it to writeback and activates
@@ -183,10 +194,7 @@ static void test_dirty_left_to_writeback(void **state)
 
 	reclaimed = try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL);
 	assert_int_equal(reclaimed, 32);
-	for (i = 0; i < 32; i++) {
-		assert_int_equal(file_read_page(file, i, memcg, buf), 0);
-		check_page(buf, i);
-	}
+	check_pages(file, 32, false);
 	file_free(file);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
@@ -198,15 +206,11 @@ static void test_dirty_left_to_writeback(void **state)
 static void test_flusher_woken_by_reclaim(void **state)
 {
 	struct address_space *file = file_setup(32);
-	unsigned long buf[PAGE_SIZE / sizeof(long)];
-	unsigned long i, reclaimed;
+	unsigned long reclaimed;
 
 	assert_int_equal(wb_flusher_run(1), 0);
 	assert_int_equal(wb_flusher_run(1), -EBUSY);
-	for (i = 0; i < 32; i++) {
-		fill(buf, i);
-		assert_int_equal(file_write_page(file, i, memcg, buf), 0);
-	}
+	write_pages(file, 32);
 	lru_add_drain();
 	assert_int_equal(wb_flusher_nr_wakeups(), 0);
 	/*
@@ -219,10 +223,7 @@ static void test_flusher_woken_by_reclaim(void **state)
 	assert_true(wb_flusher_nr_wakeups() >= 1);
 	wb_flusher_wait_idle();
 	assert_int_equal(stat_of(NR_FILE_DIRTY), 0);
-	for (i = 0; i < 32; i++) {
-		file_store_read(file, i, buf);
-		check_page(buf, i);
-	}
+	check_pages(file, 32, true);
 	reclaimed += try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL);
 	assert_int_equal(reclaimed, 32);
 	assert_int_equal(stat_of(NR_FILE_PAGES), 0);
