@@ -51,6 +51,7 @@ static const struct option bench_long_options[] = {
 	{ "without", required_argument, NULL, 'W' },
 	{ "fault-work", required_argument, NULL, 'F' },
 	{ "flush-ms", required_argument, NULL, 'R' },
+	{ "swap", required_argument, NULL, 'S' },
 	{ "profile-hold", no_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
@@ -68,6 +69,8 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 		fprintf(f, " [--type shmem|anon]");
 	if (!w || (w->opts & BENCH_OPT_MAX))
 		fprintf(f, " [--max SIZE]");
+	if (!w || (w->opts & BENCH_OPT_SWAP))
+		fprintf(f, " [--swap zstd|copy]");
 	fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--folio-size 4K|16K|32K|64K]\n"
 		   "       [--seconds S | --loops N] [--memcgs N] [--lock IMPL]\n"
 		   "       [--with SWITCH]... [--without SWITCH]... [--fault-work NS]\n"
@@ -229,6 +232,18 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 			if (parse_long(prog, "--fault-work", optarg, 0, 1000000, &v))
 				return 2;
 			o->fault_work_ns = (unsigned long)v;
+			break;
+		case 'S':
+			if (!(w->opts & BENCH_OPT_SWAP)) {
+				fprintf(stderr, "%s: --swap: %s runs without swap\n", prog, w->name);
+				return 2;
+			}
+			if (strcmp(optarg, "zstd") && strcmp(optarg, "copy")) {
+				fprintf(stderr, "%s: --swap: unknown store '%s' (zstd or copy)\n",
+					prog, optarg);
+				return 2;
+			}
+			o->swap_copy = !strcmp(optarg, "copy");
 			break;
 		case 'R':
 			if (parse_long(prog, "--flush-ms", optarg, 0, 60000, &o->flush_ms))

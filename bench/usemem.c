@@ -246,7 +246,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		lrulab_switches_clear();
 		return err;
 	}
-	if (swapon(total + 64, SWAP_STORE_ZSTD)) {
+	if (swapon(total + 64, o->swap_copy ? SWAP_STORE_COPY : SWAP_STORE_ZSTD)) {
 		lrulab_exit();
 		lrulab_switches_clear();
 		return -ENOMEM;
@@ -258,9 +258,9 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		return -ENOMEM;
 	oversubscribed = lrulab_oversubscribed();
 	if (text)
-		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random %s, leaf memory.max %lu KiB, %s%.0u%s, %.1f s, vmstat-scan-cost %s%s\n",
+		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random %s, leaf memory.max %lu KiB, swap %s, %s%.0u%s, %.1f s, vmstat-scan-cost %s%s\n",
 			threads, o->mem >> 10, type, o->regular ? "reads" : "writes",
-			max * (PAGE_SIZE >> 10),
+			max * (PAGE_SIZE >> 10), o->swap_copy ? "copy" : "zstd",
 			cfg.memcg_flush_ms ? "memcg flush every " : "no memcg flusher",
 			cfg.memcg_flush_ms, cfg.memcg_flush_ms ? " ms" : "", o->seconds,
 			lrulab_switches[SW_VMSTAT_SCAN_COST] ? "on" : "off",
@@ -354,6 +354,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	json_object_set_new(j, "mem_per_thread", json_integer(o->mem));
 	json_object_set_new(j, "memory_max", json_integer(max * PAGE_SIZE));
 	json_object_set_new(j, "memcg_flush_ms", json_integer(cfg.memcg_flush_ms));
+	json_object_set_new(j, "swap_store", json_string(o->swap_copy ? "copy" : "zstd"));
 	json_object_set_new(j, "seconds", json_real(secs));
 	json_object_set_new(j, "accesses", json_integer(accesses));
 	/* the workload's rate, for `lrulab ab`'s default metric */
@@ -504,8 +505,9 @@ const struct bench_workload usemem_workload = {
 		   "continuous reclaim, swap-out and refaults.  --mem is the working set per thread\n"
 		   "(default 8M), --seconds the measured window after the prefault (default 2).\n"
 		   "--type file reads a regular file at random instead: clean page cache dropped\n"
-		   "and refaulted, no swap.",
-	.opts = BENCH_OPT_TYPE | BENCH_OPT_MAX | BENCH_OPT_TYPE_FILE,
+		   "and refaulted, no swap.  --swap copy stores swapped pages with memcpy instead of\n"
+		   "zstd (zram's cost per page, the default).",
+	.opts = BENCH_OPT_TYPE | BENCH_OPT_MAX | BENCH_OPT_TYPE_FILE | BENCH_OPT_SWAP,
 	.defaults = usemem_defaults,
 	.main = usemem_main,
 };

@@ -89,6 +89,8 @@ bad "$B" bench usemem --max 64M --mem 1M
 bad "$B" bench usemem --threads 2 --mem 1M
 bad "$B" bench usemem --type hugetlb
 bad "$B" bench fault-free --type file
+bad "$B" bench fault-free --swap copy
+bad "$B" bench usemem --swap lz4
 bad "$B" bench usemem --with lru-stat-batch
 bad "$B" bench usemem --with no-such-switch
 bad "$B" bench usemem --with vmstat-scan-cost --without vmstat-scan-cost
@@ -163,6 +165,7 @@ grep -q '"switches":\["vmstat-scan-cost"\]' "$out" || fail "bench usemem --json:
 "$LRULAB" bench usemem --threads 1 --mem 4M --seconds 0.05 --flush-ms 5 >"$out" 2>"$err"
 grep -q 'memcg flush every 5 ms' "$out" || fail "bench usemem --flush-ms 5: period not in the header"
 good 'no difference' ab --reps 1 --metric threads -- usemem --threads 1 --mem 2M --seconds 0.05
+good 'swap copy' bench usemem --threads 1 --mem 4M --seconds 0.05 --swap copy
 # a regular file read at random: clean page cache dropped and refaulted, nothing swapped
 "$LRULAB" bench usemem --type file --threads 1 --mem 4M --seconds 0.05 --json >"$out" 2>"$err" ||
 	fail "bench usemem --type file: exit $?"
