@@ -64,7 +64,7 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 
 	fprintf(f, "usage: lrulab bench %s", name);
 	if (w && (w->opts & BENCH_OPT_TYPE_FILE))
-		fprintf(f, " [--type anon|shmem|file]");
+		fprintf(f, " [--type anon|shmem|file|mixed]");
 	else if (!w || (w->opts & BENCH_OPT_TYPE))
 		fprintf(f, " [--type shmem|anon]");
 	if (!w || (w->opts & BENCH_OPT_MAX))
@@ -159,19 +159,21 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 					prog, w->name);
 				return 2;
 			}
-			if (!strcmp(optarg, "file") && (w->opts & BENCH_OPT_TYPE_FILE)) {
+			if ((!strcmp(optarg, "file") || !strcmp(optarg, "mixed")) &&
+			    (w->opts & BENCH_OPT_TYPE_FILE)) {
 				o->regular = true;
+				o->mixed = !strcmp(optarg, "mixed");
 				o->shmem = false;
 				break;
 			}
 			if (strcmp(optarg, "shmem") && strcmp(optarg, "anon")) {
 				fprintf(stderr, "%s: --type: unknown type '%s' (shmem%s or anon)\n",
 					prog, optarg,
-					(w->opts & BENCH_OPT_TYPE_FILE) ? ", file" : "");
+					(w->opts & BENCH_OPT_TYPE_FILE) ? ", file, mixed" : "");
 				return 2;
 			}
 			o->shmem = !strcmp(optarg, "shmem");
-			o->regular = false;
+			o->regular = o->mixed = false;
 			break;
 		case 'm':
 			if (parse_size(prog, "--mem", optarg, &o->mem))

@@ -72,11 +72,17 @@ static void usemem_oom_snapshot(struct usemem_thread *t)
 	}
 }
 
-/* One access: a write through the mapping, or a read(2) of a regular file. */
+/*
+ * One access: a write through the mapping, or a read(2) of a regular
+ * file; --type mixed has the anon half of the working set first, then
+ * the file half.
+ */
 static int usemem_touch(struct usemem_thread *t, unsigned long page)
 {
-	if (t->o->regular)
-		return file_read_page(t->file, page, t->memcg, NULL);
+	unsigned long anon = t->o->mixed ? t->o->mem / PAGE_SIZE / 2 : 0;
+
+	if (t->o->regular && page >= anon)
+		return file_read_page(t->file, page - anon, t->memcg, NULL);
 	return mm_access(t->vma, t->vma->vm_start + page * PAGE_SIZE, true) ? -ENOMEM : 0;
 }
 
@@ -220,7 +226,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	unsigned long max = usemem_max_pages(o, threads);
 	unsigned long span = 1UL << MAX_PAGE_ORDER, ev0[NR_VM_EVENT_ITEMS], ev1[NR_VM_EVENT_ITEMS];
 	unsigned long refaults, refaults_file, scan, steal, accesses = 0;
-	const char *type = o->regular ? "file" : o->shmem ? "shmem" : "anon";
+	const char *type = o->mixed ? "mixed" : o->regular ? "file" : o->shmem ? "shmem" : "anon";
 	struct mem_cgroup *parent, *leaf;
 	struct usemem_thread *t;
 	pthread_barrier_t start;
@@ -259,7 +265,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	oversubscribed = lrulab_oversubscribed();
 	if (text)
 		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random %s, leaf memory.max %lu KiB, swap %s, %s%.0u%s, %.1f s, vmstat-scan-cost %s%s\n",
-			threads, o->mem >> 10, type, o->regular ? "reads" : "writes",
+			threads, o->mem >> 10, type,
+			o->mixed ? "anon writes and file reads" : o->regular ? "reads" : "writes",
 			max * (PAGE_SIZE >> 10), o->swap_copy ? "copy" : "zstd",
 			cfg.memcg_flush_ms ? "memcg flush every " : "no memcg flusher",
 			cfg.memcg_flush_ms, cfg.memcg_flush_ms ? " ms" : "", o->seconds,
@@ -270,8 +277,12 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		t[i] = (struct usemem_thread){ .cpu = i, .o = o, .memcg = leaf,
 					       .start = &start, .stop = &stop };
 		if (o->regular) {
-			t[i].file = file_setup(pages);
-			if (!t[i].file)
+			unsigned long anon = o->mixed ? pages / 2 : 0;
+
+			t[i].file = file_setup(pages - anon);
+			t[i].mm = anon ? mm_alloc(leaf) : NULL;
+			t[i].vma = t[i].mm ? mmap_anon(t[i].mm, anon * PAGE_SIZE, 0) : NULL;
+			if (!t[i].file || (anon && !t[i].vma))
 				return -ENOMEM;
 			pthread_create(&t[i].tid, NULL, usemem_worker, &t[i]);
 			continue;
@@ -311,8 +322,9 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	refaults_file = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_FILE) -
 			refaults_file;
 	/* all reclaim is the leaf's and it is direct: the type sums are pgscan_direct */
-	scan = ev1[PGSCAN_ANON] - ev0[PGSCAN_ANON] + ev1[PGSCAN_FILE] - ev0[PGSCAN_FILE];
-	steal = ev1[PGSTEAL_ANON] - ev0[PGSTEAL_ANON] + ev1[PGSTEAL_FILE] - ev0[PGSTEAL_FILE];
+#define d(item) (ev1[item] - ev0[item])
+	scan = d(PGSCAN_ANON) + d(PGSCAN_FILE);
+	steal = d(PGSTEAL_ANON) + d(PGSTEAL_FILE);
 	pthread_barrier_destroy(&start);
 	lockstat_read_class("lru_lock", &lru);
 	cost_sites(&cost_acq, &cost_wait);
@@ -322,13 +334,20 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		fprintf(text, "\n%-32s %14s\n", "", "per second");
 		fprintf(text, "%-32s %14.0f\n", "pgscan_direct", scan / secs);
 		fprintf(text, "%-32s %14.0f\n", "pgsteal_direct", steal / secs);
+		if (o->mixed) {
+			/* what the scan balance decided: get_scan_count's split */
+			fprintf(text, "%-32s %14.0f\n", "pgscan_anon", d(PGSCAN_ANON) / secs);
+			fprintf(text, "%-32s %14.0f\n", "pgscan_file", d(PGSCAN_FILE) / secs);
+			fprintf(text, "%-32s %14.0f\n", "pgsteal_anon", d(PGSTEAL_ANON) / secs);
+			fprintf(text, "%-32s %14.0f\n", "pgsteal_file", d(PGSTEAL_FILE) / secs);
+		}
 		fprintf(text, "%-32s %14.0f\n", "workingset_refault_anon", refaults / secs);
 		if (o->regular)
 			fprintf(text, "%-32s %14.0f\n", "workingset_refault_file",
 				refaults_file / secs);
 		fprintf(text, "%-32s %14.0f\n", "pswpout", (ev1[PSWPOUT] - ev0[PSWPOUT]) / secs);
-		fprintf(text, "%-32s %14.0f\n", o->regular ? "random reads" : "random writes",
-			accesses / secs);
+		fprintf(text, "%-32s %14.0f\n", o->mixed ? "random accesses" :
+			o->regular ? "random reads" : "random writes", accesses / secs);
 		fprintf(text, "\n");
 		lockstat_print(text, LOCKSTAT_SORT_WAIT_TOTAL);
 		fprintf(text, "\nlru_lock: %llu acquisitions, %.3f ms total wait; cost sites (lru_note_cost_*, prepare_scan_control): %llu acquisitions, %.3f ms wait\n",
@@ -361,6 +380,12 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	json_object_set_new(j, "pages_per_sec", json_real(accesses / secs));
 	json_object_set_new(j, "pgscan", json_integer(scan));
 	json_object_set_new(j, "pgsteal", json_integer(steal));
+	json_object_set_new(j, "pgscan_anon", json_integer(d(PGSCAN_ANON)));
+	json_object_set_new(j, "pgscan_file", json_integer(d(PGSCAN_FILE)));
+	json_object_set_new(j, "pgsteal_anon", json_integer(d(PGSTEAL_ANON)));
+	json_object_set_new(j, "pgsteal_file", json_integer(d(PGSTEAL_FILE)));
+	json_object_set_new(j, "pgsteal_anon_per_sec", json_real(d(PGSTEAL_ANON) / secs));
+	json_object_set_new(j, "pgsteal_file_per_sec", json_real(d(PGSTEAL_FILE) / secs));
 	json_object_set_new(j, "workingset_refault_anon", json_integer(refaults));
 	json_object_set_new(j, "pgscan_per_sec", json_real(scan / secs));
 	json_object_set_new(j, "pgsteal_per_sec", json_real(steal / secs));
@@ -383,6 +408,10 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		for (i = 0; i < threads; i++) {
 			if (o->regular) {
 				file_free(t[i].file);
+				if (!t[i].vma)
+					continue;
+				munmap_vma(t[i].vma);
+				mmput(t[i].mm);
 				continue;
 			}
 			munmap_vma(t[i].vma);
@@ -418,6 +447,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	lrulab_exit();
 	lrulab_switches_clear();
 	return err || bad ? 1 : 0;
+#undef d
 }
 
 static void usemem_defaults(struct bench_opts *o)
@@ -505,7 +535,8 @@ const struct bench_workload usemem_workload = {
 		   "continuous reclaim, swap-out and refaults.  --mem is the working set per thread\n"
 		   "(default 8M), --seconds the measured window after the prefault (default 2).\n"
 		   "--type file reads a regular file at random instead: clean page cache dropped\n"
-		   "and refaulted, no swap.  --swap copy stores swapped pages with memcpy instead of\n"
+		   "and refaulted, no swap; --type mixed splits the working set between anon\n"
+		   "writes and file reads, so the anon/file scan balance decides.  --swap copy stores swapped pages with memcpy instead of\n"
 		   "zstd (zram's cost per page, the default).",
 	.opts = BENCH_OPT_TYPE | BENCH_OPT_MAX | BENCH_OPT_TYPE_FILE | BENCH_OPT_SWAP,
 	.defaults = usemem_defaults,

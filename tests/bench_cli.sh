@@ -166,6 +166,12 @@ grep -q '"switches":\["vmstat-scan-cost"\]' "$out" || fail "bench usemem --json:
 grep -q 'memcg flush every 5 ms' "$out" || fail "bench usemem --flush-ms 5: period not in the header"
 good 'no difference' ab --reps 1 --metric threads -- usemem --threads 1 --mem 2M --seconds 0.05
 good 'swap copy' bench usemem --threads 1 --mem 4M --seconds 0.05 --swap copy
+# anon writes and file reads: reclaim takes from both lists
+"$LRULAB" bench usemem --type mixed --threads 1 --mem 8M --seconds 0.1 --json >"$out" 2>"$err" ||
+	fail "bench usemem --type mixed: exit $?"
+grep -q '"type":"mixed"' "$out" || fail "bench usemem --type mixed: type not mixed"
+grep -q '"pgsteal_anon":0,' "$out" && fail "bench usemem --type mixed: no anon reclaimed"
+grep -q '"pgsteal_file":0,' "$out" && fail "bench usemem --type mixed: no file reclaimed"
 # a regular file read at random: clean page cache dropped and refaulted, nothing swapped
 "$LRULAB" bench usemem --type file --threads 1 --mem 4M --seconds 0.05 --json >"$out" 2>"$err" ||
 	fail "bench usemem --type file: exit $?"

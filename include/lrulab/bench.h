@@ -25,13 +25,14 @@
 /* Options a workload accepts on top of the common ones. */
 #define BENCH_OPT_TYPE		(1U << 0)	/* --type shmem|anon */
 #define BENCH_OPT_MAX		(1U << 1)	/* --max SIZE: the leaf's memory.max */
-#define BENCH_OPT_TYPE_FILE	(1U << 2)	/* --type file: a regular file */
+#define BENCH_OPT_TYPE_FILE	(1U << 2)	/* --type file|mixed: a regular file */
 #define BENCH_OPT_SWAP		(1U << 3)	/* --swap zstd|copy: how swap stores a page */
 
 struct bench_opts {
 	const char *workload;
 	bool shmem;
-	bool regular;			/* --type file */
+	bool regular;			/* --type file (or mixed) */
+	bool mixed;			/* --type mixed: half anon, half file */
 	bool swap_copy;			/* --swap copy: memcpy instead of zstd */
 	long threads[BENCH_MAX_THREAD_COUNTS];
 	int nr_threads;
