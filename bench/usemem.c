@@ -536,8 +536,8 @@ const struct bench_workload usemem_workload = {
 		   "(default 8M), --seconds the measured window after the prefault (default 2).\n"
 		   "--type file reads a regular file at random instead: clean page cache dropped\n"
 		   "and refaulted, no swap; --type mixed splits the working set between anon\n"
-		   "writes and file reads, so the anon/file scan balance decides.  --swap copy stores swapped pages with memcpy instead of\n"
-		   "zstd (zram's cost per page, the default).",
+		   "writes and file reads, so the anon/file scan balance decides.  --swap copy\n"
+		   "stores swapped pages with memcpy instead of zstd (zram's cost, the default).",
 	.opts = BENCH_OPT_TYPE | BENCH_OPT_MAX | BENCH_OPT_TYPE_FILE | BENCH_OPT_SWAP,
 	.defaults = usemem_defaults,
 	.main = usemem_main,
