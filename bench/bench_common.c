@@ -71,10 +71,15 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 		fprintf(f, " [--max SIZE]");
 	if (!w || (w->opts & BENCH_OPT_SWAP))
 		fprintf(f, " [--swap zstd|copy]");
-	fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--folio-size 4K|16K|32K|64K]\n"
-		   "       [--seconds S | --loops N] [--memcgs N] [--lock IMPL]\n"
-		   "       [--with SWITCH]... [--without SWITCH]... [--fault-work NS]\n"
-		   "       [--flush-ms MS] [--profile-hold] [--json]\n");
+	/* a workload with its own model (usemem) takes the common options only */
+	if (w && w->main)
+		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--seconds S] [--lock IMPL]\n"
+			   "       [--with SWITCH]... [--without SWITCH]... [--flush-ms MS] [--json]\n");
+	else
+		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--folio-size 4K|16K|32K|64K]\n"
+			   "       [--seconds S | --loops N] [--memcgs N] [--lock IMPL]\n"
+			   "       [--with SWITCH]... [--without SWITCH]... [--fault-work NS]\n"
+			   "       [--flush-ms MS] [--profile-hold] [--json]\n");
 	if (w)
 		fprintf(f, "\n%s\n", w->summary);
 	fprintf(f, "\nswitches: %s\nlocks: qspinlock ticket tas pthread-spin mutex\n",
