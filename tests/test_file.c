@@ -206,7 +206,7 @@ static void test_dirty_left_to_writeback(void **state)
 static void test_flusher_woken_by_reclaim(void **state)
 {
 	struct address_space *file = file_setup(32);
-	unsigned long reclaimed;
+	unsigned long i, reclaimed;
 
 	assert_int_equal(wb_flusher_run(1), 0);
 	assert_int_equal(wb_flusher_run(1), -EBUSY);
@@ -224,7 +224,13 @@ static void test_flusher_woken_by_reclaim(void **state)
 	wb_flusher_wait_idle();
 	assert_int_equal(stat_of(NR_FILE_DIRTY), 0);
 	check_pages(file, 32, true);
-	reclaimed += try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL);
+	/*
+	 * A folio the first call had isolated when its writeback ended missed
+	 * its rotation and is still active: a call that frees others returns
+	 * before forcing deactivation, so it may take one more.
+	 */
+	for (i = 0; i < 4 && reclaimed < 32; i++)
+		reclaimed += try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL);
 	assert_int_equal(reclaimed, 32);
 	assert_int_equal(stat_of(NR_FILE_PAGES), 0);
 	wb_flusher_stop();
