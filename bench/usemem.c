@@ -124,27 +124,6 @@ static void *usemem_worker(void *arg)
 	return NULL;
 }
 
-/* lru_lock acquisitions and wait of the cost-recording sites (the s1 mail's) */
-static void cost_sites(u64 *acquired, u64 *wait_ns)
-{
-	int id;
-
-	*acquired = *wait_ns = 0;
-	for (id = 0; id < lockstat_nr_sites(); id++) {
-		struct lock_site *site = lockstat_site(id);
-		struct lock_stat st;
-
-		if (!site || strcmp(site->cls, "lru_lock") ||
-		    (strcmp(site->caller, "lru_note_cost_unlock_irq") &&
-		     strcmp(site->caller, "lru_note_cost_refault") &&
-		     strcmp(site->caller, "prepare_scan_control")))
-			continue;
-		lockstat_read(site, &st);
-		*acquired += st.acquired;
-		*wait_ns += st.wait_total_ns;
-	}
-}
-
 /* The leaf's memory.max in pages for @threads threads of @o. */
 static unsigned long usemem_max_pages(const struct bench_opts *o, long threads)
 {
@@ -231,8 +210,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	struct usemem_thread *t;
 	pthread_barrier_t start;
 	volatile int stop = 0;
-	struct lock_stat lru;
-	u64 cost_acq, cost_wait;
+	struct lock_stat lru, cost;
 	bool oversubscribed;
 	json_t *j, *sw;
 	double t0, secs;
@@ -327,7 +305,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	steal = d(PGSTEAL_ANON) + d(PGSTEAL_FILE);
 	pthread_barrier_destroy(&start);
 	lockstat_read_class("lru_lock", &lru);
-	cost_sites(&cost_acq, &cost_wait);
+	lru_cost_sites_read(&cost);
 
 	if (text) {
 		/* cgroup reclaim counts pgscan_direct in the memcg; the anon totals are the same */
@@ -352,10 +330,10 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		lockstat_print(text, LOCKSTAT_SORT_WAIT_TOTAL);
 		fprintf(text, "\nlru_lock: %llu acquisitions, %.3f ms total wait; cost sites (lru_note_cost_*, prepare_scan_control): %llu acquisitions, %.3f ms wait\n",
 			(unsigned long long)lru.acquired, lru.wait_total_ns / 1e6,
-			(unsigned long long)cost_acq, cost_wait / 1e6);
+			(unsigned long long)cost.acquired, cost.wait_total_ns / 1e6);
 		fprintf(text, "\nfigures that hold on any machine:\n");
 		fprintf(text, "  lru_lock acquisitions per 1000 reclaimed pages: %.1f (cost sites %.1f)\n",
-			per_1k(lru.acquired, steal), per_1k(cost_acq, steal));
+			per_1k(lru.acquired, steal), per_1k(cost.acquired, steal));
 	}
 
 	j = json_object();
@@ -398,10 +376,10 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	json_object_set_new(j, "lru_lock_wait_total_ns", json_integer(lru.wait_total_ns));
 	json_object_set_new(j, "lru_lock_acquisitions_per_1k_reclaimed",
 			    json_real(per_1k(lru.acquired, steal)));
-	json_object_set_new(j, "cost_sites_acquired", json_integer(cost_acq));
-	json_object_set_new(j, "cost_sites_wait_total_ns", json_integer(cost_wait));
+	json_object_set_new(j, "cost_sites_acquired", json_integer(cost.acquired));
+	json_object_set_new(j, "cost_sites_wait_total_ns", json_integer(cost.wait_total_ns));
 	json_object_set_new(j, "cost_sites_acquisitions_per_1k_reclaimed",
-			    json_real(per_1k(cost_acq, steal)));
+			    json_real(per_1k(cost.acquired, steal)));
 	json_object_set_new(j, "locks", bench_locks_json());
 
 	if (cpu_enter(0, false) == 0) {

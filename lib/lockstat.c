@@ -263,16 +263,31 @@ void lockstat_read(const struct lock_site *site, struct lock_stat *out)
 	pthread_mutex_unlock(&block_mutex);
 }
 
-void lockstat_read_class(const char *cls, struct lock_stat *out)
+static bool caller_listed(const char *caller, const char *const *callers)
+{
+	for (; *callers; callers++)
+		if (!strcmp(caller, *callers))
+			return true;
+	return false;
+}
+
+void lockstat_read_callers(const char *cls, const char *const *callers,
+			   struct lock_stat *out)
 {
 	int id, n = lockstat_nr_sites();
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&block_mutex);
 	for (id = 0; id < n; id++)
-		if (!strcmp(site_table[id]->cls, cls))
+		if (!strcmp(site_table[id]->cls, cls) &&
+		    (!callers || caller_listed(site_table[id]->caller, callers)))
 			read_id(id, out);
 	pthread_mutex_unlock(&block_mutex);
+}
+
+void lockstat_read_class(const char *cls, struct lock_stat *out)
+{
+	lockstat_read_callers(cls, NULL, out);
 }
 
 /*

@@ -62,6 +62,16 @@ void lru_cost_decay(unsigned long *anon_cost, unsigned long *file_cost,
 	}
 }
 
+void lru_cost_sites_read(struct lock_stat *out)
+{
+	static const char *const callers[] = {
+		"lru_note_cost_unlock_irq", "lru_note_cost_refault",
+		"prepare_scan_control", NULL,
+	};
+
+	lockstat_read_callers("lru_lock", callers, out);
+}
+
 void lru_note_cost_unlock_irq(struct lruvec *lruvec, bool file,
 			      unsigned int nr_io, unsigned int nr_rotated)
 {

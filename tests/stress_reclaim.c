@@ -183,9 +183,10 @@ static void run(bool scan_cost)
 {
 	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
 	struct worker *w = calloc(NR_WORKERS, sizeof(*w));
-	unsigned long free_before, lru_lock_cost = 0;
+	unsigned long free_before, lru_lock_cost;
+	struct lock_stat cost;
 	pthread_t control;
-	int i, id;
+	int i;
 
 	if (!w)
 		die("out of memory");
@@ -248,18 +249,8 @@ static void run(bool scan_cost)
 	if (lrulab_check_invariants(true, stderr))
 		die("invariants violated with the model quiescent");
 
-	for (id = 0; id < lockstat_nr_sites(); id++) {
-		struct lock_site *site = lockstat_site(id);
-		struct lock_stat st;
-
-		if (!site || strcmp(site->cls, "lru_lock") ||
-		    (strcmp(site->caller, "lru_note_cost_unlock_irq") &&
-		     strcmp(site->caller, "lru_note_cost_refault") &&
-		     strcmp(site->caller, "prepare_scan_control")))
-			continue;
-		lockstat_read(site, &st);
-		lru_lock_cost += st.acquired;
-	}
+	lru_cost_sites_read(&cost);
+	lru_lock_cost = cost.acquired;
 	if (scan_cost ? lru_lock_cost != 0 : lru_lock_cost == 0)
 		die("cost sites took lru_lock against the switch");
 

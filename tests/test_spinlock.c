@@ -400,6 +400,14 @@ static void test_lockstat_counts(void **state)
 	assert_int_equal(st.acquired, 2);
 	lockstat_read_class("no such class", &st);
 	assert_stat_zero(&st);
+
+	/* some callers of one class: take_a and try_e, not take_b */
+	{
+		static const char *const callers[] = { "take_a", "try_e", "take_c", NULL };
+
+		lockstat_read_callers("tcls", callers, &st);
+		assert_int_equal(st.acquired, 3 + 1);
+	}
 }
 
 static void test_lockstat_disabled(void **state)

@@ -604,23 +604,10 @@ static void test_max_write(void **state)
 /* lru_lock acquisitions from the cost sites, summed over their sites */
 static u64 cost_site_acquisitions(void)
 {
-	u64 sum = 0;
-	int id;
+	struct lock_stat st;
 
-	for (id = 0; id < lockstat_nr_sites(); id++) {
-		struct lock_site *site = lockstat_site(id);
-		struct lock_stat st;
-
-		if (!site || strcmp(site->cls, "lru_lock"))
-			continue;
-		if (strcmp(site->caller, "lru_note_cost_unlock_irq") &&
-		    strcmp(site->caller, "lru_note_cost_refault") &&
-		    strcmp(site->caller, "prepare_scan_control"))
-			continue;
-		lockstat_read(site, &st);
-		sum += st.acquired;
-	}
-	return sum;
+	lru_cost_sites_read(&st);
+	return st.acquired;
 }
 
 static u64 cost_lock_acquisitions(void)

@@ -141,6 +141,9 @@ struct lock_site *lockstat_site(int id);
 void lockstat_read(const struct lock_site *site, struct lock_stat *out);
 /* Sum over all sites of one class ("lru_lock"). */
 void lockstat_read_class(const char *cls, struct lock_stat *out);
+/* The same over the sites whose caller is in NULL-terminated @callers. */
+void lockstat_read_callers(const char *cls, const char *const *callers,
+			   struct lock_stat *out);
 void lockstat_reset(void);
 
 enum lockstat_sort {

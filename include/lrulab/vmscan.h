@@ -102,6 +102,12 @@ unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data
 void lru_note_cost_unlock_irq(struct lruvec *lruvec, bool file,
 			      unsigned int nr_io, unsigned int nr_rotated);
 void lru_note_cost_refault(struct folio *folio);
+/*
+ * The lock statistics of the s1 mail's cost sites summed: lru_lock taken
+ * to record a cost (lru_note_cost_unlock_irq, lru_note_cost_refault) or
+ * to snapshot it (prepare_scan_control).
+ */
+void lru_cost_sites_read(struct lock_stat *out);
 /* The lrusize/4 decay rule on one lruvec's pair of costs. */
 void lru_cost_decay(unsigned long *anon_cost, unsigned long *file_cost,
 		    unsigned long lrusize);
