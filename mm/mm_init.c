@@ -307,13 +307,9 @@ int page_alloc_init(int nr_nodes, unsigned long node_pages)
 	return 0;
 
 out_nodes:
-	free_node_data();
-	pcp_nr_cpus = 0;
-	nr_node_ids = 0;
-	max_pfn = 0;
-	total_managed_pages = 0;
-	munmap(mem_map, mem_map_bytes);
-	mem_map = NULL;
+	/* the folio array is mapped: the full teardown applies */
+	page_alloc_exit();
+	return err;
 out_arena:
 	munmap(mem_arena, mem_arena_bytes);
 	mem_arena = NULL;
