@@ -16,6 +16,7 @@
 
 #include <lrulab/bench.h>
 #include <lrulab/parse.h>
+#include <lrulab/workqueue.h>
 
 #define BENCH_MIN_NODE_PAGES (1UL << 20)	/* 4 GiB of 4 KiB pages */
 
@@ -339,7 +340,7 @@ static void *bench_worker_fn(void *arg)
 	if (entered)
 		bw->err = bw->w->setup(&bw->t);
 	/* everyone meets the barrier, failed or not, or the others hang */
-	pthread_barrier_wait(&ph->start);
+	barrier_wait_sleep(&ph->start);
 	bw->start_ns = lrulab_now_ns();
 	for (n = 0; !bw->err; n++) {
 		if (ph->loops ? n >= ph->loops : __atomic_load_n(&ph->stop, __ATOMIC_ACQUIRE))
@@ -388,7 +389,7 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 			abort();
 		}
 	}
-	pthread_barrier_wait(&ph.start);
+	barrier_wait_sleep(&ph.start);
 	if (!loops) {
 		struct timespec ts = {
 			.tv_sec = (time_t)seconds,

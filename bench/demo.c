@@ -17,6 +17,7 @@
 #include <lrulab/commands.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/parse.h>
+#include <lrulab/workqueue.h>
 
 struct demo_opts {
 	long threads;
@@ -74,7 +75,7 @@ static void *demo_worker(void *arg)
 	}
 	if (!vma)
 		t->err = -ENOMEM;
-	pthread_barrier_wait(t->start);
+	barrier_wait_sleep(t->start);
 	for (loop = 0; !t->err && loop < t->o->loops; loop++) {
 		t->err = fault_range(vma, pages);
 		zap_page_range_single(vma, vma->vm_start, pages * PAGE_SIZE);
@@ -91,7 +92,7 @@ out_cpu:
 	cpu_exit();
 	return NULL;
 out_wait:
-	pthread_barrier_wait(t->start);
+	barrier_wait_sleep(t->start);
 	return NULL;
 }
 
@@ -183,7 +184,7 @@ static int run_demo(const struct demo_opts *o)
 		t[i] = (struct demo_thread){ .cpu = i, .o = o, .memcg = memcg, .start = &start };
 		pthread_create(&t[i].tid, NULL, demo_worker, &t[i]);
 	}
-	pthread_barrier_wait(&start);
+	barrier_wait_sleep(&start);
 	t0 = now_sec();
 	for (i = 0; i < o->threads; i++) {
 		pthread_join(t[i].tid, NULL);

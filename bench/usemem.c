@@ -32,6 +32,7 @@
 #include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
 #include <lrulab/vmscan.h>
+#include <lrulab/workqueue.h>
 
 struct usemem_thread {
 	pthread_t tid;
@@ -94,7 +95,7 @@ static void *usemem_worker(void *arg)
 
 	if (cpu_enter(t->cpu, true) && cpu_enter(t->cpu, false)) {
 		t->err = -EBUSY;
-		pthread_barrier_wait(t->start);
+		barrier_wait_sleep(t->start);
 		return NULL;
 	}
 	/* --prealloc --prefault: every page written once before the clock */
@@ -104,7 +105,7 @@ static void *usemem_worker(void *arg)
 			t->err = -ENOMEM;
 		}
 	}
-	pthread_barrier_wait(t->start);
+	barrier_wait_sleep(t->start);
 	/* --random: uniform random writes over the whole region */
 	while (!t->err && !__atomic_load_n(t->stop, __ATOMIC_ACQUIRE)) {
 		for (i = 0; i < 64; i++) {
@@ -274,7 +275,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			return -ENOMEM;
 		pthread_create(&t[i].tid, NULL, usemem_worker, &t[i]);
 	}
-	pthread_barrier_wait(&start);
+	barrier_wait_sleep(&start);
 	/*
 	 * The measured window starts once every thread has prefaulted.  The
 	 * node counters and global events say the same as the leaf's: all

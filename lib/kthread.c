@@ -10,6 +10,7 @@
 #include <lrulab/cpu.h>
 #include <lrulab/kthread.h>
 #include <lrulab/types.h>
+#include <lrulab/workqueue.h>
 
 static void *kthread_fn(void *arg)
 {
@@ -23,8 +24,12 @@ static void *kthread_fn(void *arg)
 		kt->enter(kt);
 	pthread_mutex_lock(&kt->lock);
 	for (;;) {
-		while (!kt->wake && !kt->stop)
-			pthread_cond_wait(&kt->wait, &kt->lock);
+		if (!kt->wake && !kt->stop) {
+			cpu_sleep_begin();
+			while (!kt->wake && !kt->stop)
+				pthread_cond_wait(&kt->wait, &kt->lock);
+			cpu_sleep_end();
+		}
 		if (kt->stop)
 			break;
 		kt->wake = false;
@@ -65,7 +70,9 @@ void kthread_stop(struct lrulab_kthread *kt)
 	kt->stop = true;
 	pthread_cond_broadcast(&kt->wait);
 	pthread_mutex_unlock(&kt->lock);
+	cpu_sleep_begin();
 	pthread_join(kt->thread, NULL);
+	cpu_sleep_end();
 	WRITE_ONCE(kt->running, false);
 }
 
@@ -86,10 +93,12 @@ void kthread_wait_idle(struct lrulab_kthread *kt)
 {
 	if (!kthread_running(kt))
 		return;
+	cpu_sleep_begin();
 	pthread_mutex_lock(&kt->lock);
 	while (kt->wake || kt->busy)
 		pthread_cond_wait(&kt->wait, &kt->lock);
 	pthread_mutex_unlock(&kt->lock);
+	cpu_sleep_end();
 }
 
 unsigned long kthread_nr_wakeups(struct lrulab_kthread *kt)

@@ -29,6 +29,7 @@
 #include <lrulab/swap.h>
 #include <lrulab/vmscan.h>
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 #include "file-internal.h"
 
@@ -64,7 +65,7 @@ struct address_space *file_setup(unsigned long size_pages)
 		return NULL;
 	}
 	__set_bit(AS_REGULAR, &mapping->flags);
-	pthread_mutex_lock(&regular_files_lock);
+	mutex_lock_sleep(&regular_files_lock);
 	list_add_tail(&inode->list, &regular_files);
 	pthread_mutex_unlock(&regular_files_lock);
 	return mapping;
@@ -233,7 +234,7 @@ void file_free(struct address_space *mapping)
 		return;
 	inode = container_of(mapping, struct file_inode, mapping);
 	/* off the flusher's list first: it never sees a file being torn down */
-	pthread_mutex_lock(&regular_files_lock);
+	mutex_lock_sleep(&regular_files_lock);
 	list_del(&inode->list);
 	pthread_mutex_unlock(&regular_files_lock);
 	file_truncate(mapping);

@@ -25,6 +25,7 @@
 #include <lrulab/pagemap.h>
 #include <lrulab/swap.h>
 #include <lrulab/swap_state.h>
+#include <lrulab/workqueue.h>
 
 struct page_cache_entry {
 	struct cds_lfht_node node;
@@ -395,9 +396,12 @@ void folio_lock(struct folio *folio)
 	unsigned int spins = 0;
 
 	while (!folio_trylock(folio)) {
-		if (++spins % 64 == 0)
+		if (++spins % 64 == 0) {
+			cpu_sleep_begin();
 			sched_yield();
-		else
+			cpu_sleep_end();
+		} else {
 			cpu_relax();
+		}
 	}
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include <lrulab/memcontrol.h>
+#include <lrulab/workqueue.h>
 #include <lrulab/swap.h>
 #include <lrulab/vmscan.h>
 
@@ -90,15 +91,15 @@ void page_counter_uncharge(struct page_counter *counter, unsigned long nr_pages)
  * Charging: the per-CPU stock
  *
  * Each CPU caches pre-charged pages for up to NR_MEMCG_STOCK memcgs, so
- * that most charges and refills touch no shared counter.  The owner
- * takes its stock lock with a trylock, as the kernel's local_trylock,
- * and on failure goes to the page counter directly; remote drainers take
- * it for real.  Every occupied slot holds a css reference, so a stock
- * never points at a freed memcg.
+ * that most charges and refills touch no shared counter.  A stock is
+ * per-CPU data: only its CPU touches it (the local_trylock, as the
+ * kernel's, always succeeds outside interrupts), and other CPUs' stocks
+ * are drained by work queued on them.  Every occupied slot holds a css
+ * reference, so a stock never points at a freed memcg.
  * ---------------------------------------------------------------------
  */
 struct memcg_stock_pcp {
-	spinlock_t lock;
+	local_lock_t lock;
 	u8 nr_pages[NR_MEMCG_STOCK];
 	u8 evict_next;	/* round-robin victim; the kernel picks at random */
 	struct mem_cgroup *cached[NR_MEMCG_STOCK];
@@ -114,7 +115,7 @@ int memcg_stock_init(void)
 	if (!memcg_stock)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
-		spin_lock_init(&per_cpu_ptr(memcg_stock, cpu)->lock);
+		local_lock_init(&per_cpu_ptr(memcg_stock, cpu)->lock);
 	return 0;
 }
 
@@ -139,7 +140,7 @@ static bool consume_stock(struct mem_cgroup *memcg, unsigned int nr_pages, int c
 
 	if (nr_pages > MEMCG_CHARGE_BATCH)
 		return false;
-	if (!spin_trylock_at(&stock->lock, LOCK_SITE("memcg_stock")))
+	if (!local_trylock(&stock->lock))
 		return false;
 	for (i = 0; i < NR_MEMCG_STOCK; i++) {
 		unsigned int stock_pages;
@@ -153,7 +154,7 @@ static bool consume_stock(struct mem_cgroup *memcg, unsigned int nr_pages, int c
 		}
 		break;
 	}
-	spin_unlock(&stock->lock);
+	local_unlock(&stock->lock);
 	return ret;
 }
 
@@ -179,8 +180,7 @@ static void refill_stock(struct mem_cgroup *memcg, unsigned int nr_pages, int cp
 	struct memcg_stock_pcp *stock = per_cpu_ptr(memcg_stock, cpu);
 	int i, empty_slot = -1;
 
-	if (nr_pages > MEMCG_CHARGE_BATCH ||
-	    !spin_trylock_at(&stock->lock, LOCK_SITE("memcg_stock"))) {
+	if (nr_pages > MEMCG_CHARGE_BATCH || !local_trylock(&stock->lock)) {
 		memcg_uncharge(memcg, nr_pages);
 		return;
 	}
@@ -212,7 +212,7 @@ static void refill_stock(struct mem_cgroup *memcg, unsigned int nr_pages, int cp
 	WRITE_ONCE(stock->cached[i], memcg);
 	WRITE_ONCE(stock->nr_pages[i], (u8)nr_pages);
 out:
-	spin_unlock(&stock->lock);
+	local_unlock(&stock->lock);
 }
 
 static bool mem_cgroup_is_descendant(struct mem_cgroup *memcg, struct mem_cgroup *root)
@@ -223,30 +223,68 @@ static bool mem_cgroup_is_descendant(struct mem_cgroup *memcg, struct mem_cgroup
 	return false;
 }
 
+struct stock_drain_work {
+	struct work_struct work;
+	struct mem_cgroup *root;
+};
+
+static bool stock_slot_matches(struct mem_cgroup *cached, struct mem_cgroup *root)
+{
+	return cached && (!root || mem_cgroup_is_descendant(cached, root));
+}
+
+static void drain_local_stock(struct work_struct *work)
+{
+	struct stock_drain_work *w = container_of(work, struct stock_drain_work, work);
+	struct memcg_stock_pcp *stock = this_cpu_ptr(memcg_stock);
+	int i;
+
+	local_lock(&stock->lock);
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		if (stock_slot_matches(READ_ONCE(stock->cached[i]), w->root))
+			drain_stock(stock, i);
+	local_unlock(&stock->lock);
+}
+
+/*
+ * As the kernel, another CPU's slots are read without synchronisation
+ * to decide whether it needs the work at all; a slot filled right after
+ * the peek holds a charge made after the drain began.
+ */
+__attribute__((no_sanitize("thread")))
+static bool stock_needs_drain(int cpu, struct mem_cgroup *root)
+{
+	struct memcg_stock_pcp *stock = per_cpu_ptr(memcg_stock, cpu);
+	int i;
+
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		if (stock_slot_matches(stock->cached[i], root))
+			return true;
+	return false;
+}
+
 /*
  * Drain every CPU's slots that hold @root or a descendant (all slots for
- * NULL).  The kernel queues work on each CPU and skips the whole drain if
- * another one is running; here the drainer takes each CPU's stock lock
- * itself, so a drain always completes.
+ * NULL): work queued on each CPU whose stock holds one, run there.  The
+ * kernel queues the work without waiting and skips the whole drain if
+ * another one is running; here the caller waits for every CPU, so that
+ * a retry after the drain sees the pages it freed.
  */
 void drain_all_stock_memcg(struct mem_cgroup *root)
 {
-	int cpu, i;
+	struct stock_drain_work works[LRULAB_MAX_CPUS];
+	int cpu;
 
 	if (!memcg_stock)
 		return;
 	for_each_possible_cpu(cpu) {
-		struct memcg_stock_pcp *stock = per_cpu_ptr(memcg_stock, cpu);
-
-		spin_lock_at(&stock->lock, LOCK_SITE("memcg_stock"));
-		for (i = 0; i < NR_MEMCG_STOCK; i++) {
-			struct mem_cgroup *cached = READ_ONCE(stock->cached[i]);
-
-			if (cached && (!root || mem_cgroup_is_descendant(cached, root)))
-				drain_stock(stock, i);
-		}
-		spin_unlock(&stock->lock);
+		INIT_WORK(&works[cpu].work, drain_local_stock);
+		works[cpu].root = root;
+		if (stock_needs_drain(cpu, root))
+			queue_work_on(cpu, &works[cpu].work);
 	}
+	for_each_possible_cpu(cpu)
+		flush_work(&works[cpu].work);
 }
 
 void drain_all_stock(void)

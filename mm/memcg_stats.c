@@ -21,6 +21,7 @@
 #include <lrulab/rcupdate.h>
 #include <lrulab/switches.h>
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 #include "memcontrol-internal.h"
 
@@ -473,8 +474,8 @@ void __mem_cgroup_flush_stats(struct mem_cgroup *memcg, bool force)
 		return;
 	if (mem_cgroup_is_root(memcg))
 		WRITE_ONCE(flush_last_time, memcg_clock_ns());
-	pthread_mutex_lock(&memcg_tree_lock);
-	pthread_mutex_lock(&memcg_rstat_lock);
+	mutex_lock_sleep(&memcg_tree_lock);
+	mutex_lock_sleep(&memcg_rstat_lock);
 	memcg_flush_subtree(memcg);
 	pthread_mutex_unlock(&memcg_rstat_lock);
 	pthread_mutex_unlock(&memcg_tree_lock);
@@ -485,7 +486,7 @@ void memcg_flush_dying(struct mem_cgroup *memcg)
 {
 	int cpu;
 
-	pthread_mutex_lock(&memcg_rstat_lock);
+	mutex_lock_sleep(&memcg_rstat_lock);
 	for_each_possible_cpu(cpu)
 		memcg_flush_cpu(memcg, cpu);
 	pthread_mutex_unlock(&memcg_rstat_lock);
@@ -548,7 +549,7 @@ static void *memcg_flusher(void *arg)
 
 	(void)arg;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	pthread_mutex_lock(&flusher.lock);
+	mutex_lock_sleep(&flusher.lock);
 	for (;;) {
 		timespec_add_ms(&deadline, flusher.period_ms);
 		while (!flusher.stop &&
@@ -560,7 +561,7 @@ static void *memcg_flusher(void *arg)
 		/* the flush takes the rstat locks: not under ours */
 		pthread_mutex_unlock(&flusher.lock);
 		mem_cgroup_flush_all();
-		pthread_mutex_lock(&flusher.lock);
+		mutex_lock_sleep(&flusher.lock);
 		flusher.nr_flushes++;
 		/*
 		 * A flush slower than the period would otherwise leave the
@@ -586,7 +587,7 @@ int mem_cgroup_flusher_start(unsigned int period_ms)
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&flusher.wake, &attr);
 	pthread_condattr_destroy(&attr);
-	pthread_mutex_lock(&flusher.lock);
+	mutex_lock_sleep(&flusher.lock);
 	flusher.stop = false;
 	flusher.period_ms = period_ms;
 	flusher.nr_flushes = 0;
@@ -605,7 +606,7 @@ void mem_cgroup_flusher_stop(void)
 {
 	if (!flusher.running)
 		return;
-	pthread_mutex_lock(&flusher.lock);
+	mutex_lock_sleep(&flusher.lock);
 	flusher.stop = true;
 	pthread_cond_signal(&flusher.wake);
 	pthread_mutex_unlock(&flusher.lock);
@@ -624,7 +625,7 @@ unsigned long mem_cgroup_nr_periodic_flushes(void)
 {
 	unsigned long nr;
 
-	pthread_mutex_lock(&flusher.lock);
+	mutex_lock_sleep(&flusher.lock);
 	nr = flusher.nr_flushes;
 	pthread_mutex_unlock(&flusher.lock);
 	return nr;

@@ -23,6 +23,7 @@
 
 #include <lrulab/memcontrol.h>
 #include <lrulab/rcupdate.h>
+#include <lrulab/workqueue.h>
 
 #include "memcontrol-internal.h"
 
@@ -139,7 +140,7 @@ static struct mem_cgroup_per_node *pn_cache_alloc(void)
 	struct pn_slab *slab;
 	void *obj = NULL;
 
-	pthread_mutex_lock(&pn_cache.lock);
+	mutex_lock_sleep(&pn_cache.lock);
 	if (list_empty(&pn_cache.partial) && !pn_slab_new())
 		goto out;
 	slab = list_first_entry(&pn_cache.partial, struct pn_slab, list);
@@ -158,7 +159,7 @@ static void pn_cache_free(struct mem_cgroup_per_node *pn)
 	struct pn_slab *slab = pn_slab_of(pn);
 	bool was_full;
 
-	pthread_mutex_lock(&pn_cache.lock);
+	mutex_lock_sleep(&pn_cache.lock);
 	was_full = slab->inuse == pn_cache.objs_per_slab;
 	*(void **)pn = slab->freelist;
 	slab->freelist = pn;
@@ -425,7 +426,7 @@ struct mem_cgroup *mem_cgroup_create(struct mem_cgroup *parent, const char *name
 		return NULL;
 	}
 
-	pthread_mutex_lock(&memcg_tree_lock);
+	mutex_lock_sleep(&memcg_tree_lock);
 	err = ENOENT;
 	if (!READ_ONCE(parent->online))
 		goto fail;
@@ -468,7 +469,7 @@ void mem_cgroup_offline(struct mem_cgroup *memcg)
 		memcg_warn("the root memcg cannot go offline", "");
 		return;
 	}
-	pthread_mutex_lock(&memcg_tree_lock);
+	mutex_lock_sleep(&memcg_tree_lock);
 	if (!READ_ONCE(memcg->online)) {
 		pthread_mutex_unlock(&memcg_tree_lock);
 		return;
@@ -511,7 +512,7 @@ static void mem_cgroup_free_rcu(struct rcu_head *head)
 	mem_cgroup_free(memcg);
 	/* a parent freed in our wake is counted before we stop counting */
 	css_put(parent);
-	pthread_mutex_lock(&memcg_frees_lock);
+	mutex_lock_sleep(&memcg_frees_lock);
 	if (!--memcg_frees_pending)
 		pthread_cond_broadcast(&memcg_frees_done);
 	pthread_mutex_unlock(&memcg_frees_lock);
@@ -519,21 +520,23 @@ static void mem_cgroup_free_rcu(struct rcu_head *head)
 
 void mem_cgroup_wait_frees(void)
 {
-	pthread_mutex_lock(&memcg_frees_lock);
+	mutex_lock_sleep(&memcg_frees_lock);
+	cpu_sleep_begin();
 	while (memcg_frees_pending)
 		pthread_cond_wait(&memcg_frees_done, &memcg_frees_lock);
 	pthread_mutex_unlock(&memcg_frees_lock);
+	cpu_sleep_end();
 }
 
 /* The refcount reached 0: nothing charges, caches or walks it any more. */
 static void mem_cgroup_release(struct mem_cgroup *memcg)
 {
-	pthread_mutex_lock(&memcg_tree_lock);
+	mutex_lock_sleep(&memcg_tree_lock);
 	list_del_init(&memcg->sibling);
 	smp_store_release(&memcg_ids[memcg->id], (struct mem_cgroup *)NULL);
 	pthread_mutex_unlock(&memcg_tree_lock);
 	smp_store_release(&memcg->released, true);
-	pthread_mutex_lock(&memcg_frees_lock);
+	mutex_lock_sleep(&memcg_frees_lock);
 	memcg_frees_pending++;
 	pthread_mutex_unlock(&memcg_frees_lock);
 	call_rcu(&memcg->rcu, mem_cgroup_free_rcu);
@@ -560,7 +563,7 @@ struct mem_cgroup *mem_cgroup_iter(struct mem_cgroup *root, struct mem_cgroup *p
 
 	if (!root)
 		root = root_mem_cgroup;
-	pthread_mutex_lock(&memcg_tree_lock);
+	mutex_lock_sleep(&memcg_tree_lock);
 	for (;;) {
 		pos = pos ? memcg_next_pre(pos, root) : root;
 		/* one whose count hit 0 waits for our lock to be unlinked */

@@ -41,6 +41,7 @@
 #include <lrulab/swap_state.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 /* Where the first VMA of an mm goes; addresses are never reused. */
 #define MMAP_BASE	(1UL << 32)
@@ -609,6 +610,8 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 	struct mm_struct *mm = vma->vm_mm;
 	bool write = flags & FAULT_FLAG_WRITE;
 
+	/* the return to user space before this fault: a scheduling point */
+	cond_resched();
 	/* what the arch fault handler rejects before handle_mm_fault */
 	if (addr < vma->vm_start || addr >= vma->vm_end)
 		return VM_FAULT_SIGSEGV;
@@ -630,6 +633,8 @@ vm_fault_t mm_access(struct vm_area_struct *vma, unsigned long addr, bool write)
 	pte_t *ptep;
 	pte_t pte;
 
+	/* user code runs until the tick preempts it: a scheduling point */
+	cond_resched();
 	if (addr < vma->vm_start || addr >= vma->vm_end)
 		return VM_FAULT_SIGSEGV;
 	ptep = vma_pte(vma, addr);
@@ -806,6 +811,7 @@ void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 		/* a full gather is freed with no PTE lock held */
 		if (tlb->nr == MMU_GATHER_BATCH)
 			tlb_flush_mmu(tlb);
+		cond_resched();
 	}
 }
 

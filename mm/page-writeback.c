@@ -24,6 +24,7 @@
 #include <lrulab/pagemap.h>
 #include <lrulab/swap.h>
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 #include "file-internal.h"
 
@@ -118,7 +119,7 @@ static void wb_workfn(struct lrulab_kthread *kt)
 {
 	struct file_inode *inode;
 
-	pthread_mutex_lock(&regular_files_lock);
+	mutex_lock_sleep(&regular_files_lock);
 	list_for_each_entry(inode, &regular_files, list)
 		filemap_write_and_wait(&inode->mapping);
 	pthread_mutex_unlock(&regular_files_lock);

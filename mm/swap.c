@@ -4,9 +4,9 @@
  *
  * A folio entering or moving on the LRU is queued in this CPU's batch and
  * the batch is applied under one lru_lock hold per run of folios that share
- * a lruvec.  The per-CPU local lock is a real lock (the PREEMPT_RT model),
- * which lets lru_add_drain_all() drain a remote CPU's batches directly
- * instead of queueing work on it.
+ * a lruvec.  The batches are per-CPU data of a kernel without PREEMPT_RT:
+ * the local lock costs nothing, and lru_add_drain_all() queues a drain on
+ * each CPU that needs one and waits for them (lib/workqueue.c).
  *
  * mthp-lru-cache (s4) lets folios of fewer than FOLIO_BATCH_SIZE pages
  * wait in the batches too, and then drains a batch once it holds more
@@ -29,6 +29,7 @@
 #include <lrulab/switches.h>
 #include <lrulab/swap.h>
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 typedef void (*move_fn_t)(struct lruvec *lruvec, struct folio *folio);
 
@@ -45,6 +46,8 @@ struct cpu_fbatches {
 	/* written by the owning CPU only; see lru_drain_stats_read() */
 	unsigned long nr_drain_local;
 	unsigned long nr_drain_all;
+	unsigned long nr_drain_all_ns;
+	unsigned long nr_drain_all_works;
 };
 
 static struct cpu_fbatches *cpu_fbatches;
@@ -52,7 +55,10 @@ static atomic_t lru_disable_count;
 static pthread_mutex_t lru_drain_mutex = PTHREAD_MUTEX_INITIALIZER;
 static unsigned int lru_drain_gen;
 /* drains of all CPUs started by threads that are not model CPUs */
-static atomic_long_t lru_drain_all_nocpu;
+static atomic_long_t lru_drain_all_nocpu, lru_drain_all_nocpu_ns;
+static atomic_long_t lru_drain_all_nocpu_works;
+/* the kernel's per-CPU lru_add_drain_work; only drainers touch it */
+static struct work_struct lru_add_drain_work[LRULAB_MAX_CPUS];
 
 int lru_batches_init(void)
 {
@@ -69,6 +75,8 @@ int lru_batches_init(void)
 	}
 	atomic_set(&lru_disable_count, 0);
 	atomic_long_set(&lru_drain_all_nocpu, 0);
+	atomic_long_set(&lru_drain_all_nocpu_ns, 0);
+	atomic_long_set(&lru_drain_all_nocpu_works, 0);
 	lru_drain_gen = 0;
 	if (deferred_split_init()) {
 		free_percpu(cpu_fbatches);
@@ -481,14 +489,10 @@ static void drain_batch(struct folio_batch *fbatch, move_fn_t move_fn)
 		folio_batch_move_lru(fbatch, move_fn);
 }
 
-/* Caller holds @cpu's fbatches lock. */
+/* Runs on the CPU that owns @fb: its batches have no other writer. */
 static void __lru_add_drain_cpu(struct cpu_fbatches *fb)
 {
 	drain_batch(&fb->lru_add, lru_add);
-	/*
-	 * The kernel peeks at this batch's count racily (data_race()); its
-	 * writers hold lock_irq, so here the count is read under it.
-	 */
 	local_lock(&fb->lock_irq);
 	drain_batch(&fb->lru_move_tail, lru_move_tail);
 	local_unlock(&fb->lock_irq);
@@ -515,54 +519,58 @@ static unsigned int fbatches_count(struct cpu_fbatches *fb)
 	       folio_batch_count(&fb->lru_move_tail);
 }
 
-/* Drain @cpu's batches; the caller need not be @cpu (remote drain). */
-void lru_add_drain_cpu(int cpu)
+static long drain_cpu_fn(void *arg)
 {
-	struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
+	struct cpu_fbatches *fb = this_cpu_ptr(cpu_fbatches);
 
 	local_lock(&fb->lock);
 	__lru_add_drain_cpu(fb);
 	local_unlock(&fb->lock);
+	return 0;
+}
+
+/*
+ * Drain @cpu's batches.  Another CPU's batches are drained by that CPU
+ * (work run there and waited for), as the kernel only ever drains a
+ * remote CPU's batches once it is dead.
+ */
+void lru_add_drain_cpu(int cpu)
+{
+	work_on_cpu(cpu, drain_cpu_fn, NULL);
 }
 
 /* Only the owner writes its counters; readers may run at any time. */
-static inline void drain_stat_inc(unsigned long *v)
+static inline void drain_stat_add(unsigned long *v, unsigned long n)
 {
-	WRITE_ONCE(*v, READ_ONCE(*v) + 1);
+	WRITE_ONCE(*v, READ_ONCE(*v) + n);
 }
 
 void lru_add_drain(void)
 {
 	struct cpu_fbatches *fb = this_cpu_fbatches(__func__);
 
-	drain_stat_inc(&fb->nr_drain_local);
-	lru_add_drain_cpu(smp_processor_id());
+	drain_stat_add(&fb->nr_drain_local, 1);
+	drain_cpu_fn(NULL);
+}
+
+static long batches_count_fn(void *arg)
+{
+	return fbatches_count(this_cpu_ptr(cpu_fbatches));
+}
+
+static long batches_pages_fn(void *arg)
+{
+	return fbatches_pages(this_cpu_ptr(cpu_fbatches));
 }
 
 unsigned int lru_batches_count(int cpu)
 {
-	struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
-	unsigned int n;
-
-	local_lock(&fb->lock);
-	local_lock(&fb->lock_irq);
-	n = fbatches_count(fb);
-	local_unlock(&fb->lock_irq);
-	local_unlock(&fb->lock);
-	return n;
+	return (unsigned int)work_on_cpu(cpu, batches_count_fn, NULL);
 }
 
 unsigned int lru_batches_pages(int cpu)
 {
-	struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
-	unsigned int n;
-
-	local_lock(&fb->lock);
-	local_lock(&fb->lock_irq);
-	n = fbatches_pages(fb);
-	local_unlock(&fb->lock_irq);
-	local_unlock(&fb->lock);
-	return n;
+	return (unsigned int)work_on_cpu(cpu, batches_pages_fn, NULL);
 }
 
 void lru_drain_stats_read(struct lru_drain_stats *out)
@@ -571,52 +579,101 @@ void lru_drain_stats_read(struct lru_drain_stats *out)
 
 	out->local = 0;
 	out->all = (unsigned long)atomic_long_read(&lru_drain_all_nocpu);
+	out->all_ns = (unsigned long)atomic_long_read(&lru_drain_all_nocpu_ns);
+	out->all_works = (unsigned long)atomic_long_read(&lru_drain_all_nocpu_works);
 	for_each_possible_cpu(cpu) {
 		struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
 
 		out->local += READ_ONCE(fb->nr_drain_local);
 		out->all += READ_ONCE(fb->nr_drain_all);
+		out->all_ns += READ_ONCE(fb->nr_drain_all_ns);
+		out->all_works += READ_ONCE(fb->nr_drain_all_works);
 	}
 }
 
 /*
- * Where the kernel queues a work item on every CPU with queued folios and
- * waits for it, the model takes that CPU's local lock and drains it from
- * here.  The generation counter lets a caller that raced with a drain
- * which started after its own folios were queued skip a second round.
+ * The kernel reads other CPUs' batch counts without their lock
+ * (data_race()): a count that changes right after the read belongs to a
+ * folio queued after this drain began, which the drain need not take.
+ * The same unsynchronised peek here, hidden from ThreadSanitizer.
+ */
+__attribute__((no_sanitize("thread")))
+static bool cpu_needs_drain(int cpu)
+{
+	struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
+
+	return folio_batch_count(&fb->lru_add) ||
+	       folio_batch_count(&fb->lru_move_tail) ||
+	       folio_batch_count(&fb->lru_deactivate_file) ||
+	       folio_batch_count(&fb->lru_deactivate) ||
+	       folio_batch_count(&fb->lru_lazyfree) ||
+	       folio_batch_count(&fb->lru_activate);
+}
+
+static void lru_add_drain_per_cpu(struct work_struct *work)
+{
+	drain_cpu_fn(NULL);
+}
+
+/* Who asked, how long it took, how many CPUs had work queued. */
+static void drain_all_account(int cpu, u64 ns, unsigned long works)
+{
+	struct cpu_fbatches *fb;
+
+	if (cpu < 0) {
+		atomic_long_inc(&lru_drain_all_nocpu);
+		atomic_long_add((long)ns, &lru_drain_all_nocpu_ns);
+		atomic_long_add((long)works, &lru_drain_all_nocpu_works);
+		return;
+	}
+	fb = per_cpu_ptr(cpu_fbatches, cpu);
+	drain_stat_add(&fb->nr_drain_all, 1);
+	drain_stat_add(&fb->nr_drain_all_ns, ns);
+	drain_stat_add(&fb->nr_drain_all_works, works);
+}
+
+/*
+ * A drain work item is queued on each CPU with folios in its batches and
+ * waited for; the CPUs drain concurrently, each its own batches.  The
+ * generation counter lets a caller whose folios a drain that started
+ * after them has already taken skip a round of its own.
+ *
+ * @force_all_cpus queues on every CPU, empty or not.  The kernel's
+ * lru_cache_disable() waits for an RCU grace period before it drains,
+ * so that no CPU is still inside an enqueue that read the old disable
+ * count; a model CPU runs work only at a scheduling point, never inside
+ * an enqueue, so work run on every CPU is that grace period.
  */
 static void __lru_add_drain_all(bool force_all_cpus)
 {
 	int cpu = smp_processor_id();
+	unsigned long works = 0;
 	unsigned int this_gen;
+	u64 t0 = lrulab_now_ns();
+	int i;
 
-	if (cpu >= 0)
-		drain_stat_inc(&per_cpu_ptr(cpu_fbatches, cpu)->nr_drain_all);
-	else
-		atomic_long_inc(&lru_drain_all_nocpu);
+	smp_mb();
 	this_gen = smp_load_acquire(&lru_drain_gen);
 	if (cpu >= 0)
 		lru_add_drain_cpu(cpu);
 
-	pthread_mutex_lock(&lru_drain_mutex);
+	mutex_lock_sleep(&lru_drain_mutex);
 	if (this_gen != READ_ONCE(lru_drain_gen) && !force_all_cpus)
 		goto done;
 	WRITE_ONCE(lru_drain_gen, lru_drain_gen + 1);
 	smp_mb();
-	for_each_possible_cpu(cpu) {
-		struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
-		unsigned int n;
-
-		local_lock(&fb->lock);
-		local_lock(&fb->lock_irq);
-		n = fbatches_count(fb);
-		local_unlock(&fb->lock_irq);
-		if (n)
-			__lru_add_drain_cpu(fb);
-		local_unlock(&fb->lock);
+	for_each_possible_cpu(i) {
+		if (!force_all_cpus && !cpu_needs_drain(i))
+			continue;
+		INIT_WORK(&lru_add_drain_work[i], lru_add_drain_per_cpu);
+		queue_work_on(i, &lru_add_drain_work[i]);
+		works++;
 	}
+	for_each_possible_cpu(i)
+		flush_work(&lru_add_drain_work[i]);
 done:
 	pthread_mutex_unlock(&lru_drain_mutex);
+	drain_all_account(cpu, lrulab_now_ns() - t0, works);
 }
 
 void lru_add_drain_all(void)
@@ -655,12 +712,6 @@ out:
 		*drained = done;
 }
 
-/*
- * The kernel waits for an RCU grace period so that no CPU is still in an
- * enqueue that read the old count.  Here every enqueue reads the count
- * under its CPU's local lock, and the forced drain takes every local lock
- * after the increment, so the drain itself is that barrier.
- */
 void lru_cache_disable(void)
 {
 	atomic_add_return(1, &lru_disable_count);

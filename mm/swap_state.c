@@ -25,6 +25,7 @@
 #include <lrulab/pagemap.h>
 #include <lrulab/vmscan.h>
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 #include "swap-internal.h"
 
@@ -153,7 +154,9 @@ struct folio *swapin_folio(swp_entry_t entry, struct mem_cgroup *memcg, int *err
 			 * is gone, as the kernel sleeps a jiffy here, rather
 			 * than spin on the cluster lock the remover needs.
 			 */
+			cpu_sleep_begin();
 			sched_yield();
+			cpu_sleep_end();
 			continue;
 		}
 		s->cache = new;

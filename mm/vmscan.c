@@ -30,6 +30,7 @@
 #include <lrulab/pagemap.h>
 #include <lrulab/switches.h>
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 #include "vmscan-internal.h"
 
@@ -316,6 +317,8 @@ unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data
 		long nr_pages = folio_nr_pages(folio);
 		bool lazyfree, file_dirty;
 
+		cond_resched();
+
 		list_del(&folio->lru);
 		if (!folio_trylock(folio))
 			goto keep;
@@ -598,6 +601,8 @@ void shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 	while (nr[LRU_INACTIVE_ANON] || nr[LRU_ACTIVE_FILE] || nr[LRU_INACTIVE_FILE]) {
 		unsigned long nr_anon, nr_file, percentage, nr_scanned;
 
+		cond_resched();
+
 		for_each_evictable_lru(lru) {
 			if (nr[lru]) {
 				unsigned long nr_to_scan = min_t(unsigned long, nr[lru],
@@ -661,6 +666,7 @@ static void shrink_node_memcgs(struct pglist_data *pgdat, struct scan_control *s
 	do {
 		struct lruvec *lruvec = mem_cgroup_lruvec(memcg, pgdat);
 
+		cond_resched();
 		shrink_lruvec(lruvec, sc);
 		if (!sc->memcg_full_walk && sc->nr_reclaimed >= sc->nr_to_reclaim) {
 			mem_cgroup_iter_break(target_memcg, memcg);

@@ -9,11 +9,12 @@
  * one.  Readers of the atomics therefore lag by up to CPUs x threshold and
  * may see transient negatives, which the clamped readers hide.
  *
- * The diffs are read and folded from other threads (the vmstat shepherd,
- * stat_refresh, a reader wanting an exact snapshot), so every write to a
- * diff is atomic: the owner updates with compare-and-exchange, a remote
- * folder exchanges the diff with 0.  Whichever of the two wins, the other
- * sees the new value, so no update is lost or counted twice.
+ * A diff is per-CPU data with one writer, its CPU, as the kernel's
+ * this_cpu operations: a plain read-modify-write, no locked instruction.
+ * A fold of all CPUs (stat_refresh, an exact snapshot) is work run on
+ * each CPU (lib/workqueue.c).  Readers that sum the diffs of other CPUs
+ * read them racily, as the kernel's snapshot readers do; the relaxed
+ * atomic loads and stores only keep such a read whole.
  *
  * Event counters are never folded: one unsigned long per CPU and event,
  * written only by its CPU, summed by the readers.
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 #ifndef HPAGE_PMD_NR
 #define HPAGE_PMD_NR (1UL << HPAGE_PMD_ORDER)
@@ -178,39 +180,28 @@ static void node_page_state_add(long x, struct pglist_data *pgdat,
 
 /*
  * Add @delta to the s8 diff @p under @threshold; return what must go to
- * the atomics (0 if it all stayed in the diff).
+ * the atomics (0 if it all stayed in the diff).  Only the owning CPU
+ * calls this, so a load and a store suffice.
  *
  * @overstep is 0 for a modification and +1/-1 for an increment/decrement.
  * On a fold an increment pushes the diff to -threshold/2 (and a decrement
  * to +threshold/2) and folds that much more: a counter that keeps moving
  * the same way then stays local for 1.5 thresholds before the next fold,
  * instead of folding on every single step once it sits at the edge.
- *
- * The threshold is read inside the loop because refresh_zone_stat_thresholds()
- * may change it concurrently; a stale one costs at most one early or late
- * fold, the next update applies the new one.  The diff itself is only ever
- * replaced by compare-and-exchange, so a remote fold that zeroed it between
- * our read and our write makes us retry on 0 rather than overwrite it.
  */
 static long diff_mod(s8 *p, const s8 *threshold, long delta, int overstep)
 {
-	s8 old = READ_ONCE(*p);
-	long fold, n;
+	long t = READ_ONCE(*threshold);
+	long n = (long)READ_ONCE(*p) + delta;
+	long fold = 0;
 
-	do {
-		long t = READ_ONCE(*threshold);
+	if (n > t || n < -t) {
+		long os = overstep * (t >> 1);
 
-		fold = 0;
-		n = (long)old + delta;
-		if (n > t || n < -t) {
-			long os = overstep * (t >> 1);
-
-			fold = n + os;
-			n = -os;
-		}
-	} while (!__atomic_compare_exchange_n(p, &old, (s8)n, false,
-					      __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
+		fold = n + os;
+		n = -os;
+	}
+	WRITE_ONCE(*p, (s8)n);
 	return fold;
 }
 
@@ -254,9 +245,9 @@ static void mod_node_state(struct pglist_data *pgdat, enum node_stat_item item,
 
 /*
  * The kernel's __ variants are plain read-modify-writes for callers that
- * have interrupts off.  Here the diff can be folded by another thread at
- * any time, so the __ variants use the same compare-and-exchange as the
- * IRQ-safe ones.
+ * have interrupts off, the others this_cpu_cmpxchg (unlocked on x86)
+ * against an interrupt on the same CPU.  There are no interrupts here, so
+ * both are the owner's plain read-modify-write.
  */
 void __mod_zone_page_state(struct zone *zone, enum zone_stat_item item, long delta)
 {
@@ -379,22 +370,17 @@ unsigned long node_page_state_snapshot(struct pglist_data *pgdat,
  */
 
 /*
- * Take each diff with an exchange, so that an owner updating concurrently
- * either lands before (and its value is taken here) or retries on 0.
- * A diff that reads 0 is skipped without the locked exchange: an update
- * racing with that read simply stays in the diff for the next fold.
- *
- * The zone/node atomics are updated per item; the global ones once per
- * item after all nodes, which is what keeps a fold cheap with many nodes.
+ * Fold this CPU's diffs into the zone/node atomics: the kernel's
+ * refresh_cpu_vm_stats() run by the vmstat work on its own CPU.  The
+ * zone/node atomics are updated per item; the global ones once per item
+ * after all nodes, which is what keeps a fold cheap with many nodes.
  */
-void refresh_cpu_vm_stats(int cpu)
+static void fold_this_cpu_vm_stats(void)
 {
 	long global_zone_diff[NR_VM_ZONE_STAT_ITEMS] = { 0 };
 	long global_node_diff[NR_VM_NODE_STAT_ITEMS] = { 0 };
+	int cpu = smp_processor_id();
 	int nid, z, i;
-
-	if (cpu < 0 || cpu >= vmstat_nr_cpus)
-		return;
 
 	for_each_node(nid) {
 		struct pglist_data *pgdat = NODE_DATA(nid);
@@ -409,14 +395,11 @@ void refresh_cpu_vm_stats(int cpu)
 				continue;
 			pzstats = per_cpu_ptr(zone->per_cpu_zonestats, cpu);
 			for (i = 0; i < NR_VM_ZONE_STAT_ITEMS; i++) {
-				s8 *p = &pzstats->vm_stat_diff[i];
-				long v;
+				long v = READ_ONCE(pzstats->vm_stat_diff[i]);
 
-				if (!READ_ONCE(*p))
-					continue;
-				v = __atomic_exchange_n(p, 0, __ATOMIC_RELAXED);
 				if (!v)
 					continue;
+				WRITE_ONCE(pzstats->vm_stat_diff[i], (s8)0);
 				atomic_long_add(v, &zone->vm_stat[i]);
 				global_zone_diff[i] += v;
 			}
@@ -426,14 +409,11 @@ void refresh_cpu_vm_stats(int cpu)
 
 			pnstats = per_cpu_ptr(pgdat->per_cpu_nodestats, cpu);
 			for (i = 0; i < NR_VM_NODE_STAT_ITEMS; i++) {
-				s8 *p = &pnstats->vm_node_stat_diff[i];
-				long v;
+				long v = READ_ONCE(pnstats->vm_node_stat_diff[i]);
 
-				if (!READ_ONCE(*p))
-					continue;
-				v = __atomic_exchange_n(p, 0, __ATOMIC_RELAXED);
 				if (!v)
 					continue;
+				WRITE_ONCE(pnstats->vm_node_stat_diff[i], (s8)0);
 				atomic_long_add(v, &pgdat->vm_stat[i]);
 				global_node_diff[i] += v;
 			}
@@ -448,12 +428,34 @@ void refresh_cpu_vm_stats(int cpu)
 			atomic_long_add(global_node_diff[i], &vm_node_stat[i]);
 }
 
+static void vmstat_update(struct work_struct *work)
+{
+	fold_this_cpu_vm_stats();
+}
+
+static struct work_struct vmstat_work[LRULAB_MAX_CPUS];
+
+/* @cpu's diffs, folded by @cpu (work queued there and waited for). */
+void refresh_cpu_vm_stats(int cpu)
+{
+	if (cpu < 0 || cpu >= vmstat_nr_cpus)
+		return;
+	INIT_WORK(&vmstat_work[cpu], vmstat_update);
+	queue_work_on(cpu, &vmstat_work[cpu]);
+	flush_work(&vmstat_work[cpu]);
+}
+
+/* Every CPU folds at once, as schedule_on_each_cpu() runs them. */
 void vmstat_refresh(void)
 {
 	int cpu;
 
+	for (cpu = 0; cpu < vmstat_nr_cpus; cpu++) {
+		INIT_WORK(&vmstat_work[cpu], vmstat_update);
+		queue_work_on(cpu, &vmstat_work[cpu]);
+	}
 	for (cpu = 0; cpu < vmstat_nr_cpus; cpu++)
-		refresh_cpu_vm_stats(cpu);
+		flush_work(&vmstat_work[cpu]);
 }
 
 /*

@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include <lrulab/cpu.h>
+#include <lrulab/workqueue.h>
 
 struct on_cpu {
 	int cpu;		/* -1: not a model CPU */
@@ -37,7 +38,7 @@ static inline void run_on_cpu(int cpu, void (*fn)(void *), void *arg)
 	void *ret;
 
 	assert_int_equal(pthread_create(&t, NULL, on_cpu_thread, &oc), 0);
-	assert_int_equal(pthread_join(t, &ret), 0);
+	assert_int_equal(join_sleep(t, &ret), 0);
 	assert_null(ret);
 }
 

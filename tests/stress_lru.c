@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <lrulab/lrulab.h>
+#include <lrulab/workqueue.h>
 
 #define NR_WORKERS 4
 #define FILE_PAGES 64
@@ -125,9 +126,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < NR_WORKERS; i++)
 		pthread_create(&w[i], NULL, worker, (void *)(long)i);
 	for (i = 0; i < NR_WORKERS; i++)
-		pthread_join(w[i], NULL);
+		join_sleep(w[i], NULL);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
-	pthread_join(ctl, NULL);
+	join_sleep(ctl, NULL);
 
 	bad = lrulab_check_invariants(true, stderr);
 	shmem_file_free(shared);

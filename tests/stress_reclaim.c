@@ -26,6 +26,7 @@
 #include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
 #include <lrulab/vmscan.h>
+#include <lrulab/workqueue.h>
 
 #define NR_WORKERS 4
 #define FILE_PAGES 192
@@ -230,9 +231,9 @@ static void run(bool scan_cost)
 		if (pthread_create(&w[i].thread, NULL, worker_fn, &w[i]))
 			die("pthread_create failed");
 	for (i = 0; i < NR_WORKERS; i++)
-		pthread_join(w[i].thread, NULL);
+		join_sleep(w[i].thread, NULL);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
-	pthread_join(control, NULL);
+	join_sleep(control, NULL);
 	__atomic_store_n(&stop, 0, __ATOMIC_RELEASE);
 
 	if (failures)

@@ -32,6 +32,7 @@
 #include <lrulab/swap.h>
 #include <lrulab/switches.h>
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 #include "cpu_test.h"
 
@@ -162,7 +163,7 @@ static void run_nocpu(void (*fn)(void *), void *arg)
 	pthread_t t;
 
 	assert_int_equal(pthread_create(&t, NULL, nocpu_thread, &oc), 0);
-	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(join_sleep(t, NULL), 0);
 }
 
 static struct lruvec *lruvec_of(struct mem_cgroup *memcg, int nid)
@@ -1148,8 +1149,8 @@ static void test_concurrent(void **state)
 		assert_int_equal(pthread_create(&t[i], NULL, worker_thread, &w[i]), 0);
 	assert_int_equal(pthread_create(&off, NULL, offliner_thread, &conc), 0);
 	for (i = 0; i < CONC_WORKERS; i++)
-		assert_int_equal(pthread_join(t[i], NULL), 0);
-	assert_int_equal(pthread_join(off, NULL), 0);
+		assert_int_equal(join_sleep(t[i], NULL), 0);
+	assert_int_equal(join_sleep(off, NULL), 0);
 	assert_int_equal(conc.errors, 0);
 
 	mem_cgroup_wait_frees();

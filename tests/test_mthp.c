@@ -19,6 +19,7 @@
 #include <lrulab/huge_mm.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/switches.h>
+#include <lrulab/workqueue.h>
 
 #define NODE_PAGES 16384
 
@@ -455,7 +456,7 @@ static void fault_on_cpu1(struct vm_area_struct *vma, unsigned long first,
 	pthread_t t;
 
 	assert_int_equal(pthread_create(&t, NULL, remote_faulter, &rf), 0);
-	pthread_join(t, NULL);
+	join_sleep(t, NULL);
 }
 
 /*
@@ -963,7 +964,7 @@ static void test_stress_mthp(void **state)
 	for (i = 0; i < STRESS_CPUS; i++)
 		assert_int_equal(pthread_create(&t[i], NULL, stress_worker, &args[i]), 0);
 	for (i = 0; i < STRESS_CPUS; i++) {
-		pthread_join(t[i], &ret);
+		join_sleep(t[i], &ret);
 		assert_null(ret);
 	}
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);

@@ -24,6 +24,7 @@
 #include <lrulab/gfp.h>
 #include <lrulab/swap.h>
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 /*
  * Operations per thread.  The tight run fails most allocations, and each
@@ -993,7 +994,7 @@ static void run_stress(int nr_threads, int nr_nodes, unsigned long node_pages,
 	for (i = 0; i < nr_threads; i++) {
 		void *ret;
 
-		assert_int_equal(pthread_join(tids[i], &ret), 0);
+		assert_int_equal(join_sleep(tids[i], &ret), 0);
 		assert_null(ret);
 		allocated += args[i].allocated;
 		freed += args[i].freed;

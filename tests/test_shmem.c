@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <lrulab/lrulab.h>
+#include <lrulab/workqueue.h>
 
 #include "mm_test.h"
 
@@ -229,16 +230,16 @@ static void *racer(void *arg)
 	r->vma = mm ? mmap_shmem(mm, r->file, 0, RACE_PAGES * PAGE_SIZE) : NULL;
 	if (!r->vma)
 		r->err = -1;
-	pthread_barrier_wait(r->barrier);
+	barrier_wait_sleep(r->barrier);
 	for (round = 0; round < RACE_ROUNDS; round++) {
-		pthread_barrier_wait(r->barrier);	/* go */
+		barrier_wait_sleep(r->barrier);	/* go */
 		for (i = 0; !r->err && i < RACE_PAGES; i++)
 			if (mm_access(r->vma, addr_of(r->vma, i), i & 1))
 				r->err = -2;
 		lru_add_drain();
-		pthread_barrier_wait(r->barrier);	/* done: main checks, punches */
+		barrier_wait_sleep(r->barrier);	/* done: main checks, punches */
 	}
-	pthread_barrier_wait(r->barrier);
+	barrier_wait_sleep(r->barrier);
 	mmput(mm);
 	cpu_exit();
 	return NULL;
@@ -258,12 +259,12 @@ static void test_racing_creators(void **state)
 		r[t] = (struct racer){ .cpu = t + 1, .file = file, .barrier = &barrier };
 		pthread_create(&r[t].tid, NULL, racer, &r[t]);
 	}
-	pthread_barrier_wait(&barrier);
+	barrier_wait_sleep(&barrier);
 	assert_int_equal(r[0].err, 0);
 	assert_int_equal(r[1].err, 0);
 	for (round = 0; round < RACE_ROUNDS; round++) {
-		pthread_barrier_wait(&barrier);
-		pthread_barrier_wait(&barrier);
+		barrier_wait_sleep(&barrier);
+		barrier_wait_sleep(&barrier);
 		assert_int_equal(r[0].err, 0);
 		assert_int_equal(r[1].err, 0);
 		/* every index created once, and both mappings got that folio */
@@ -285,9 +286,9 @@ static void test_racing_creators(void **state)
 		assert_int_equal(node_stat(NR_SHMEM), 0);
 		assert_int_equal(node_stat(NR_FILE_MAPPED), 0);
 	}
-	pthread_barrier_wait(&barrier);
+	barrier_wait_sleep(&barrier);
 	for (t = 0; t < 2; t++)
-		pthread_join(r[t].tid, NULL);
+		join_sleep(r[t].tid, NULL);
 	pthread_barrier_destroy(&barrier);
 	shmem_file_free(file);
 	assert_int_equal(free_pages(), free_before);

@@ -12,6 +12,7 @@
 #include <lrulab/lrulab.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/switches.h>
+#include <lrulab/workqueue.h>
 
 #define NODE_PAGES 16384
 
@@ -334,7 +335,7 @@ static void test_drain_all_reaches_remote_cpu(void **state)
 	pthread_t t;
 
 	pthread_create(&t, NULL, remote_adder, &f);
-	pthread_join(t, NULL);
+	join_sleep(t, NULL);
 	assert_int_equal(lru_batches_count(1), 1);
 	lru_add_drain();	/* local only: not enough */
 	assert_false(folio_test_lru(f));

@@ -26,6 +26,7 @@
 #include <lrulab/lrulab.h>
 #include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
+#include <lrulab/workqueue.h>
 
 #include "cpu_test.h"
 
@@ -514,7 +515,7 @@ static void test_stress(void **state)
 	for (i = 0; i < NR_WORKERS; i++)
 		assert_int_equal(pthread_create(&threads[i], NULL, stress_worker, &workers[i]), 0);
 	for (i = 0; i < NR_WORKERS; i++) {
-		assert_int_equal(pthread_join(threads[i], &ret), 0);
+		assert_int_equal(join_sleep(threads[i], &ret), 0);
 		assert_null(ret);
 	}
 	assert_int_equal(cpu_enter(0, false), 0);

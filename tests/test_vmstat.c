@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 /*
  * mm_init.c owns these; weak here so that the test links alone and
@@ -785,11 +786,11 @@ static void test_concurrent_fold(void **state)
 		assert_int_equal(pthread_create(&upd[i], NULL, race_updater,
 						(void *)(long)i), 0);
 	for (i = 0; i < RACE_CPUS; i++) {
-		assert_int_equal(pthread_join(upd[i], &ret), 0);
+		assert_int_equal(join_sleep(upd[i], &ret), 0);
 		assert_null(ret);
 	}
 	__atomic_store_n(&race_done, 1, __ATOMIC_RELEASE);
-	assert_int_equal(pthread_join(folder, NULL), 0);
+	assert_int_equal(join_sleep(folder, NULL), 0);
 	assert_true(direct > 0);
 
 	expect = RACE_CPUS * per_cpu + direct;

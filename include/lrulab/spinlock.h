@@ -105,13 +105,20 @@ bool spin_is_locked(spinlock_t *l);
 #define spin_unlock_irq(l) spin_unlock(l)
 
 /*
- * local_lock_t: a real per-CPU lock (the PREEMPT_RT flavour), so that a
- * remote CPU can take it to drain batches it does not own.
+ * local_lock_t as the kernel has it without PREEMPT_RT: an empty struct,
+ * and taking it only disables preemption.  A model CPU's thread is never
+ * preempted by other users of its per-CPU data (its queued work runs at
+ * its scheduling points, lib/workqueue.c), so there is nothing to do: no
+ * atomic, no shared line, nothing in the lock tables.  The barrier keeps
+ * the compiler from moving per-CPU accesses across it, as
+ * preempt_disable() does.
  */
-typedef spinlock_t local_lock_t;
-#define local_lock_init(l) spin_lock_init(l)
-#define local_lock(l) spin_lock_at((l), LOCK_SITE("local_lock"))
-#define local_unlock(l) spin_unlock(l)
+typedef struct { } local_lock_t;
+#define local_lock_init(l) ((void)(l))
+#define local_lock(l) do { (void)(l); __asm__ __volatile__("" ::: "memory"); } while (0)
+#define local_unlock(l) do { (void)(l); __asm__ __volatile__("" ::: "memory"); } while (0)
+/* There are no interrupts: the owner always gets it. */
+#define local_trylock(l) ({ local_lock(l); true; })
 
 /* ---- lock statistics (perf lock contention style) ---- */
 

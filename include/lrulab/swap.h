@@ -125,6 +125,8 @@ unsigned int lru_batches_pages(int cpu);
 struct lru_drain_stats {
 	unsigned long local;
 	unsigned long all;
+	unsigned long all_ns;		/* time the lru_add_drain_all() callers waited */
+	unsigned long all_works;	/* drain work items they queued */
 };
 void lru_drain_stats_read(struct lru_drain_stats *out);
 
