@@ -14,13 +14,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <urcu/urcu-memb.h>
 
 #include <lrulab/cpu.h>
+#include <lrulab/rcupdate.h>
 #include <lrulab/workqueue.h>
 
 int nr_cpu_ids;
 __thread int lrulab_cpu = -1;
+__thread bool rcu_thread_registered;
 struct cpu_state cpu_states[LRULAB_MAX_CPUS];
 static bool cpus_oversubscribed;
 
@@ -122,7 +123,7 @@ int cpu_enter(int cpu, bool pin)
 	if (pin)
 		pin_to(cpu);
 	lrulab_cpu = cpu;
-	urcu_memb_register_thread();
+	rcu_register_thread();
 	run_pending_work();
 	return 0;
 }
@@ -134,7 +135,7 @@ void cpu_exit(void)
 	if (cpu < 0)
 		return;
 	run_pending_work();
-	urcu_memb_unregister_thread();
+	rcu_unregister_thread();
 	lrulab_cpu = -1;
 	/* release: whoever runs this CPU's work next sees what we wrote */
 	__atomic_store_n(&cpu_states[cpu].state, 0, __ATOMIC_RELEASE);

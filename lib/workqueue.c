@@ -19,8 +19,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <urcu/urcu-memb.h>
 
+#include <lrulab/rcupdate.h>
 #include <lrulab/workqueue.h>
 
 /* Nonzero while this thread runs work as another CPU. */
@@ -153,18 +153,19 @@ void cpu_sleep_end(void)
 static bool run_work_for(int cpu)
 {
 	unsigned int *state = &cpu_states[cpu].state;
+	bool reader = rcu_thread_registered;
 	int self = lrulab_cpu;
 
 	if (!cpu_take_active(state))
 		return false;
 	lrulab_cpu = cpu;
 	borrowing++;
-	/* work may enter RCU read sections; a CPU's thread is registered */
-	if (self < 0)
-		urcu_memb_register_thread();
+	/* work may enter RCU read sections */
+	if (!reader)
+		rcu_register_thread();
 	run_pending_work();
-	if (self < 0)
-		urcu_memb_unregister_thread();
+	if (!reader)
+		rcu_unregister_thread();
 	borrowing--;
 	lrulab_cpu = self;
 	__atomic_fetch_and(state, ~CPU_ACTIVE, __ATOMIC_RELEASE);

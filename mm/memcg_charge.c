@@ -247,18 +247,20 @@ static void drain_local_stock(struct work_struct *work)
 }
 
 /*
- * As the kernel, another CPU's slots are read without synchronisation
- * to decide whether it needs the work at all; a slot filled right after
- * the peek holds a charge made after the drain began.
+ * Whether another CPU's stock caches anything at all.  The kernel also
+ * checks, under rcu_read_lock(), that the cached memcg is under the
+ * drained one; the pointer alone is read here and the check is left to
+ * the work, which runs on the owner, where the slot cannot change under
+ * it.  A slot filled right after the peek holds a charge made after the
+ * drain began.
  */
-__attribute__((no_sanitize("thread")))
-static bool stock_needs_drain(int cpu, struct mem_cgroup *root)
+static bool stock_needs_drain(int cpu)
 {
 	struct memcg_stock_pcp *stock = per_cpu_ptr(memcg_stock, cpu);
 	int i;
 
 	for (i = 0; i < NR_MEMCG_STOCK; i++)
-		if (stock_slot_matches(stock->cached[i], root))
+		if (READ_ONCE(stock->cached[i]))
 			return true;
 	return false;
 }
@@ -280,7 +282,7 @@ void drain_all_stock_memcg(struct mem_cgroup *root)
 	for_each_possible_cpu(cpu) {
 		INIT_WORK(&works[cpu].work, drain_local_stock);
 		works[cpu].root = root;
-		if (stock_needs_drain(cpu, root))
+		if (stock_needs_drain(cpu))
 			queue_work_on(cpu, &works[cpu].work);
 	}
 	for_each_possible_cpu(cpu)

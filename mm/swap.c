@@ -327,24 +327,56 @@ static void lru_lazyfree(struct lruvec *lruvec, struct folio *folio)
 
 /* ---- applying a batch ---- */
 
+/*
+ * A folio whose last reference other than the batch's was dropped while
+ * it waited (a page faulted and freed within one batch) has nothing to do
+ * on the LRU: since v7.2 the kernel freezes its count and frees it with
+ * the others, no lru_lock for it.  Flags a freed folio must not carry
+ * are cleared here, as the LRU release would have.
+ */
+static bool lru_add_folio_dead(struct folio *folio)
+{
+	if (!folio_ref_freeze(folio, 1))
+		return false;
+	__folio_clear_active(folio);
+	__folio_clear_unevictable(folio);
+	if (folio_test_large(folio))
+		folio_unqueue_deferred_split(folio);
+	return true;
+}
+
 static void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn)
 {
 	struct lru_size_batch stat_batch, *batch = lru_size_batch_get(&stat_batch);
+	struct folio_batch dead;
 	struct lruvec *lruvec = NULL;
-	unsigned int i;
+	unsigned int i, j;
 
-	for (i = 0; i < folio_batch_count(fbatch); i++) {
+	folio_batch_init(&dead);
+	for (i = 0, j = 0; i < folio_batch_count(fbatch); i++) {
 		struct folio *folio = fbatch->folios[i];
 
 		/* someone isolated it since it was queued: drop the op */
-		if (move_fn != lru_add && !folio_test_clear_lru(folio))
+		if (move_fn != lru_add && !folio_test_clear_lru(folio)) {
+			fbatch->folios[j++] = folio;
 			continue;
+		}
+		if (move_fn == lru_add && lru_add_folio_dead(folio)) {
+			folio_batch_add(&dead, folio);
+			continue;
+		}
 		lruvec = folio_lruvec_relock_batched(folio, lruvec, batch);
 		move_fn(lruvec, folio);
 		folio_set_lru(folio);
+		fbatch->folios[j++] = folio;
 	}
 	if (lruvec)
 		lruvec_unlock_batched(lruvec, batch);
+	if (folio_batch_count(&dead)) {
+		mem_cgroup_uncharge_folios(&dead);
+		free_unref_folios(&dead);
+	}
+	fbatch->nr = j;
 	folios_put(fbatch);
 }
 
@@ -602,12 +634,10 @@ static bool cpu_needs_drain(int cpu)
 {
 	struct cpu_fbatches *fb = per_cpu_ptr(cpu_fbatches, cpu);
 
-	return folio_batch_count(&fb->lru_add) ||
-	       folio_batch_count(&fb->lru_move_tail) ||
-	       folio_batch_count(&fb->lru_deactivate_file) ||
-	       folio_batch_count(&fb->lru_deactivate) ||
-	       folio_batch_count(&fb->lru_lazyfree) ||
-	       folio_batch_count(&fb->lru_activate);
+	/* the fields themselves: an inlined helper would be instrumented */
+	return fb->lru_add.nr || fb->lru_move_tail.nr ||
+	       fb->lru_deactivate_file.nr || fb->lru_deactivate.nr ||
+	       fb->lru_lazyfree.nr || fb->lru_activate.nr;
 }
 
 static void lru_add_drain_per_cpu(struct work_struct *work)

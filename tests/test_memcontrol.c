@@ -151,9 +151,9 @@ static void *nocpu_thread(void *p)
 {
 	struct on_cpu *oc = p;
 
-	urcu_memb_register_thread();
+	rcu_register_thread();
 	oc->fn(oc->arg);
-	urcu_memb_unregister_thread();
+	rcu_unregister_thread();
 	return NULL;
 }
 
@@ -1097,7 +1097,7 @@ static void *offliner_thread(void *arg)
 	struct folio *f = folios_alloc(2 * CONC_ZOMBIES, 0);
 	int k;
 
-	urcu_memb_register_thread();
+	rcu_register_thread();
 	for (k = 0; k < CONC_ZOMBIES; k++) {
 		struct mem_cgroup *z;
 		char name[16];
@@ -1122,7 +1122,7 @@ static void *offliner_thread(void *arg)
 	}
 	for (k = CONC_ZOMBIES - 10; k < CONC_ZOMBIES; k++)
 		mem_cgroup_uncharge(&f[2 * k + 1]);
-	urcu_memb_unregister_thread();
+	rcu_unregister_thread();
 	free(f);
 	return NULL;
 }

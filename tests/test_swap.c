@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <lrulab/lrulab.h>
@@ -346,6 +347,144 @@ static void test_drain_all_reaches_remote_cpu(void **state)
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
 
+
+/*
+ * A drain of all CPUs queues work only where batches hold folios: CPU 1
+ * (no thread, one folio queued) gets one work item and runs it, and a
+ * second drain with nothing queued anywhere queues nothing.
+ */
+static void test_drain_all_only_needed_cpus(void **state)
+{
+	struct folio *f = new_folio(0, false);
+	unsigned long run1 = READ_ONCE(cpu_states[1].nr_work_run);
+	struct lru_drain_stats d0, d1, d2;
+	pthread_t t;
+
+	pthread_create(&t, NULL, remote_adder, &f);
+	join_sleep(t, NULL);
+	lru_drain_stats_read(&d0);
+	lru_add_drain_all();
+	lru_drain_stats_read(&d1);
+	assert_int_equal(d1.all - d0.all, 1);
+	assert_int_equal(d1.all_works - d0.all_works, 1);
+	assert_int_equal(READ_ONCE(cpu_states[1].nr_work_run) - run1, 1);
+	assert_true(folio_test_lru(f));
+	lru_add_drain_all();
+	lru_drain_stats_read(&d2);
+	assert_int_equal(d2.all_works - d1.all_works, 0);
+	assert_int_equal(READ_ONCE(cpu_states[1].nr_work_run) - run1, 1);
+	free_folio(f);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+struct busy_cpu {
+	struct folio *folio;
+	int ready, allow, stop;
+	unsigned long ran_here;	/* work items run by this thread */
+};
+
+/* CPU 1, running: it reaches a scheduling point only once allowed. */
+static void *busy_cpu_fn(void *arg)
+{
+	struct busy_cpu *b = arg;
+	unsigned long before;
+
+	if (cpu_enter(1, false))
+		return NULL;
+	folio_add_lru(b->folio);
+	before = READ_ONCE(cpu_states[1].nr_work_run);
+	__atomic_store_n(&b->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&b->stop, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&b->allow, __ATOMIC_ACQUIRE))
+			cond_resched();
+		cpu_relax();
+	}
+	b->ran_here = READ_ONCE(cpu_states[1].nr_work_run) - before;
+	cpu_exit();
+	return NULL;
+}
+
+static void *allow_later(void *arg)
+{
+	struct busy_cpu *b = arg;
+
+	usleep(20000);
+	__atomic_store_n(&b->allow, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * A running CPU drains its own batches, at its next scheduling point,
+ * and the caller of lru_add_drain_all() returns only after that: the
+ * drain cannot have run before CPU 1 was allowed to reach one.
+ */
+static void test_drain_all_waits_for_running_cpu(void **state)
+{
+	struct busy_cpu b = { .folio = new_folio(0, false) };
+	pthread_t t, a;
+
+	pthread_create(&t, NULL, busy_cpu_fn, &b);
+	while (!__atomic_load_n(&b.ready, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	pthread_create(&a, NULL, allow_later, &b);
+	lru_add_drain_all();
+	assert_int_equal(__atomic_load_n(&b.allow, __ATOMIC_ACQUIRE), 1);
+	assert_true(folio_test_lru(b.folio));
+	__atomic_store_n(&b.stop, 1, __ATOMIC_RELEASE);
+	join_sleep(a, NULL);
+	join_sleep(t, NULL);
+	assert_int_equal(b.ran_here, 1);
+	free_folio(b.folio);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+/* lru_cache_disable() runs work on every CPU, empty or not. */
+static void test_lru_cache_disable_every_cpu(void **state)
+{
+	struct lru_drain_stats d0, d1;
+
+	lru_drain_stats_read(&d0);
+	lru_cache_disable();
+	lru_drain_stats_read(&d1);
+	lru_cache_enable();
+	assert_int_equal(d1.all_works - d0.all_works, nr_cpu_ids);
+}
+
+/*
+ * The dead-folio filter: a folio whose only reference left is the add
+ * batch's is freed and uncharged by the drain without touching the LRU
+ * or its lock; a live one beside it takes the lock once.
+ */
+static void test_dead_folio_filter(void **state)
+{
+	struct zone *zone = &NODE_DATA(0)->node_zones[0];
+	struct folio *dead = new_folio(0, true), *live = new_folio(0, true);
+	unsigned long free_before, usage_before;
+	struct lock_stat st;
+
+	folio_add_lru(dead);
+	folio_add_lru(live);
+	free_folio(dead);		/* the batch holds the last reference */
+	assert_int_equal(folio_ref_count(dead), 1);
+	free_before = zone_free_pages_exact(zone);
+	usage_before = mem_cgroup_usage(memcg);
+	lockstat_reset();
+	lru_add_drain();
+	/* without the filter: the add, then folios_put_refs() takes it off */
+	lockstat_read_class("lru_lock", &st);
+	assert_int_equal(st.acquired, 1);
+	assert_int_equal(site_stat("folio_batch_move_lru").acquired, 1);
+	assert_false(folio_test_lru(dead));
+	assert_true(folio_test_lru(live));
+	assert_int_equal(list_len(LRU_INACTIVE_ANON), 1);
+	assert_int_equal(zone_size(LRU_INACTIVE_ANON), 1);
+	drain_all_pages();
+	assert_int_equal(zone_free_pages_exact(zone), free_before + 1);
+	assert_int_equal(mem_cgroup_usage(memcg), usage_before - 1);
+	free_folio(live);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
 /*
  * lru-stat-batch (s0): one batch of 31 adds and one put of all of them.
  * Off, every folio updates the node+memcg stats under lru_lock; on, none
@@ -470,6 +609,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unevictable_counted_not_linked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folios_put_refs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drain_all_reaches_remote_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drain_all_only_needed_cpus, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drain_all_waits_for_running_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lru_cache_disable_every_cpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dead_folio_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lru_stat_batch_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lru_stat_batch_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folio_batch_nr_pages, setup, teardown),

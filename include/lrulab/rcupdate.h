@@ -13,6 +13,24 @@
 #define rcu_head rcu_head
 
 /*
+ * Registering a thread as an RCU reader, remembering that it is one:
+ * liburcu aborts on a second registration, and a thread that runs work
+ * for another CPU (lib/workqueue.c) registers only if it is not yet.
+ */
+#include <stdbool.h>
+extern __thread bool rcu_thread_registered;
+static inline void rcu_register_thread(void)
+{
+	urcu_memb_register_thread();
+	rcu_thread_registered = true;
+}
+static inline void rcu_unregister_thread(void)
+{
+	rcu_thread_registered = false;
+	urcu_memb_unregister_thread();
+}
+
+/*
  * ThreadSanitizer cannot see liburcu's grace periods: every read section
  * and every deleter releases one sync point (defined in mm/filemap.c)
  * which a deferred free acquires, so TSan learns the ordering RCU gives.
