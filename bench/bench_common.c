@@ -572,6 +572,7 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
 	unsigned long pages = o->mem / PAGE_SIZE, span = 1UL << MAX_PAGE_ORDER;
 	struct bench_deltas vm_before, mthp_before, tmp;
+	struct lru_drain_stats drains0;
 	struct mem_cgroup *memcg;
 	struct rusage ru0, ru1;
 	double rate_sum = 0;
@@ -634,6 +635,7 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	deltas_capture(&mthp_before, show_mthp, NULL);
 	lockstat_reset();
 	lru_hold_profile_reset();
+	lru_drain_stats_read(&drains0);
 	getrusage(RUSAGE_SELF, &ru0);
 	for (m = 0; m < o->memcgs; m++) {
 		struct bench_memcg_result *mr = &r->memcg[m];
@@ -663,6 +665,11 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 			break;
 	}
 	getrusage(RUSAGE_SELF, &ru1);
+	lru_drain_stats_read(&r->drains);
+	r->drains.local -= drains0.local;
+	r->drains.all -= drains0.all;
+	r->drains.all_ns -= drains0.all_ns;
+	r->drains.all_works -= drains0.all_works;
 	r->user_s = tv_sec(ru1.ru_utime) - tv_sec(ru0.ru_utime);
 	r->sys_s = tv_sec(ru1.ru_stime) - tv_sec(ru0.ru_stime);
 	r->pages_per_sec = r->nr_memcgs ? rate_sum / r->nr_memcgs : 0;

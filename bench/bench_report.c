@@ -126,6 +126,21 @@ static double pct(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : 0;
 }
 
+/*
+ * The drains of every CPU's batches (s4's cost): how often, how many CPUs
+ * had to run a drain, and how long the callers waited for them.
+ */
+static void print_drains(FILE *f, const struct bench_result *r)
+{
+	const struct lru_drain_stats *d = &r->drains;
+	char total[32], avg[32];
+
+	fmt_ns(total, sizeof(total), (double)d->all_ns);
+	fmt_ns(avg, sizeof(avg), d->all ? (double)d->all_ns / d->all : 0);
+	fprintf(f, "\nlru_add_drain: %lu   lru_add_drain_all: %lu (%lu CPUs drained by work, "
+		"%s waited in all, %s each)\n", d->local, d->all, d->all_works, total, avg);
+}
+
 static void print_deltas(FILE *f, const char *title, const struct bench_deltas *d)
 {
 	int i, shown = 0;
@@ -206,6 +221,7 @@ void bench_print_text(FILE *f, const struct bench_workload *w,
 			(unsigned long long)p->deferred_stat_updates);
 	}
 
+	print_drains(f, r);
 	print_deltas(f, "vmstat deltas", &r->vmstat);
 	print_deltas(f, "mTHP counter deltas", &r->mthp);
 	print_deltas(f, "memory.stat deltas (all memcgs of the run)", &r->memory_stat);
@@ -320,6 +336,11 @@ json_t *bench_result_json(const struct bench_workload *w,
 		json_object_set_new(j, "lru_lock_stat_hold_pct",
 				    json_real(pct(profile_stat_ns(p), hold)));
 	}
+	json_object_set_new(j, "lru_drains", json_pack("{s:I, s:I, s:I, s:I}",
+		"lru_add_drain", (json_int_t)r->drains.local,
+		"lru_add_drain_all", (json_int_t)r->drains.all,
+		"lru_add_drain_all_works", (json_int_t)r->drains.all_works,
+		"lru_add_drain_all_ns", (json_int_t)r->drains.all_ns));
 	json_object_set_new(j, "vmstat", deltas_json(&r->vmstat));
 	json_object_set_new(j, "mthp", deltas_json(&r->mthp));
 	json_object_set_new(j, "memory_stat", deltas_json(&r->memory_stat));

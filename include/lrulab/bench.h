@@ -143,6 +143,7 @@ struct bench_result {
 	int nr_sites;
 	struct bench_site_result *sites;
 	struct lock_stat lru;		/* every lru_lock site summed */
+	struct lru_drain_stats drains;	/* during the measured passes */
 	bool have_profile;
 	struct lru_hold_profile profile;
 	struct bench_deltas vmstat;
