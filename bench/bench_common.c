@@ -87,7 +87,7 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 		bench_switch_list());
 }
 
-static int parse_folio_size(const char *prog, const char *s, unsigned int *order)
+int bench_parse_folio_size(const char *prog, const char *s, unsigned int *order)
 {
 	unsigned long size;
 
@@ -102,6 +102,24 @@ static int parse_folio_size(const char *prog, const char *s, unsigned int *order
 	fprintf(stderr, "%s: --folio-size: %s is not a folio size here (4K, 16K, 32K or 64K)\n",
 		prog, s);
 	return -1;
+}
+
+int bench_parse_threads(const char *prog, const char *s,
+			long threads[BENCH_MAX_THREAD_COUNTS], int *nr)
+{
+	long v;
+
+	/* "1,,2" is a typo, not the list 1,2 */
+	if (s[0] == ',' || strstr(s, ",,")) {
+		fprintf(stderr, "%s: --threads: invalid list '%s'\n", prog, s);
+		return -1;
+	}
+	v = parse_long_list(prog, "--threads", s, 1, LRULAB_MAX_CPUS, threads,
+			    BENCH_MAX_THREAD_COUNTS);
+	if (v < 0)
+		return -1;
+	*nr = (int)v;
+	return 0;
 }
 
 const char *bench_switch_list(void)
@@ -148,16 +166,8 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 	while ((c = getopt_long(argc, argv, "", bench_long_options, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			/* "1,,2" is a typo, not the list 1,2 */
-			if (optarg[0] == ',' || strstr(optarg, ",,")) {
-				fprintf(stderr, "%s: --threads: invalid list '%s'\n", prog, optarg);
+			if (bench_parse_threads(prog, optarg, o->threads, &o->nr_threads))
 				return 2;
-			}
-			v = parse_long_list(prog, "--threads", optarg, 1, LRULAB_MAX_CPUS,
-					    o->threads, BENCH_MAX_THREAD_COUNTS);
-			if (v < 0)
-				return 2;
-			o->nr_threads = (int)v;
 			break;
 		case 'T':
 			if (!(w->opts & BENCH_OPT_TYPE)) {
@@ -205,7 +215,7 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 			}
 			break;
 		case 'f':
-			if (parse_folio_size(prog, optarg, &o->folio_order))
+			if (bench_parse_folio_size(prog, optarg, &o->folio_order))
 				return 2;
 			break;
 		case 's':
@@ -418,7 +428,7 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 }
 
 /* "name value" lines (vmstat, memory.stat) into @d, in file order. */
-static void deltas_parse(struct bench_deltas *d, char *text)
+void bench_deltas_parse(struct bench_deltas *d, char *text)
 {
 	char *line, *save = NULL;
 
@@ -450,13 +460,14 @@ static void deltas_capture(struct bench_deltas *d, void (*show)(void *, FILE *),
 		return;
 	show(arg, f);
 	fclose(f);
-	deltas_parse(d, buf);
+	bench_deltas_parse(d, buf);
 	free(buf);
 }
 
 /* @acc += @after - @before, by name; @acc may start empty. */
-static void deltas_accumulate(struct bench_deltas *acc, const struct bench_deltas *before,
-			      const struct bench_deltas *after)
+void bench_deltas_accumulate(struct bench_deltas *acc,
+			     const struct bench_deltas *before,
+			     const struct bench_deltas *after)
 {
 	int i, j;
 
@@ -485,7 +496,7 @@ static void deltas_accumulate(struct bench_deltas *acc, const struct bench_delta
 	}
 }
 
-static void deltas_free(struct bench_deltas *d)
+void bench_deltas_free(struct bench_deltas *d)
 {
 	free(d->d);
 	d->d = NULL;
@@ -652,9 +663,9 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 		err = bench_phase(w, o, threads, memcg, o->loops, o->seconds / o->memcgs,
 				  &mr->pages, &mr->seconds);
 		deltas_capture(&ms_after, show_memory_stat, memcg);
-		deltas_accumulate(&r->memory_stat, &ms_before, &ms_after);
-		deltas_free(&ms_before);
-		deltas_free(&ms_after);
+		bench_deltas_accumulate(&r->memory_stat, &ms_before, &ms_after);
+		bench_deltas_free(&ms_before);
+		bench_deltas_free(&ms_after);
 		mem_cgroup_offline(memcg);
 		mr->pages_per_sec = mr->seconds > 0 ? mr->pages / mr->seconds : 0;
 		r->pages += mr->pages;
@@ -682,13 +693,13 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 		r->have_profile = true;
 	}
 	deltas_capture(&tmp, show_vmstat, NULL);
-	deltas_accumulate(&r->vmstat, &vm_before, &tmp);
-	deltas_free(&tmp);
+	bench_deltas_accumulate(&r->vmstat, &vm_before, &tmp);
+	bench_deltas_free(&tmp);
 	deltas_capture(&tmp, show_mthp, NULL);
-	deltas_accumulate(&r->mthp, &mthp_before, &tmp);
-	deltas_free(&tmp);
-	deltas_free(&vm_before);
-	deltas_free(&mthp_before);
+	bench_deltas_accumulate(&r->mthp, &mthp_before, &tmp);
+	bench_deltas_free(&tmp);
+	bench_deltas_free(&vm_before);
+	bench_deltas_free(&mthp_before);
 out:
 	r->err = err;
 	lrulab_exit();
@@ -703,7 +714,7 @@ void bench_result_free(struct bench_result *r)
 {
 	free(r->sites);
 	r->sites = NULL;
-	deltas_free(&r->vmstat);
-	deltas_free(&r->memory_stat);
-	deltas_free(&r->mthp);
+	bench_deltas_free(&r->vmstat);
+	bench_deltas_free(&r->memory_stat);
+	bench_deltas_free(&r->mthp);
 }

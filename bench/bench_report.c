@@ -54,7 +54,7 @@ json_t *bench_switches_json(const struct bench_result *r)
 }
 
 /* The `perf lock contention` table, with acquisitions and hold times. */
-static void print_contention(FILE *f, const struct bench_result *r)
+void bench_print_contention(FILE *f, const struct bench_result *r)
 {
 	char tw[32], mw[32], aw[32], ht[32], ah[32];
 	int i;
@@ -141,7 +141,7 @@ static void print_drains(FILE *f, const struct bench_result *r)
 		"%s waited in all, %s each)\n", d->local, d->all, d->all_works, total, avg);
 }
 
-static void print_deltas(FILE *f, const char *title, const struct bench_deltas *d)
+void bench_print_deltas(FILE *f, const char *title, const struct bench_deltas *d)
 {
 	int i, shown = 0;
 
@@ -192,7 +192,7 @@ void bench_print_text(FILE *f, const struct bench_workload *w,
 	if (w->report_time)
 		print_report(f, r);
 	else
-		print_contention(f, r);
+		bench_print_contention(f, r);
 
 	fprintf(f, "\nfigures that hold on any machine:\n");
 	fprintf(f, "  lru_lock acquisitions per 1000 pages: %.1f\n", per_1k(r->lru.acquired, r->pages));
@@ -222,13 +222,13 @@ void bench_print_text(FILE *f, const struct bench_workload *w,
 	}
 
 	print_drains(f, r);
-	print_deltas(f, "vmstat deltas", &r->vmstat);
-	print_deltas(f, "mTHP counter deltas", &r->mthp);
-	print_deltas(f, "memory.stat deltas (all memcgs of the run)", &r->memory_stat);
+	bench_print_deltas(f, "vmstat deltas", &r->vmstat);
+	bench_print_deltas(f, "mTHP counter deltas", &r->mthp);
+	bench_print_deltas(f, "memory.stat deltas (all memcgs of the run)", &r->memory_stat);
 	fprintf(f, "\ninvariants: %s\n", r->invariant_violations ? "VIOLATED" : "ok");
 }
 
-static json_t *deltas_json(const struct bench_deltas *d)
+json_t *bench_deltas_json(const struct bench_deltas *d)
 {
 	json_t *o = json_object();
 	int i;
@@ -279,6 +279,7 @@ json_t *bench_result_json(const struct bench_workload *w,
 	json_t *j = json_object(), *a;
 	int i;
 
+	json_object_set_new(j, "engine", json_string("lrulab"));
 	json_object_set_new(j, "workload", json_string(w->name));
 	json_object_set_new(j, "type", json_string(o->shmem ? "shmem" : "anon"));
 	json_object_set_new(j, "threads", json_integer(r->threads));
@@ -341,9 +342,9 @@ json_t *bench_result_json(const struct bench_workload *w,
 		"lru_add_drain_all", (json_int_t)r->drains.all,
 		"lru_add_drain_all_works", (json_int_t)r->drains.all_works,
 		"lru_add_drain_all_ns", (json_int_t)r->drains.all_ns));
-	json_object_set_new(j, "vmstat", deltas_json(&r->vmstat));
-	json_object_set_new(j, "mthp", deltas_json(&r->mthp));
-	json_object_set_new(j, "memory_stat", deltas_json(&r->memory_stat));
+	json_object_set_new(j, "vmstat", bench_deltas_json(&r->vmstat));
+	json_object_set_new(j, "mthp", bench_deltas_json(&r->mthp));
+	json_object_set_new(j, "memory_stat", bench_deltas_json(&r->memory_stat));
 	json_object_set_new(j, "invariant_violations", json_integer(r->invariant_violations));
 	json_object_set_new(j, "invariants_ok", json_boolean(!r->invariant_violations));
 	if (r->err)

@@ -161,6 +161,10 @@ struct bench_result {
 int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 		char **argv, struct bench_opts *o);
 const struct bench_workload *bench_find_workload(const char *name);
+/* --threads and --folio-size, for every command that takes them: 0 or -1 after one error line */
+int bench_parse_threads(const char *prog, const char *s,
+			long threads[BENCH_MAX_THREAD_COUNTS], int *nr);
+int bench_parse_folio_size(const char *prog, const char *s, unsigned int *order);
 /* The common defaults, then the workload's own. */
 void bench_defaults(const struct bench_workload *w, struct bench_opts *o);
 void bench_usage(FILE *f, const struct bench_workload *w);
@@ -179,6 +183,19 @@ void bench_print_text(FILE *f, const struct bench_workload *w,
 		      const struct bench_opts *o, const struct bench_result *r);
 json_t *bench_result_json(const struct bench_workload *w,
 			  const struct bench_opts *o, const struct bench_result *r);
+
+/* The lock table of bench_print_text, for reports that put it beside another. */
+void bench_print_contention(FILE *f, const struct bench_result *r);
+
+/* "name value" lines into @d (appended); @acc += @after - @before, by name */
+void bench_deltas_parse(struct bench_deltas *d, char *text);
+void bench_deltas_accumulate(struct bench_deltas *acc,
+			     const struct bench_deltas *before,
+			     const struct bench_deltas *after);
+void bench_deltas_free(struct bench_deltas *d);
+/* The non-zero deltas under @title, as text; as a JSON object */
+void bench_print_deltas(FILE *f, const char *title, const struct bench_deltas *d);
+json_t *bench_deltas_json(const struct bench_deltas *d);
 
 /* "lru-stat-batch, memcg-direct-stat, ...": every switch, for messages */
 const char *bench_switch_list(void);
