@@ -211,6 +211,125 @@ if [ -x "$(dirname "$LRULAB")/../pncold/lrulab" ]; then
 	[ "$(grep -c '"seed":' "$out")" -eq 4 ] || fail "repro all --json: not four tables"
 fi
 
+# ---- lrulab host: the same workload on this machine's kernel ----
+
+# exact RC LINE ARGS...: exit RC and LINE as the only stderr line
+exact() {
+	want_rc=$1
+	want=$2
+	shift 2
+	"$LRULAB" "$@" >"$out" 2>"$err"
+	rc=$?
+	if [ "$rc" -ne "$want_rc" ] || [ "$(wc -l <"$err")" -ne 1 ] || [ "$(cat "$err")" != "$want" ]; then
+		fail "lrulab $*: exit $rc (want $want_rc), stderr not '$want'"
+	fi
+}
+
+H="lrulab host"
+F="host fault-free"
+exact 2 "$H: no workload given (fault-free)" host
+exact 2 "$H: unknown workload 'usemem' (fault-free)" host usemem
+exact 2 "$H: --type: unknown type 'hugetlb' (shmem or anon)" $F --type hugetlb
+exact 2 "$H: --type: unknown type 'file' (shmem or anon)" $F --type file
+exact 2 "$H: --threads: 0 is out of range [1, 256]" $F --threads 0
+exact 2 "$H: --threads: -1 is out of range [1, 256]" $F --threads 1,-1
+exact 2 "$H: --threads: invalid list '1,,2'" $F --threads 1,,2
+exact 2 "$H: --threads: invalid list ',1'" $F --threads ,1
+exact 2 "$H: --threads: invalid list '1,'" $F --threads 1,
+exact 2 "$H: --threads: 'x' is not a number" $F --threads x
+exact 2 "$H: --seconds: 0 is out of range [0.001, 3600]" $F --seconds 0
+exact 2 "$H: --seconds: -1 is out of range [0.001, 3600]" $F --seconds -1
+exact 2 "$H: --seconds: 'soon' is not a number" $F --seconds soon
+exact 2 "$H: --mem: invalid size '0' (expected e.g. 4K, 16M, 1G)" $F --mem 0
+exact 2 "$H: --mem: 2G is more than 1G per thread" $F --mem 2G
+exact 2 "$H: --mem: 3072 bytes is not a multiple of the 4K folio size" $F --mem 3K
+exact 2 "$H: --mem: 16384 bytes is not a multiple of the 64K folio size" $F --type anon --folio-size 64K --mem 16K
+exact 2 "$H: --folio-size: 8K is not a folio size here (4K, 16K, 32K or 64K)" $F --folio-size 8K
+exact 2 "$H: --folio-size: invalid size 'big' (expected e.g. 4K, 16M, 1G)" $F --folio-size big
+exact 2 "$H: --fault-work: only with --perf-lock, for lrulab's side of the comparison" $F --fault-work 100
+exact 2 "$H: --fault-work: -1 is out of range [0, 1000000]" $F --perf-lock --fault-work -1
+exact 2 "$H: --perf-lock: lrulab's shmem has 4K folios only, so it has no table for shmem 16K" \
+	$F --perf-lock --type shmem --folio-size 16K
+exact 2 "$H: unknown or incomplete option '--bogus'" $F --bogus
+exact 2 "$H: unknown or incomplete option '--threads'" $F --threads
+exact 2 "$H: unknown or incomplete option '--lock'" $F --lock ticket
+exact 2 "$H: unexpected argument 'extra'" $F extra
+good 'usage: lrulab host fault-free' host --help
+good 'usage: lrulab host fault-free' $F --help
+# without perf: one line, exit 1, before anything runs
+env PATH=/nonexistent "$LRULAB" $F --perf-lock --threads 1 --seconds 0.01 >"$out" 2>"$err"
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(wc -l <"$err")" -eq 1 ] &&
+	[ "$(cat "$err")" = "$H: --perf-lock: perf is not installed (no perf in PATH)" ] ||
+	fail "host --perf-lock without perf: exit $rc"
+
+# A short real run of each type: the keys bench has, marked host-kernel.
+for type in anon shmem; do
+	"$LRULAB" $F --type $type --threads 1,2 --seconds 0.02 --mem 256K --json >"$out" 2>"$err" ||
+		fail "host --type $type --json: exit $?"
+	[ "$(wc -l <"$out")" -eq 2 ] || fail "host --type $type --json --threads 1,2: not two lines"
+	for key in workload type threads cpus oversubscribed folio_size mem_per_thread seconds \
+		user_s sys_s pages warmup_pages pages_per_sec pages_per_sec_per_thread vmstat mthp; do
+		[ "$(grep -c "\"$key\":" "$out")" -eq 2 ] || fail "host --type $type --json: key $key missing"
+	done
+	[ "$(grep -c '"engine":"host-kernel"' "$out")" -eq 2 ] || fail "host --type $type: engine not host-kernel"
+	grep -q "\"type\":\"$type\"" "$out" || fail "host --type $type: type not $type"
+	grep -q '"warmup_pages":64,' "$out" || fail "host --type $type: warm-up not 64 pages"
+done
+good 'engine host-kernel' $F --type anon --threads 1 --seconds 0.02 --mem 256K
+good 'pages faulted and freed' $F --threads 1 --seconds 0.02 --mem 256K
+good 'OVERSUBSCRIBED' $F --threads "$over" --seconds 0.02 --mem 64K
+good '"oversubscribed":true' $F --threads "$over" --seconds 0.02 --mem 64K --json
+good '"engine":"lrulab"' bench fault-free --threads 1 --loops 1 --mem 64K --json
+
+# What needs root: an mTHP size set for the run and put back, also when
+# a signal ends the run; perf's lock table beside lrulab's.
+thp=/sys/kernel/mm/transparent_hugepage/hugepages-16kB/enabled
+T16="$F --type anon --folio-size 16K --threads 1 --mem 256K"
+if [ "$(id -u)" -ne 0 ] || [ ! -w "$thp" ] || grep -q '\[always\]' "$thp"; then
+	echo "bench_cli: skipping the mTHP host checks (needs root and $thp not always)"
+elif ! "$LRULAB" $T16 --seconds 0.02 --json >"$out" 2>"$err"; then
+	# a machine whose settings rule the run out says why, in one line
+	[ "$(wc -l <"$err")" -eq 1 ] && grep -q "^$H: --folio-size 16K: " "$err" ||
+		fail "host --folio-size 16K: failed without one clear line"
+	echo "bench_cli: skipping the mTHP host checks: $(cat "$err")"
+else
+	before=$(cat "$thp")
+	grep -q '"hugepages-16kB/anon_fault_alloc":' "$out" || fail "host --folio-size 16K: no 16K faults"
+	[ "$(cat "$thp")" = "$before" ] || fail "host --folio-size 16K: $thp left as $(cat "$thp")"
+	for sig in TERM HUP; do
+		"$LRULAB" $T16 --seconds 30 >"$out" 2>"$err" &
+		pid=$!
+		sleep 0.5
+		grep -q '\[always\]' "$thp" || fail "host --folio-size 16K: not always during the run"
+		kill -$sig $pid
+		wait $pid 2>/dev/null
+		[ "$(cat "$thp")" = "$before" ] || fail "host SIG$sig: $thp left as $(cat "$thp")"
+	done
+	if command -v setpriv >/dev/null; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$LRULAB" $T16 --seconds 0.01 \
+			>"$out" 2>"$err"
+		rc=$?
+		[ "$rc" -eq 1 ] && [ "$(wc -l <"$err")" -eq 1 ] &&
+			[ "$(cat "$err")" = "$H: --folio-size 16K: cannot set $thp: Permission denied (needs root)" ] ||
+			fail "host --folio-size 16K as nobody: exit $rc"
+	fi
+fi
+if [ "$(id -u)" -eq 0 ] && command -v perf >/dev/null; then
+	left=$(ls -d "${TMPDIR:-/tmp}"/lrulab-perf-* 2>/dev/null | wc -l)
+	if "$LRULAB" $F --type anon --threads 1 --seconds 0.05 --mem 256K --perf-lock >"$out" 2>"$err"; then
+		grep -q 'perf lock contention -E 10 (by caller)' "$out" || fail "host --perf-lock: no perf table"
+		grep -q '^lru_lock contended acquisitions per 1000 pages: host ' "$out" ||
+			fail "host --perf-lock: no lru_lock figure"
+	else
+		# perf is there but cannot trace locks here: one line saying so
+		[ "$(wc -l <"$err")" -eq 1 ] && grep -q "^$H: --perf-lock: " "$err" ||
+			fail "host --perf-lock: failed without one clear line"
+	fi
+	[ "$(ls -d "${TMPDIR:-/tmp}"/lrulab-perf-* 2>/dev/null | wc -l)" -eq "$left" ] ||
+		fail "host --perf-lock: left a perf directory behind"
+fi
+
 if [ "$fails" -ne 0 ]; then
 	echo "bench_cli: $fails failures"
 	exit 1

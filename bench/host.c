@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `lrulab host WORKLOAD`: a workload of `lrulab bench` run on this
+ * machine's own kernel with real system calls, reported in the same text
+ * shape and JSON keys, marked "engine": "host-kernel".  It is the other
+ * side of every calibration: the model's per-fault cost (--calibrate),
+ * its scaling and its lock tables (--perf-lock) are only as right as
+ * their match with a real kernel doing the same thing.
+ *
+ * fault-free: every thread, pinned to its processor, writes one byte to
+ * each 4 KiB page of its region and frees the region again, over and
+ * over, as `lrulab bench fault-free` does in the model: private
+ * anonymous memory freed by madvise(MADV_DONTNEED), or shmem: a memfd
+ * whose hole is punched by fallocate(PUNCH_HOLE).  The kernel's per-size
+ * shmem mTHP settings apply only to anonymous shared memory, not to
+ * memfd files, so shmem with large folios maps MAP_SHARED|MAP_ANONYMOUS
+ * and punches with madvise(MADV_REMOVE), the same shmem_fallocate().
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+
+#include <lrulab/commands.h>
+#include <lrulab/host.h>
+#include <lrulab/parse.h>
+
+/* Regions start on a PMD boundary, so every folio size is aligned. */
+#define HOST_REGION_ALIGN	(2UL << 20)
+
+struct host_workload {
+	const char *name;
+	/* parse @argv (argv[0] is the workload's name), run, report */
+	int (*main)(const char *prog, int argc, char **argv);
+};
+
+static int fault_free_main(const char *prog, int argc, char **argv);
+
+static const struct host_workload host_workloads[] = {
+	{ "fault-free", fault_free_main },
+};
+
+#define HOST_WORKLOAD_NAMES "fault-free"
+
+/* ---- one run ---- */
+
+struct host_phase {
+	pthread_barrier_t ready;	/* set up and warmed: counters are read */
+	pthread_barrier_t go;		/* the clock starts */
+	int stop;
+};
+
+struct host_worker {
+	pthread_t tid;
+	int index;
+	const struct host_opts *o;
+	struct host_phase *ph;
+	char *region;
+	int memfd;
+	unsigned long pages, warmup_pages;
+	u64 start_ns, end_ns;
+	int err;
+	const char *failed;
+};
+
+static u64 host_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int worker_fail(struct host_worker *hw, const char *call)
+{
+	hw->err = -errno;
+	hw->failed = call;
+	return hw->err;
+}
+
+/*
+ * The region at a HOST_REGION_ALIGN boundary: a PROT_NONE reservation
+ * with slack, the real mapping MAP_FIXED over its aligned part (so a
+ * shared mapping's file offset 0 is aligned too), the slack unmapped.
+ */
+static int region_map(struct host_worker *hw)
+{
+	unsigned long len = hw->o->mem, span = len + HOST_REGION_ALIGN;
+	int flags = MAP_FIXED, fd = -1;
+	char *res, *start;
+
+	res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED)
+		return worker_fail(hw, "mmap");
+	start = (char *)(((unsigned long)res + HOST_REGION_ALIGN - 1) & ~(HOST_REGION_ALIGN - 1));
+	if (!hw->o->shmem) {
+		flags |= MAP_PRIVATE | MAP_ANONYMOUS;
+	} else if (!hw->o->folio_order) {
+		hw->memfd = memfd_create("lrulab-host", MFD_CLOEXEC);
+		if (hw->memfd < 0 || ftruncate(hw->memfd, (off_t)len)) {
+			munmap(res, span);
+			return worker_fail(hw, hw->memfd < 0 ? "memfd_create" : "ftruncate");
+		}
+		flags |= MAP_SHARED;
+		fd = hw->memfd;
+	} else {
+		flags |= MAP_SHARED | MAP_ANONYMOUS;
+	}
+	if (mmap(start, len, PROT_READ | PROT_WRITE, flags, fd, 0) == MAP_FAILED) {
+		munmap(res, span);
+		return worker_fail(hw, "mmap");
+	}
+	if (start > res)
+		munmap(res, start - res);
+	if (res + span > start + len)
+		munmap(start + len, res + span - (start + len));
+	hw->region = start;
+	/* 4K folios whatever the THP settings say; larger ones as prepared */
+	if (!hw->o->folio_order && madvise(start, len, MADV_NOHUGEPAGE))
+		return worker_fail(hw, "madvise(MADV_NOHUGEPAGE)");
+	return 0;
+}
+
+static void region_unmap(struct host_worker *hw)
+{
+	if (hw->region)
+		munmap(hw->region, hw->o->mem);
+	if (hw->memfd >= 0)
+		close(hw->memfd);
+	hw->region = NULL;
+	hw->memfd = -1;
+}
+
+/* One pass: a write to every 4 KiB page (a fault per folio), then free. */
+static int host_pass(struct host_worker *hw)
+{
+	unsigned long off, len = hw->o->mem;
+	volatile char *p = hw->region;
+
+	for (off = 0; off < len; off += PAGE_SIZE)
+		p[off] = 0x55;
+	if (!hw->o->shmem) {
+		if (madvise(hw->region, len, MADV_DONTNEED))
+			return worker_fail(hw, "madvise(MADV_DONTNEED)");
+	} else if (hw->memfd >= 0) {
+		if (fallocate(hw->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)len))
+			return worker_fail(hw, "fallocate(FALLOC_FL_PUNCH_HOLE)");
+	} else {
+		if (madvise(hw->region, len, MADV_REMOVE))
+			return worker_fail(hw, "madvise(MADV_REMOVE)");
+	}
+	return 0;
+}
+
+/*
+ * Everyone meets both barriers, failed or not, or the others hang.  The
+ * warm-up pass takes the first-touch costs (page tables, the memfd's
+ * xarray nodes) out of the timed passes, as the model's warm-up does.
+ */
+static void *host_worker_fn(void *arg)
+{
+	struct host_worker *hw = arg;
+	struct host_phase *ph = hw->ph;
+	unsigned long pages = hw->o->mem / PAGE_SIZE;
+	int err = host_pin(hw->index);
+
+	if (err) {
+		errno = -err;
+		worker_fail(hw, "pthread_setaffinity_np");
+	}
+	if (!hw->err && !region_map(hw) && !host_pass(hw))
+		hw->warmup_pages = pages;
+	pthread_barrier_wait(&ph->ready);
+	pthread_barrier_wait(&ph->go);
+	hw->start_ns = host_now_ns();
+	while (!hw->err && !__atomic_load_n(&ph->stop, __ATOMIC_ACQUIRE))
+		if (!host_pass(hw))
+			hw->pages += pages;
+	hw->end_ns = host_now_ns();
+	return NULL;
+}
+
+static double tv_sec(struct timeval tv)
+{
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static void deltas_since(struct bench_deltas *out, const struct bench_deltas *before,
+			 void (*read)(struct bench_deltas *))
+{
+	struct bench_deltas after;
+
+	read(&after);
+	bench_deltas_accumulate(out, before, &after);
+	bench_deltas_free(&after);
+}
+
+int host_fault_free_run(const struct host_opts *o, long threads, struct host_result *r)
+{
+	struct host_worker *hw = calloc(threads, sizeof(*hw));
+	struct timespec ts = {
+		.tv_sec = (time_t)o->seconds,
+		.tv_nsec = (long)((o->seconds - (time_t)o->seconds) * 1e9),
+	};
+	struct bench_deltas vm_before, mthp_before;
+	struct host_phase ph = { .stop = 0 };
+	u64 start = ~0ULL, end = 0;
+	struct rusage ru0, ru1;
+	long i;
+
+	memset(r, 0, sizeof(*r));
+	if (!hw)
+		return -ENOMEM;
+	r->threads = threads;
+	r->cpus = lrulab_nr_processors();
+	r->oversubscribed = threads > r->cpus;
+	pthread_barrier_init(&ph.ready, NULL, (unsigned int)threads + 1);
+	pthread_barrier_init(&ph.go, NULL, (unsigned int)threads + 1);
+	for (i = 0; i < threads; i++) {
+		hw[i] = (struct host_worker){ .index = (int)i, .o = o, .ph = &ph, .memfd = -1 };
+		if (pthread_create(&hw[i].tid, NULL, host_worker_fn, &hw[i])) {
+			fprintf(stderr, "lrulab host: cannot start thread %ld\n", i);
+			abort();
+		}
+	}
+	pthread_barrier_wait(&ph.ready);
+	host_read_vmstat(&vm_before);
+	host_read_mthp(&mthp_before);
+	getrusage(RUSAGE_SELF, &ru0);
+	pthread_barrier_wait(&ph.go);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	__atomic_store_n(&ph.stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < threads; i++)
+		pthread_join(hw[i].tid, NULL);
+	getrusage(RUSAGE_SELF, &ru1);
+	deltas_since(&r->vmstat, &vm_before, host_read_vmstat);
+	deltas_since(&r->mthp, &mthp_before, host_read_mthp);
+	bench_deltas_free(&vm_before);
+	bench_deltas_free(&mthp_before);
+
+	for (i = 0; i < threads; i++) {
+		r->pages += hw[i].pages;
+		r->warmup_pages += hw[i].warmup_pages;
+		if (hw[i].start_ns < start)
+			start = hw[i].start_ns;
+		if (hw[i].end_ns > end)
+			end = hw[i].end_ns;
+		if (hw[i].err && !r->err) {
+			r->err = hw[i].err;
+			r->failed = hw[i].failed;
+		}
+		region_unmap(&hw[i]);
+	}
+	r->seconds = end > start ? (end - start) / 1e9 : 0;
+	r->pages_per_sec = r->seconds > 0 ? r->pages / r->seconds : 0;
+	r->user_s = tv_sec(ru1.ru_utime) - tv_sec(ru0.ru_utime);
+	r->sys_s = tv_sec(ru1.ru_stime) - tv_sec(ru0.ru_stime);
+	pthread_barrier_destroy(&ph.ready);
+	pthread_barrier_destroy(&ph.go);
+	free(hw);
+	return 0;
+}
+
+void host_result_free(struct host_result *r)
+{
+	bench_deltas_free(&r->vmstat);
+	bench_deltas_free(&r->mthp);
+}
+
+/* ---- output ---- */
+
+static const char *host_kernel(void)
+{
+	static struct utsname u;
+
+	if (!u.release[0] && uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	return u.release;
+}
+
+static const char *host_backing(const struct host_opts *o)
+{
+	if (!o->shmem)
+		return "private anonymous memory, freed by madvise(MADV_DONTNEED)";
+	if (!o->folio_order)
+		return "a memfd, mapped shared, hole punched by fallocate(PUNCH_HOLE)";
+	return "anonymous shared memory, hole punched by madvise(MADV_REMOVE)";
+}
+
+static void host_print_text(FILE *f, const struct host_opts *o, const struct host_result *r)
+{
+	fprintf(f, "lrulab host fault-free: engine host-kernel (Linux %s), %s, %ld thread%s on %d processors, %lu%s each, %luK folios, %.2f s\n",
+		host_kernel(), o->shmem ? "shmem" : "anon", r->threads,
+		r->threads == 1 ? "" : "s", r->cpus,
+		o->mem % (1UL << 20) ? o->mem >> 10 : o->mem >> 20,
+		o->mem % (1UL << 20) ? "K" : "M", (PAGE_SIZE << o->folio_order) >> 10,
+		o->seconds);
+	fprintf(f, "each thread pinned to a processor writes every page of %s\n",
+		host_backing(o));
+	if (r->oversubscribed)
+		fprintf(f, "OVERSUBSCRIBED: %ld threads on %d processors: threads take turns on a processor, so pages/s per thread means little\n",
+			r->threads, r->cpus);
+	if (r->err)
+		fprintf(f, "a worker failed: %s: %s\n", r->failed, strerror(-r->err));
+	fprintf(f, "\npages faulted and freed: %lu in %.3f s: %.0f pages/s, %.0f per thread\n",
+		r->pages, r->seconds, r->pages_per_sec, r->pages_per_sec / r->threads);
+	fprintf(f, "real %.3fs  user %.3fs  sys %.3fs\n", r->seconds, r->user_s, r->sys_s);
+	bench_print_deltas(f, "vmstat deltas (the whole machine)", &r->vmstat);
+	bench_print_deltas(f, "mTHP counter deltas (the whole machine)", &r->mthp);
+}
+
+json_t *host_result_json(const struct host_opts *o, const struct host_result *r)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "engine", json_string("host-kernel"));
+	json_object_set_new(j, "kernel", json_string(host_kernel()));
+	json_object_set_new(j, "workload", json_string("fault-free"));
+	json_object_set_new(j, "type", json_string(o->shmem ? "shmem" : "anon"));
+	json_object_set_new(j, "backing", json_string(host_backing(o)));
+	json_object_set_new(j, "threads", json_integer(r->threads));
+	json_object_set_new(j, "cpus", json_integer(r->cpus));
+	json_object_set_new(j, "oversubscribed", json_boolean(r->oversubscribed));
+	json_object_set_new(j, "folio_size", json_integer(PAGE_SIZE << o->folio_order));
+	json_object_set_new(j, "mem_per_thread", json_integer(o->mem));
+	json_object_set_new(j, "seconds", json_real(r->seconds));
+	json_object_set_new(j, "user_s", json_real(r->user_s));
+	json_object_set_new(j, "sys_s", json_real(r->sys_s));
+	json_object_set_new(j, "pages", json_integer(r->pages));
+	json_object_set_new(j, "warmup_pages", json_integer(r->warmup_pages));
+	json_object_set_new(j, "pages_per_sec", json_real(r->pages_per_sec));
+	json_object_set_new(j, "pages_per_sec_per_thread",
+			    json_real(r->pages_per_sec / r->threads));
+	json_object_set_new(j, "vmstat", bench_deltas_json(&r->vmstat));
+	json_object_set_new(j, "mthp", bench_deltas_json(&r->mthp));
+	if (r->err) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "%s: %s", r->failed, strerror(-r->err));
+		json_object_set_new(j, "error", json_string(msg));
+	}
+	return j;
+}
+
+/* ---- fault-free: options ---- */
+
+static const struct option host_long_options[] = {
+	{ "type", required_argument, NULL, 'T' },
+	{ "folio-size", required_argument, NULL, 'f' },
+	{ "threads", required_argument, NULL, 't' },
+	{ "seconds", required_argument, NULL, 's' },
+	{ "mem", required_argument, NULL, 'm' },
+	{ "perf-lock", no_argument, NULL, 'P' },
+	{ "fault-work", required_argument, NULL, 'F' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void host_usage(FILE *f)
+{
+	fprintf(f, "usage: lrulab host fault-free [--type shmem|anon] [--folio-size 4K|16K|32K|64K]\n"
+		   "       [--threads N[,N...]] [--seconds S] [--mem SIZE] [--json]\n"
+		   "       [--perf-lock [--fault-work NS]]\n\n"
+		   "The fault-free workload of `lrulab bench` on this machine's kernel: each thread,\n"
+		   "pinned to a processor, writes every 4 KiB page of --mem (16M) of its own memory\n"
+		   "and frees it, over and over: anon memory by madvise(MADV_DONTNEED), shmem (the\n"
+		   "default) a memfd whose hole fallocate(PUNCH_HOLE) punches.  pages/s per thread\n"
+		   "count in bench's text and JSON shape, \"engine\": \"host-kernel\".  A --folio-size\n"
+		   "over 4K sets that mTHP size to always for the run (root) and restores it after.\n"
+		   "--perf-lock runs it under `perf lock record` and prints the kernel's\n"
+		   "`perf lock contention` table, then lrulab's for the same workload (with\n"
+		   "--fault-work NS, e.g. what `lrulab bench fault-free --calibrate` chose).\n");
+}
+
+static int fault_free_parse(const char *prog, int argc, char **argv, struct host_opts *o)
+{
+	bool work_given = false;
+	double d;
+	long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->shmem = true;
+	o->threads[0] = lrulab_nr_processors();
+	o->nr_threads = 1;
+	o->mem = 16UL << 20;
+	o->seconds = 1.0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", host_long_options, NULL)) != -1) {
+		switch (c) {
+		case 'T':
+			if (strcmp(optarg, "shmem") && strcmp(optarg, "anon")) {
+				fprintf(stderr, "%s: --type: unknown type '%s' (shmem or anon)\n",
+					prog, optarg);
+				return 2;
+			}
+			o->shmem = !strcmp(optarg, "shmem");
+			break;
+		case 'f':
+			if (bench_parse_folio_size(prog, optarg, &o->folio_order))
+				return 2;
+			break;
+		case 't':
+			if (bench_parse_threads(prog, optarg, o->threads, &o->nr_threads))
+				return 2;
+			break;
+		case 's':
+			if (parse_double(prog, "--seconds", optarg, 0.001, 3600, &d))
+				return 2;
+			o->seconds = d;
+			break;
+		case 'm':
+			if (parse_size(prog, "--mem", optarg, &o->mem))
+				return 2;
+			if (o->mem > BENCH_MAX_MEM) {
+				fprintf(stderr, "%s: --mem: %s is more than 1G per thread\n",
+					prog, optarg);
+				return 2;
+			}
+			break;
+		case 'P':
+			o->perf_lock = true;
+			break;
+		case 'F':
+			if (parse_long(prog, "--fault-work", optarg, 0, 1000000, &v))
+				return 2;
+			o->fault_work_ns = (unsigned long)v;
+			work_given = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			host_usage(stdout);
+			return 1;
+		default:
+			fprintf(stderr, "%s: unknown or incomplete option '%s'\n", prog,
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+		return 2;
+	}
+	if (o->mem % (PAGE_SIZE << o->folio_order)) {
+		fprintf(stderr, "%s: --mem: %lu bytes is not a multiple of the %luK folio size\n",
+			prog, o->mem, (PAGE_SIZE << o->folio_order) >> 10);
+		return 2;
+	}
+	if (o->perf_lock && o->shmem && o->folio_order) {
+		fprintf(stderr, "%s: --perf-lock: lrulab's shmem has 4K folios only, so it has no table for shmem %luK\n",
+			prog, (PAGE_SIZE << o->folio_order) >> 10);
+		return 2;
+	}
+	if (work_given && !o->perf_lock) {
+		fprintf(stderr, "%s: --fault-work: only with --perf-lock, for lrulab's side of the comparison\n",
+			prog);
+		return 2;
+	}
+	return 0;
+}
+
+/* ---- fault-free: the command ---- */
+
+static int fault_free_main(const char *prog, int argc, char **argv)
+{
+	struct host_opts o;
+	int i, ret, status = 0;
+
+	ret = fault_free_parse(prog, argc, argv, &o);
+	if (ret)
+		return ret == 1 ? 0 : 2;
+	if (o.perf_lock)
+		return host_perf_lock(prog, &o);
+	if (host_thp_prepare(prog, o.shmem, o.folio_order))
+		return 1;
+	for (i = 0; i < o.nr_threads; i++) {
+		struct host_result r;
+		int err = host_fault_free_run(&o, o.threads[i], &r);
+
+		if (err) {
+			fprintf(stderr, "%s: cannot run %ld threads: %s\n", prog, o.threads[i],
+				strerror(-err));
+			status = 1;
+			break;
+		}
+		if (o.json) {
+			json_t *j = host_result_json(&o, &r);
+			char *s = json_dumps(j, JSON_COMPACT);
+
+			printf("%s\n", s);
+			free(s);
+			json_decref(j);
+		} else {
+			if (i)
+				printf("\n");
+			host_print_text(stdout, &o, &r);
+		}
+		fflush(stdout);
+		if (r.err) {
+			fprintf(stderr, "%s: a worker failed: %s: %s\n", prog, r.failed,
+				strerror(-r.err));
+			status = 1;
+		}
+		host_result_free(&r);
+		if (status)
+			break;
+	}
+	host_undo_all();
+	return status;
+}
+
+int cmd_host(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		fprintf(stderr, "lrulab host: no workload given (" HOST_WORKLOAD_NAMES ")\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		host_usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(host_workloads); i++)
+		if (!strcmp(argv[1], host_workloads[i].name))
+			return host_workloads[i].main("lrulab host", argc - 1, argv + 1);
+	fprintf(stderr, "lrulab host: unknown workload '%s' (" HOST_WORKLOAD_NAMES ")\n",
+		argv[1]);
+	return 2;
+}

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `lrulab host fault-free --perf-lock`: the host run again, under `perf
+ * lock record`, with the kernel's `perf lock contention` table (by
+ * caller) printed, then lrulab's lock table for the same workload, and
+ * the one figure both give: contended lru_lock acquisitions per 1000
+ * pages.  perf only sees contended acquisitions (the contention_begin
+ * tracepoint), so that is the figure to compare, not acquisitions.
+ *
+ * The host run is this binary in a fresh process under perf, so perf
+ * records nothing of ours; its files live in a temporary directory that
+ * is removed afterwards, also when a signal ends the run: the signals
+ * are held while perf runs and passed on to it, and the clean-up waits
+ * for perf to finish writing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <lrulab/host.h>
+
+/* ---- perf's table ---- */
+
+static int unit_ns(const char *unit, double *mult)
+{
+	static const struct { const char *name; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "m", 60e9 }, { "h", 3600e9 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(units); i++)
+		if (!strcmp(unit, units[i].name)) {
+			*mult = units[i].ns;
+			return 0;
+		}
+	return -1;
+}
+
+/* " 4615  6.51 ms  49.38 us  1.41 us  spinlock  __page_cache_release.part.0+0x58" */
+int host_perf_parse_row(const char *line, struct host_perf_row *row)
+{
+	char u1[8], u2[8], u3[8];
+	double m1, m2, m3;
+
+	memset(row, 0, sizeof(*row));
+	if (sscanf(line, " %llu %lf %7s %lf %7s %lf %7s %23s %95s", &row->contended,
+		   &row->wait_total_ns, u1, &row->wait_max_ns, u2, &row->wait_avg_ns, u3,
+		   row->type, row->caller) != 9)
+		return -1;
+	if (unit_ns(u1, &m1) || unit_ns(u2, &m2) || unit_ns(u3, &m3))
+		return -1;
+	row->wait_total_ns *= m1;
+	row->wait_max_ns *= m2;
+	row->wait_avg_ns *= m3;
+	return 0;
+}
+
+/*
+ * The kernel functions (classic LRU, Linux 6.x and the 2026 mm tree)
+ * that take an lruvec's lru_lock in their own body or through a helper
+ * inlined into it, which is the caller `perf lock contention` names.
+ */
+static const char *const lru_lock_callers[] = {
+	"folio_batch_move_lru", "__page_cache_release", "page_cache_release",
+	"folios_put_refs", "release_pages", "__folio_put",
+	"folio_lruvec_lock", "folio_lruvec_lock_irq", "folio_lruvec_lock_irqsave",
+	"lru_add_drain_cpu", "lru_note_cost", "lru_note_cost_unlock_irq",
+	"folio_isolate_lru", "isolate_lru_folios", "shrink_inactive_list",
+	"shrink_active_list", "move_folios_to_lru", "shrink_lruvec", "shrink_node",
+	"check_move_unevictable_folios", "lru_reparent_memcg", "__munlock_folio",
+	"mlock_folio_batch",
+};
+
+bool host_perf_lru_caller(const char *caller)
+{
+	char name[96];
+	size_t i, n;
+
+	/* "fn+0x58", "fn.part.0+0x58", "fn.isra.0", "fn.cold" are all fn */
+	n = strcspn(caller, "+.");
+	if (!n || n >= sizeof(name))
+		return false;
+	memcpy(name, caller, n);
+	name[n] = '\0';
+	for (i = 0; i < ARRAY_SIZE(lru_lock_callers); i++)
+		if (!strcmp(name, lru_lock_callers[i]))
+			return true;
+	return false;
+}
+
+/* ---- running perf ---- */
+
+struct perf_files {
+	char dir[64];
+	char data[96];
+	char out[96];
+	char err[96];
+};
+
+static const int held_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static bool in_path(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(n ? n : 1), n ? path : ".", cmd);
+		if (!access(buf, X_OK))
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int c;
+
+	if (f && m)
+		while ((c = getc(f)) != EOF)
+			putc(c, m);
+	if (f)
+		fclose(f);
+	if (m)
+		fclose(m);
+	return buf;
+}
+
+/*
+ * Run @argv with stdout and stderr into the files, the three signals
+ * held here: one that arrives is passed to the child, whose end is
+ * awaited, and then returned in *@sig for the caller to die of once it
+ * has cleaned up.  The wait status, or -1 when the child did not start.
+ */
+static int run_held(char *const *argv, const struct perf_files *pf, int *sig)
+{
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	sigset_t set, old;
+	siginfo_t si;
+	int status, out, err;
+	size_t i;
+	pid_t pid;
+
+	*sig = 0;
+	sigemptyset(&set);
+	for (i = 0; i < ARRAY_SIZE(held_signals); i++)
+		sigaddset(&set, held_signals[i]);
+	out = open(pf->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	err = open(pf->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (out < 0 || err < 0) {
+		if (out >= 0)
+			close(out);
+		if (err >= 0)
+			close(err);
+		return -1;
+	}
+	fflush(NULL);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	pid = fork();
+	if (!pid) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		dup2(out, STDOUT_FILENO);
+		dup2(err, STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(out);
+	close(err);
+	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	for (;;) {
+		int s = sigtimedwait(&set, &si, &tick);
+
+		if (s > 0 && !*sig) {
+			*sig = s;
+			kill(pid, s);
+		}
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return status;
+}
+
+/* The last line of perf's stderr that is not its own progress report. */
+static void last_message(const char *text, char *out, size_t len)
+{
+	const char *line = text;
+
+	snprintf(out, len, "no message");
+	while (line && *line) {
+		size_t n = strcspn(line, "\n");
+
+		if (n && strncmp(line, "[ perf record:", 14))
+			snprintf(out, len, "%.*s", (int)n, line);
+		line += n + (line[n] == '\n');
+	}
+}
+
+static json_t *last_json_object(const char *text)
+{
+	const char *line = text, *last = NULL;
+
+	while (line && *line) {
+		if (*line == '{')
+			last = line;
+		line += strcspn(line, "\n");
+		line += *line == '\n';
+	}
+	return last ? json_loadb(last, strcspn(last, "\n"), 0, NULL) : NULL;
+}
+
+/* ---- the comparison ---- */
+
+struct perf_side {
+	json_t *host;			/* the child's own JSON object */
+	char *table;			/* `perf lock contention -E 10`, as printed */
+	unsigned long long lru_contended;
+	json_t *rows;
+};
+
+/* The signal run_held() passed on: clean up, then die of it. */
+static void die_of(int sig)
+{
+	host_undo_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static bool exited_ok(int status)
+{
+	return status >= 0 && WIFEXITED(status) && !WEXITSTATUS(status);
+}
+
+/* `perf lock contention ARGS...` into *@text (its table is on stderr). */
+static int perf_table(const char *prog, char **argv, const struct perf_files *pf,
+		      char **text)
+{
+	char msg[256];
+	int sig, status = run_held(argv, pf, &sig);
+
+	if (sig)
+		die_of(sig);
+	*text = slurp(pf->err);
+	if (exited_ok(status) && *text)
+		return 0;
+	last_message(*text ? *text : "", msg, sizeof(msg));
+	fprintf(stderr, "%s: --perf-lock: perf lock contention failed: %s\n", prog, msg);
+	free(*text);
+	*text = NULL;
+	return 1;
+}
+
+/*
+ * `perf lock record` the host run with @threads threads, then read its
+ * table twice: the ten worst callers as perf prints them, and every row
+ * for the lru_lock sum.  0, or the exit status after one error line.
+ */
+static int perf_host(const char *prog, const struct host_opts *o, long threads,
+		     const struct perf_files *pf, struct perf_side *ps)
+{
+	char mem[32], thr[24], secs[32], folio[24], msg[256];
+	char *rec[] = { "perf", "lock", "record", "-o", (char *)pf->data, "--",
+			(char *)bench_self_exe(), "host", "fault-free", "--type",
+			o->shmem ? "shmem" : "anon", "--folio-size", folio, "--mem", mem,
+			"--threads", thr, "--seconds", secs, "--json", NULL };
+	char *top[] = { "perf", "lock", "contention", "-i", (char *)pf->data, "-E", "10", NULL };
+	char *all[] = { "perf", "lock", "contention", "-i", (char *)pf->data, NULL };
+	char *text, *line;
+	int status, sig;
+
+	snprintf(mem, sizeof(mem), "%lu", o->mem);
+	snprintf(thr, sizeof(thr), "%ld", threads);
+	snprintf(secs, sizeof(secs), "%.6g", o->seconds);
+	snprintf(folio, sizeof(folio), "%luK", (PAGE_SIZE << o->folio_order) >> 10);
+	/* perf would keep an old data file as perf.data.old: none is there */
+	unlink(pf->data);
+	status = run_held(rec, pf, &sig);
+	if (sig)
+		die_of(sig);
+	text = slurp(pf->out);
+	ps->host = last_json_object(text);
+	free(text);
+	text = slurp(pf->err);
+	last_message(text ? text : "", msg, sizeof(msg));
+	free(text);
+	if (status < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 127)) {
+		fprintf(stderr, "%s: --perf-lock: cannot run perf: %s\n", prog, msg);
+		return 1;
+	}
+	if (!exited_ok(status) || !ps->host) {
+		fprintf(stderr, "%s: --perf-lock: perf lock record failed (%s %d): %s\n", prog,
+			WIFEXITED(status) ? "exit" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), msg);
+		return 1;
+	}
+	if (perf_table(prog, top, pf, &ps->table) || perf_table(prog, all, pf, &text))
+		return 1;
+	ps->rows = json_array();
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		struct host_perf_row row;
+		bool lru;
+
+		if (host_perf_parse_row(line, &row))
+			continue;
+		lru = !strcmp(row.type, "spinlock") && host_perf_lru_caller(row.caller);
+		if (lru)
+			ps->lru_contended += row.contended;
+		json_array_append_new(ps->rows, json_pack("{s:s, s:s, s:I, s:f, s:f, s:f, s:b}",
+			"caller", row.caller, "type", row.type,
+			"contended", (json_int_t)row.contended,
+			"wait_total_ns", row.wait_total_ns, "wait_max_ns", row.wait_max_ns,
+			"wait_avg_ns", row.wait_avg_ns, "lru_lock", lru));
+	}
+	free(text);
+	unlink(pf->data);
+	return 0;
+}
+
+/* lrulab's run of the same workload: its own defaults, the host's sizes. */
+static int perf_model(const struct host_opts *o, long threads, struct bench_opts *bo,
+		      struct bench_result *r)
+{
+	bench_defaults(&fault_free_workload, bo);
+	bo->shmem = o->shmem;
+	bo->folio_order = o->folio_order;
+	bo->mem = o->mem;
+	bo->seconds = o->seconds;
+	bo->fault_work_ns = o->fault_work_ns;
+	return bench_run(&fault_free_workload, bo, threads, r);
+}
+
+static double per_1k(double n, double pages)
+{
+	return pages > 0 ? 1000 * n / pages : 0;
+}
+
+static void perf_print(const struct host_opts *o, long threads, const struct perf_side *ps,
+		       double host_pages, const struct bench_result *r)
+{
+	double rate = bench_json_number(ps->host, "pages_per_sec");
+
+	printf("== host kernel (Linux %s): %s, %ld thread%s, %luK folios, %.0f pages/s under perf\n",
+		json_string_value(json_object_get(ps->host, "kernel")),
+		o->shmem ? "shmem" : "anon", threads, threads == 1 ? "" : "s",
+		(PAGE_SIZE << o->folio_order) >> 10, rate);
+	printf("perf lock contention -E 10 (by caller):\n\n%s\n", ps->table ? ps->table : "");
+	printf("== lrulab: the same workload, --fault-work %lu, %.0f pages/s\n",
+		o->fault_work_ns, r->pages_per_sec);
+	if (r->oversubscribed)
+		printf("OVERSUBSCRIBED: %ld threads on %d processors\n", threads, r->cpus);
+	printf("\n");
+	bench_print_contention(stdout, r);
+	printf("\nlru_lock contended acquisitions per 1000 pages: host %.2f (%llu in %.0f pages, warm-up included), lrulab %.2f (%llu in %lu pages)\n",
+	       per_1k(ps->lru_contended, host_pages), ps->lru_contended, host_pages,
+	       per_1k(r->lru.contended, r->pages), (unsigned long long)r->lru.contended, r->pages);
+}
+
+static json_t *perf_json(const struct bench_opts *bo, struct perf_side *ps,
+			 double host_pages, const struct bench_result *r)
+{
+	json_t *j = json_deep_copy(ps->host), *model = bench_result_json(&fault_free_workload, bo, r);
+
+	json_object_set_new(j, "perf_lock", json_pack("{s:O, s:I, s:f, s:f}",
+		"contention", ps->rows,
+		"lru_lock_contended", (json_int_t)ps->lru_contended,
+		"pages_recorded", host_pages,
+		"lru_lock_contended_per_1k_pages", per_1k(ps->lru_contended, host_pages)));
+	json_object_set_new(model, "lru_lock_contended_per_1k_pages",
+			    json_real(per_1k(r->lru.contended, r->pages)));
+	json_object_set_new(j, "lrulab", model);
+	return j;
+}
+
+static int perf_files_make(const char *prog, struct perf_files *pf)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(pf->dir, sizeof(pf->dir), "%s/lrulab-perf-XXXXXX",
+		 tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+	if (!mkdtemp(pf->dir)) {
+		fprintf(stderr, "%s: --perf-lock: cannot make a directory in %s: %s\n", prog,
+			tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		return -1;
+	}
+	snprintf(pf->data, sizeof(pf->data), "%s/perf.data", pf->dir);
+	snprintf(pf->out, sizeof(pf->out), "%s/out", pf->dir);
+	snprintf(pf->err, sizeof(pf->err), "%s/err", pf->dir);
+	/* undone last first: the files, then their directory */
+	if (host_undo_rmdir(pf->dir) || host_undo_unlink(pf->data) ||
+	    host_undo_unlink(pf->out) || host_undo_unlink(pf->err)) {
+		rmdir(pf->dir);
+		fprintf(stderr, "%s: --perf-lock: too many changes to undo\n", prog);
+		return -1;
+	}
+	return 0;
+}
+
+int host_perf_lock(const char *prog, const struct host_opts *o)
+{
+	struct perf_files pf;
+	int i, status = 0;
+
+	if (!in_path("perf")) {
+		fprintf(stderr, "%s: --perf-lock: perf is not installed (no perf in PATH)\n", prog);
+		return 1;
+	}
+	if (perf_files_make(prog, &pf))
+		return 1;
+	for (i = 0; i < o->nr_threads && !status; i++) {
+		struct perf_side ps = { NULL };
+		struct bench_result r;
+		struct bench_opts bo;
+		double host_pages;
+
+		status = perf_host(prog, o, o->threads[i], &pf, &ps);
+		if (!status && perf_model(o, o->threads[i], &bo, &r)) {
+			fprintf(stderr, "%s: --perf-lock: cannot set up lrulab's model\n", prog);
+			status = 1;
+		}
+		if (!status) {
+			host_pages = bench_json_number(ps.host, "pages") +
+				     bench_json_number(ps.host, "warmup_pages");
+			if (o->json) {
+				json_t *j = perf_json(&bo, &ps, host_pages, &r);
+				char *s = json_dumps(j, JSON_COMPACT);
+
+				printf("%s\n", s);
+				free(s);
+				json_decref(j);
+			} else {
+				if (i)
+					printf("\n");
+				perf_print(o, o->threads[i], &ps, host_pages, &r);
+			}
+			fflush(stdout);
+			if (r.err || r.invariant_violations) {
+				fprintf(stderr, "%s: --perf-lock: lrulab's run failed\n", prog);
+				status = 1;
+			}
+			bench_result_free(&r);
+		}
+		json_decref(ps.host);
+		json_decref(ps.rows);
+		free(ps.table);
+	}
+	host_undo_all();
+	return status;
+}

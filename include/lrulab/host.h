@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `lrulab host`: lrulab's workloads run on this machine's own kernel with
+ * real system calls (bench/host.c), so that the model's rates and lock
+ * tables can be set beside the real thing's.  What a host run changes on the
+ * machine (an mTHP size's sysfs setting, a perf data file; for later
+ * workloads a cgroup or a file) is undone at exit and on SIGINT, SIGTERM
+ * and SIGHUP (bench/host_sys.c).
+ */
+#ifndef LRULAB_HOST_H
+#define LRULAB_HOST_H
+
+#include <lrulab/bench.h>
+
+struct host_opts {
+	bool shmem;
+	unsigned int folio_order;	/* 0, 2, 3 or 4 */
+	unsigned long mem;		/* bytes per thread */
+	double seconds;
+	long threads[BENCH_MAX_THREAD_COUNTS];
+	int nr_threads;
+	bool json;
+	bool perf_lock;
+	unsigned long fault_work_ns;	/* lrulab's side of --perf-lock */
+};
+
+struct host_result {
+	long threads;
+	int cpus;			/* processors this process may use */
+	bool oversubscribed;
+	unsigned long pages;		/* written and freed in the timed passes */
+	unsigned long warmup_pages;	/* the pass before the clock */
+	double seconds;
+	double pages_per_sec;
+	double user_s, sys_s;
+	struct bench_deltas vmstat;	/* /proc/vmstat: the whole machine */
+	struct bench_deltas mthp;	/* hugepages-*kB/stats */
+	int err;			/* -errno of the first failed call */
+	const char *failed;		/* that call */
+};
+
+/*
+ * One fault-free run of @threads threads on the host kernel.  An mTHP
+ * size must have been set up by host_thp_prepare().  0, or -errno when
+ * nothing could be measured (r->err says which call failed in a worker).
+ */
+int host_fault_free_run(const struct host_opts *o, long threads,
+			struct host_result *r);
+void host_result_free(struct host_result *r);
+json_t *host_result_json(const struct host_opts *o, const struct host_result *r);
+
+/* ---- the machine (bench/host_sys.c) ---- */
+
+/*
+ * Make the kernel fault folios of 4K << @order and nothing larger in the
+ * regions host_fault_free_run() maps: for @order > 0 the size's mTHP
+ * setting (enabled, or shmem_enabled for @shmem) is set to "always" and
+ * registered to be restored.  0, or -1 after one error line prefixed
+ * @prog (no such size, not root, a larger size also enabled).
+ */
+int host_thp_prepare(const char *prog, bool shmem, unsigned int order);
+/* "[never]" of "always inherit madvise [never]" into @out; -1 if none. */
+int host_sysfs_choice(const char *text, char *out, size_t len);
+/*
+ * Whether a size whose setting is @size_val faults in a region the run
+ * maps (no MADV_HUGEPAGE), given the top-level setting @top_val: anon
+ * reads "enabled", shmem (anonymous shared memory) "shmem_enabled".
+ */
+bool host_thp_size_active(bool shmem, const char *size_val, const char *top_val);
+
+/*
+ * Undo at host_undo_all(), or on SIGINT, SIGTERM or SIGHUP before the
+ * signal's default action: write @value back to @path, unlink @path,
+ * remove the directory @path.  Last registered, first undone; each once.
+ * 0, or -1 when the table is full.
+ */
+int host_undo_write(const char *path, const char *value);
+int host_undo_unlink(const char *path);
+int host_undo_rmdir(const char *path);
+void host_undo_all(void);
+
+/* Pin the calling thread to the @n-th processor it may run on (modulo). */
+int host_pin(int n);
+/* "hugepages-16kB/anon_fault_alloc N" for every size and counter */
+void host_read_mthp(struct bench_deltas *d);
+/* /proc/vmstat */
+void host_read_vmstat(struct bench_deltas *d);
+
+/* ---- --perf-lock (bench/host_perf.c) ---- */
+
+/* One row of `perf lock contention`. */
+struct host_perf_row {
+	unsigned long long contended;
+	double wait_total_ns, wait_max_ns, wait_avg_ns;
+	char type[24];
+	char caller[96];
+};
+
+/* Parse a row of the table; 0, or -1 for a header or another line. */
+int host_perf_parse_row(const char *line, struct host_perf_row *row);
+/*
+ * Whether @caller ("__page_cache_release.part.0+0x58") is a kernel
+ * function that takes an lruvec's lru_lock itself.
+ */
+bool host_perf_lru_caller(const char *caller);
+/* `lrulab host fault-free --perf-lock`: the exit status */
+int host_perf_lock(const char *prog, const struct host_opts *o);
+
+#endif /* LRULAB_HOST_H */
