@@ -51,6 +51,7 @@ static const struct option bench_long_options[] = {
 	{ "with", required_argument, NULL, 'w' },
 	{ "without", required_argument, NULL, 'W' },
 	{ "fault-work", required_argument, NULL, 'F' },
+	{ "calibrate", no_argument, NULL, 'C' },
 	{ "flush-ms", required_argument, NULL, 'R' },
 	{ "swap", required_argument, NULL, 'S' },
 	{ "profile-hold", no_argument, NULL, 'p' },
@@ -79,7 +80,7 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 	else
 		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--folio-size 4K|16K|32K|64K]\n"
 			   "       [--seconds S | --loops N] [--memcgs N] [--lock IMPL]\n"
-			   "       [--with SWITCH]... [--without SWITCH]... [--fault-work NS]\n"
+			   "       [--with SWITCH]... [--without SWITCH]... [--fault-work NS | --calibrate]\n"
 			   "       [--flush-ms MS] [--profile-hold] [--json]\n");
 	if (w)
 		fprintf(f, "\n%s\n", w->summary);
@@ -155,7 +156,7 @@ static int parse_switch(const char *prog, const char *opt, const char *s,
 int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 		char **argv, struct bench_opts *o)
 {
-	bool seconds_given = false, loops_given = false;
+	bool seconds_given = false, loops_given = false, work_given = false;
 	unsigned long folio_bytes;
 	double d;
 	long v;
@@ -250,6 +251,16 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 			if (parse_long(prog, "--fault-work", optarg, 0, 1000000, &v))
 				return 2;
 			o->fault_work_ns = (unsigned long)v;
+			work_given = true;
+			break;
+		case 'C':
+			/* only a workload of fault-free passes has a twin on the host */
+			if (w->main) {
+				fprintf(stderr, "%s: --calibrate: %s has no host workload to match\n",
+					prog, w->name);
+				return 2;
+			}
+			o->calibrate = true;
 			break;
 		case 'S':
 			if (!(w->opts & BENCH_OPT_SWAP)) {
@@ -288,6 +299,11 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 	}
 	if (seconds_given && loops_given) {
 		fprintf(stderr, "%s: --seconds and --loops exclude each other\n", prog);
+		return 2;
+	}
+	if (work_given && o->calibrate) {
+		fprintf(stderr, "%s: --calibrate chooses --fault-work itself: give one or the other\n",
+			prog);
 		return 2;
 	}
 	if (seconds_given)

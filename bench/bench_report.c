@@ -11,6 +11,7 @@
 
 #include <lrulab/bench.h>
 #include <lrulab/commands.h>
+#include <lrulab/host.h>
 
 /* ---- output ---- */
 
@@ -356,6 +357,7 @@ json_t *bench_result_json(const struct bench_workload *w,
 int cmd_bench(int argc, char **argv)
 {
 	const struct bench_workload *w;
+	json_t *calib = NULL;
 	struct bench_opts o;
 	int i, ret, status = 0;
 
@@ -379,6 +381,9 @@ int cmd_bench(int argc, char **argv)
 		return ret == 1 ? 0 : 2;
 	if (w->main)
 		return w->main(w, "lrulab bench", &o);
+	if (o.calibrate &&
+	    bench_calibrate(w, "lrulab bench", &o, o.json ? NULL : stdout, &calib))
+		return 1;
 
 	for (i = 0; i < o.nr_threads; i++) {
 		struct bench_result r;
@@ -387,11 +392,16 @@ int cmd_bench(int argc, char **argv)
 		if (err) {
 			fprintf(stderr, "lrulab bench: cannot set up the model for %ld threads: %s\n",
 				o.threads[i], strerror(-err));
+			json_decref(calib);
 			return 1;
 		}
 		if (o.json) {
 			json_t *j = bench_result_json(w, &o, &r);
-			char *s = json_dumps(j, JSON_COMPACT);
+			char *s;
+
+			if (calib)
+				json_object_set(j, "calibration", calib);
+			s = json_dumps(j, JSON_COMPACT);
 
 			printf("%s\n", s);
 			free(s);
@@ -410,5 +420,6 @@ int cmd_bench(int argc, char **argv)
 			status = 1;
 		bench_result_free(&r);
 	}
+	json_decref(calib);
 	return status;
 }

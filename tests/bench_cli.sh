@@ -254,8 +254,12 @@ exact 2 "$H: unknown or incomplete option '--bogus'" $F --bogus
 exact 2 "$H: unknown or incomplete option '--threads'" $F --threads
 exact 2 "$H: unknown or incomplete option '--lock'" $F --lock ticket
 exact 2 "$H: unexpected argument 'extra'" $F extra
+exact 2 "lrulab bench: --calibrate chooses --fault-work itself: give one or the other" \
+	bench fault-free --calibrate --fault-work 5
+exact 2 "lrulab bench: --calibrate: usemem has no host workload to match" bench usemem --calibrate
 good 'usage: lrulab host fault-free' host --help
 good 'usage: lrulab host fault-free' $F --help
+good '--calibrate' bench fault-free --help
 # without perf: one line, exit 1, before anything runs
 env PATH=/nonexistent "$LRULAB" $F --perf-lock --threads 1 --seconds 0.01 >"$out" 2>"$err"
 rc=$?
@@ -281,6 +285,15 @@ good 'pages faulted and freed' $F --threads 1 --seconds 0.02 --mem 256K
 good 'OVERSUBSCRIBED' $F --threads "$over" --seconds 0.02 --mem 64K
 good '"oversubscribed":true' $F --threads "$over" --seconds 0.02 --mem 64K --json
 good '"engine":"lrulab"' bench fault-free --threads 1 --loops 1 --mem 64K --json
+
+# --calibrate: the host's rate, the work chosen, in text and in the JSON of each run
+good 'host kernel ' bench fault-free --type anon --threads 1 --seconds 0.02 --mem 256K --calibrate
+"$LRULAB" bench mmap-madvise --folio-size 4K --threads 1,2 --seconds 0.02 --mem 256K --calibrate \
+	--json >"$out" 2>"$err" || fail "bench mmap-madvise --calibrate --json: exit $?"
+[ "$(grep -c '"calibration":{' "$out")" -eq 2 ] || fail "bench --calibrate --json: no calibration"
+for key in status host_pages_per_sec lrulab_pages_per_sec fault_work_ns off_pct steps; do
+	grep -q "\"$key\":" "$out" || fail "bench --calibrate --json: key $key missing"
+done
 
 # What needs root: an mTHP size set for the run and put back, also when
 # a signal ends the run; perf's lock table beside lrulab's.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * `lrulab host` (bench/host*.c): reading sysfs settings and perf's table;
+ * `lrulab host` and `--calibrate` (bench/host*.c, bench/calibrate.c):
+ * the calibration search against rate functions whose answer is known,
+ * noise and outliers included; reading sysfs settings and perf's table;
  * which mTHP sizes a region would fault; the undo of machine changes at
  * exit and on a signal; and one short real run on the host kernel,
  * whose page counts are exact.
@@ -20,6 +22,151 @@
 #include <cmocka.h>
 
 #include <lrulab/host.h>
+
+/* ---- the calibration search ---- */
+
+/* A rate whose per-page time is @base_ns plus @fpp faults' work. */
+struct fake_rate {
+	double base_ns;
+	double fpp;
+	int calls;
+	int outlier_every;	/* > 0: every n-th call is half the rate */
+	double noise;		/* relative, from a fixed sequence */
+	bool fail;
+};
+
+static double fake(unsigned long work, void *arg)
+{
+	struct fake_rate *f = arg;
+	double rate = 1e9 / (f->base_ns + f->fpp * work);
+
+	f->calls++;
+	if (f->fail)
+		return -1;
+	if (f->outlier_every && f->calls % f->outlier_every == 0)
+		rate /= 2;
+	if (f->noise)
+		rate *= 1 + f->noise * sin(f->calls * 2.39996);
+	return rate;
+}
+
+/* The linear model is the truth: the second probe lands on the answer. */
+static void test_calib_exact(void **state)
+{
+	struct fake_rate f = { .base_ns = 400, .fpp = 1 };
+	struct calib_result res;
+
+	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	assert_int_equal(res.status, CALIB_MATCHED);
+	assert_int_equal(res.work_ns, 600);
+	assert_int_equal(res.nr_steps, 2);
+	assert_int_equal(f.calls, 6);
+	assert_true(res.steps[0].work_ns == 0 && res.steps[0].rate == 2.5e6);
+	assert_true(fabs(res.rate - 1e6) < 1);
+}
+
+/* One run in three is an outlier at half the rate: the medians ignore it. */
+static void test_calib_outliers(void **state)
+{
+	struct fake_rate f = { .base_ns = 400, .fpp = 1, .outlier_every = 3 };
+	struct calib_result res;
+
+	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	assert_int_equal(res.status, CALIB_MATCHED);
+	assert_int_equal(res.work_ns, 600);
+	assert_int_equal(res.nr_steps, 2);
+}
+
+/*
+ * The hint says one fault per page, the truth is one per four (16K
+ * folios): the guess is a quarter of the answer, doubling finds it.
+ */
+static void test_calib_wrong_hint(void **state)
+{
+	struct fake_rate f = { .base_ns = 400, .fpp = 0.25 };
+	struct calib_result res;
+
+	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	assert_int_equal(res.status, CALIB_MATCHED);
+	assert_int_equal(res.work_ns, 2400);
+	/* 0, 600, 1200, 2400 */
+	assert_int_equal(res.nr_steps, 4);
+}
+
+/* A bracket found by overshooting is closed by interpolation. */
+static void test_calib_bracket(void **state)
+{
+	struct fake_rate f = { .base_ns = 400, .fpp = 3 };
+	struct calib_result res;
+
+	/* guess 600 gives 1e9/2200; the answer is 200 */
+	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	assert_int_equal(res.status, CALIB_MATCHED);
+	assert_true(fabs(res.rate / 1e6 - 1) <= CALIB_AIM);
+	assert_true(res.work_ns >= 190 && res.work_ns <= 210);
+	assert_true(res.nr_steps <= 4);
+}
+
+/* Every probe within ±15% noise: bounded, and the best probe is chosen. */
+static void test_calib_noise_bounded(void **state)
+{
+	struct fake_rate f = { .base_ns = 400, .fpp = 1, .noise = 0.15 };
+	struct calib_result res;
+	int i;
+
+	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	assert_true(res.nr_steps <= CALIB_MAX_STEPS);
+	assert_true(res.status == CALIB_MATCHED || res.status == CALIB_UNMATCHED);
+	for (i = 0; i < res.nr_steps; i++)
+		assert_true(fabs(res.rate / 1e6 - 1) <= fabs(res.steps[i].rate / 1e6 - 1));
+}
+
+static void test_calib_slower(void **state)
+{
+	struct fake_rate f = { .base_ns = 1250, .fpp = 1 };	/* 800000 pages/s */
+	struct calib_result res;
+
+	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	assert_int_equal(res.status, CALIB_SLOWER);
+	assert_int_equal(res.work_ns, 0);
+	assert_int_equal(res.nr_steps, 1);
+	assert_true(res.rate == 8e5);
+}
+
+/* Within the aim at zero work: matched, nothing added. */
+static void test_calib_match_at_zero(void **state)
+{
+	struct fake_rate f = { .base_ns = 990, .fpp = 1 };
+	struct calib_result res;
+
+	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	assert_int_equal(res.status, CALIB_MATCHED);
+	assert_int_equal(res.work_ns, 0);
+	assert_int_equal(res.nr_steps, 1);
+}
+
+/* The work limit is reached before the target: the closest, reported. */
+static void test_calib_limit(void **state)
+{
+	struct fake_rate f = { .base_ns = 400, .fpp = 1 };
+	struct calib_result res;
+
+	calib_search(1e6, 1, 100, 3, fake, &f, &res);
+	assert_int_equal(res.status, CALIB_UNMATCHED);
+	assert_int_equal(res.work_ns, 100);
+	assert_int_equal(res.nr_steps, 2);
+}
+
+static void test_calib_failed(void **state)
+{
+	struct fake_rate f = { .base_ns = 400, .fpp = 1, .fail = true };
+	struct calib_result res;
+
+	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	assert_int_equal(res.status, CALIB_FAILED);
+	assert_int_equal(f.calls, 1);
+	assert_string_equal(calib_status_name(CALIB_SLOWER), "slower-without-work");
+}
 
 /* ---- sysfs and perf text ---- */
 
@@ -203,6 +350,15 @@ static void test_host_run_counts(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_calib_exact),
+		cmocka_unit_test(test_calib_outliers),
+		cmocka_unit_test(test_calib_wrong_hint),
+		cmocka_unit_test(test_calib_bracket),
+		cmocka_unit_test(test_calib_noise_bounded),
+		cmocka_unit_test(test_calib_slower),
+		cmocka_unit_test(test_calib_match_at_zero),
+		cmocka_unit_test(test_calib_limit),
+		cmocka_unit_test(test_calib_failed),
 		cmocka_unit_test(test_sysfs_choice),
 		cmocka_unit_test(test_thp_size_active),
 		cmocka_unit_test(test_perf_parse_row),

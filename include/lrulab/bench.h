@@ -49,6 +49,7 @@ struct bench_opts {
 	long flush_ms;			/* memcg flusher period; -1: the workload's */
 	bool json;
 	bool profile_hold;
+	bool calibrate;			/* --calibrate: --fault-work from the host */
 };
 
 struct bench_thread;

@@ -2,7 +2,9 @@
 /*
  * `lrulab host`: lrulab's workloads run on this machine's own kernel with
  * real system calls (bench/host.c), so that the model's rates and lock
- * tables can be set beside the real thing's.  What a host run changes on the
+ * tables can be set beside the real thing's, and `lrulab bench
+ * --calibrate` (bench/calibrate.c) can add the fault work that makes
+ * lrulab's one-thread rate the kernel's.  What a host run changes on the
  * machine (an mTHP size's sysfs setting, a perf data file; for later
  * workloads a cgroup or a file) is undone at exit and on SIGINT, SIGTERM
  * and SIGHUP (bench/host_sys.c).
@@ -105,5 +107,53 @@ int host_perf_parse_row(const char *line, struct host_perf_row *row);
 bool host_perf_lru_caller(const char *caller);
 /* `lrulab host fault-free --perf-lock`: the exit status */
 int host_perf_lock(const char *prog, const struct host_opts *o);
+
+/* ---- calibration (bench/calibrate.c) ---- */
+
+#define CALIB_MAX_STEPS		12
+#define CALIB_TOLERANCE		0.05	/* matched: within 5% of the host */
+#define CALIB_AIM		0.02	/* stop searching within 2% */
+
+/* One measured rate at @work_ns per fault, pages/s; < 0 on failure. */
+typedef double (*calib_rate_fn)(unsigned long work_ns, void *arg);
+
+enum calib_status {
+	CALIB_MATCHED,		/* within CALIB_TOLERANCE */
+	CALIB_SLOWER,		/* slower than the host with no work: 0 */
+	CALIB_UNMATCHED,	/* steps or work ran out: the closest work */
+	CALIB_FAILED,		/* a measurement failed */
+};
+
+struct calib_step {
+	unsigned long work_ns;
+	double rate;		/* median of the reps */
+};
+
+struct calib_result {
+	enum calib_status status;
+	double target;		/* the host's rate */
+	unsigned long work_ns;	/* chosen */
+	double rate;		/* lrulab's median rate at work_ns */
+	int nr_steps;
+	struct calib_step steps[CALIB_MAX_STEPS];
+};
+
+/*
+ * Find the work per fault that brings the rate @rate measures down to
+ * @target pages/s: every probe is the median of @reps calls; the first
+ * probe is 0, the second the work that a rate linear in per-page time
+ * predicts (@faults_per_page faults per page), then bisection on the
+ * bracket, at most CALIB_MAX_STEPS probes and at most @max_work ns.
+ */
+void calib_search(double target, double faults_per_page, unsigned long max_work,
+		  int reps, calib_rate_fn rate, void *arg, struct calib_result *res);
+const char *calib_status_name(enum calib_status s);
+/*
+ * `lrulab bench WORKLOAD --calibrate`: measure the host, search, set
+ * o->fault_work_ns; the report goes to @text when not NULL, the JSON
+ * object into *@json.  0, or -1 after one error line prefixed @prog.
+ */
+int bench_calibrate(const struct bench_workload *w, const char *prog,
+		    struct bench_opts *o, FILE *text, json_t **json);
 
 #endif /* LRULAB_HOST_H */
