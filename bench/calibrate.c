@@ -33,11 +33,10 @@ const char *calib_status_name(enum calib_status s)
 	return "?";
 }
 
-/* A single short run is noisy (a shared machine, a timer tick): take the median. */
-static double probe(struct calib_result *res, unsigned long work, int reps,
-		    calib_rate_fn rate, void *arg)
+/* A single short run is noisy (a shared machine, a timer tick): medians. */
+static double median_of(calib_rate_fn rate, void *arg, unsigned long work, int reps)
 {
-	double v[CALIB_MAX_REPS], m;
+	double v[CALIB_MAX_REPS];
 	int i;
 
 	if (reps > CALIB_MAX_REPS)
@@ -47,7 +46,34 @@ static double probe(struct calib_result *res, unsigned long work, int reps,
 		if (!(v[i] > 0))
 			return -1;
 	}
-	m = bench_median(v, reps);
+	return bench_median(v, reps);
+}
+
+static int host_sample(const struct calib_sources *src, struct calib_result *res)
+{
+	double r;
+
+	if (res->nr_host == CALIB_MAX_HOST_RUNS)
+		return 0;
+	r = src->host(0, src->host_arg);
+	if (!(r > 0))
+		return -1;
+	res->host[res->nr_host++] = r;
+	res->target = bench_median(res->host, res->nr_host);
+	return 0;
+}
+
+/* One more host run (but before the first probe), then the model at @work. */
+static double probe(const struct calib_sources *src, struct calib_result *res,
+		    unsigned long work)
+{
+	double m;
+
+	if (res->nr_steps && host_sample(src, res))
+		return -1;
+	m = median_of(src->model, src->model_arg, work, src->model_reps);
+	if (m < 0)
+		return -1;
 	res->steps[res->nr_steps].work_ns = work;
 	res->steps[res->nr_steps].rate = m;
 	res->nr_steps++;
@@ -78,65 +104,94 @@ static unsigned long next_work(unsigned long lo, double rlo, unsigned long hi,
 	return lo + (hi - lo) / 2;
 }
 
-void calib_search(double target, double faults_per_page, unsigned long max_work,
-		  int reps, calib_rate_fn rate, void *arg, struct calib_result *res)
+/*
+ * The bracket from every probe against the current target, which moves
+ * with each host run: the most work still too fast (at least the probe
+ * at 0, as work cannot go below it), the least work above that which
+ * is not.  Whether there is such an upper end.
+ */
+static bool bracket(const struct calib_result *res, unsigned long *lo, double *rlo,
+		    unsigned long *hi, double *rhi)
+{
+	bool have_hi = false;
+	int i;
+
+	*lo = 0;
+	*rlo = res->steps[0].rate;
+	for (i = 1; i < res->nr_steps; i++)
+		if (res->steps[i].rate > res->target && res->steps[i].work_ns > *lo) {
+			*lo = res->steps[i].work_ns;
+			*rlo = res->steps[i].rate;
+		}
+	for (i = 1; i < res->nr_steps; i++)
+		if (res->steps[i].rate <= res->target && res->steps[i].work_ns > *lo &&
+		    (!have_hi || res->steps[i].work_ns < *hi)) {
+			*hi = res->steps[i].work_ns;
+			*rhi = res->steps[i].rate;
+			have_hi = true;
+		}
+	return have_hi;
+}
+
+void calib_search(const struct calib_sources *src, double faults_per_page,
+		  unsigned long max_work, struct calib_result *res)
 {
 	unsigned long lo = 0, hi = 0, w;
-	double r, rlo, rhi = 0;
 	int i, best, same_side = 0, last_side = 0;
-	bool have_hi = false;
+	double r, rlo, rhi = 0;
+	bool have_hi;
 
 	memset(res, 0, sizeof(*res));
-	res->target = target;
-	rlo = probe(res, 0, reps, rate, arg);
+	for (i = 0; i < src->host_reps && i < 8; i++)
+		if (host_sample(src, res)) {
+			res->status = CALIB_FAILED;
+			return;
+		}
+	rlo = res->nr_host ? probe(src, res, 0) : -1;
 	if (rlo < 0) {
 		res->status = CALIB_FAILED;
 		return;
 	}
 	res->rate = rlo;
-	if (rlo <= target * (1 + CALIB_AIM)) {
-		res->status = rlo >= target * (1 - CALIB_TOLERANCE) ? CALIB_MATCHED : CALIB_SLOWER;
+	if (rlo <= res->target * (1 + CALIB_AIM)) {
+		res->status = rlo >= res->target * (1 - CALIB_TOLERANCE) ?
+			      CALIB_MATCHED : CALIB_SLOWER;
 		return;
 	}
 	/* what the time per page says the work per fault must be */
-	w = (unsigned long)((1 / target - 1 / rlo) * 1e9 / faults_per_page + 0.5);
+	w = (unsigned long)((1 / res->target - 1 / rlo) * 1e9 / faults_per_page + 0.5);
 	w = w < 1 ? 1 : w > max_work ? max_work : w;
 	while (res->nr_steps < CALIB_MAX_STEPS) {
-		r = probe(res, w, reps, rate, arg);
+		r = probe(src, res, w);
 		if (r < 0) {
 			res->status = CALIB_FAILED;
 			return;
 		}
-		if (off(r, target) <= CALIB_AIM)
+		if (off(r, res->target) <= CALIB_AIM)
 			break;
-		if (r > target) {
-			lo = w;
-			rlo = r;
-		} else {
-			hi = w;
-			rhi = r;
-			have_hi = true;
-		}
-		same_side = (r > target ? 1 : -1) == last_side ? same_side + 1 : 1;
-		last_side = r > target ? 1 : -1;
+		same_side = (r > res->target ? 1 : -1) == last_side ? same_side + 1 : 1;
+		last_side = r > res->target ? 1 : -1;
+		have_hi = bracket(res, &lo, &rlo, &hi, &rhi);
 		if (!have_hi) {
 			/* still too fast: at most double, up to the limit */
 			if (lo >= max_work)
 				break;
-			w = lo * 2 > max_work ? max_work : lo * 2;
+			w = lo > max_work / 2 ? max_work : lo ? lo * 2 : 1;
 			continue;
 		}
 		/* a bracket within 1% of the work is finer than any run can tell */
 		if (hi - lo <= 1 + lo / 100)
 			break;
-		w = next_work(lo, rlo, hi, rhi, target, same_side);
+		w = next_work(lo, rlo, hi, rhi, res->target, same_side);
 	}
+	/* judged against the final target, which every host run refined */
 	for (best = 0, i = 1; i < res->nr_steps; i++)
-		if (off(res->steps[i].rate, target) < off(res->steps[best].rate, target))
+		if (off(res->steps[i].rate, res->target) < off(res->steps[best].rate, res->target))
 			best = i;
 	res->work_ns = res->steps[best].work_ns;
 	res->rate = res->steps[best].rate;
-	res->status = off(res->rate, target) <= CALIB_TOLERANCE ? CALIB_MATCHED : CALIB_UNMATCHED;
+	res->status = off(res->rate, res->target) <= CALIB_TOLERANCE ?
+		      CALIB_MATCHED : CALIB_UNMATCHED;
 }
 
 /* ---- against the host ---- */
@@ -160,41 +215,34 @@ static double model_rate(unsigned long work_ns, void *arg)
 	return rate;
 }
 
-/* The host's one-thread rate, median of CALIB_HOST_REPS runs; < 0 after an error line. */
-static double host_rate(const char *prog, const struct bench_opts *o, double secs)
+struct host_probe {
+	const char *prog;
+	struct host_opts o;
+	bool failed;		/* its error line is out */
+};
+
+/* One host run with one thread; < 0 after an error line. */
+static double host_rate(unsigned long work_ns, void *arg)
 {
-	struct host_opts ho = {
-		.shmem = o->shmem, .folio_order = o->folio_order, .mem = o->mem,
-		.seconds = secs,
-	};
-	double v[CALIB_HOST_REPS];
-	int i;
+	struct host_probe *hp = arg;
+	struct host_result r;
+	double rate = -1;
+	int err = host_fault_free_run(&hp->o, 1, &r);
 
-	if (host_thp_prepare(prog, o->shmem, o->folio_order))
-		return -1;
-	for (i = 0; i < CALIB_HOST_REPS; i++) {
-		struct host_result r;
-		int err = host_fault_free_run(&ho, 1, &r);
-
-		if (!err && r.err) {
-			fprintf(stderr, "%s: --calibrate: the host run failed: %s: %s\n", prog,
-				r.failed, strerror(-r.err));
-			host_result_free(&r);
-			host_undo_all();
-			return -1;
-		}
-		if (err) {
-			fprintf(stderr, "%s: --calibrate: cannot run on the host: %s\n", prog,
-				strerror(-err));
-			host_undo_all();
-			return -1;
-		}
-		v[i] = r.pages_per_sec;
+	if (err)
+		fprintf(stderr, "%s: --calibrate: cannot run on the host: %s\n", hp->prog,
+			strerror(-err));
+	else if (r.err)
+		fprintf(stderr, "%s: --calibrate: the host run failed: %s: %s\n", hp->prog,
+			r.failed, strerror(-r.err));
+	else if (!(r.pages_per_sec > 0))
+		fprintf(stderr, "%s: --calibrate: the host kernel faulted no pages\n", hp->prog);
+	else
+		rate = r.pages_per_sec;
+	if (!err)
 		host_result_free(&r);
-	}
-	/* the model's runs need no mTHP setting on the host */
-	host_undo_all();
-	return bench_median(v, CALIB_HOST_REPS);
+	hp->failed = rate < 0;
+	return rate;
 }
 
 static double pct_off(double rate, double target)
@@ -207,12 +255,13 @@ static void calib_print(FILE *f, const struct bench_workload *w, const struct be
 {
 	int i;
 
-	fprintf(f, "calibration: %s %s, %lu%s, %luK folios, one thread; medians of %d host and %d lrulab runs of %.2f s\n",
+	fprintf(f, "calibration: %s %s, %lu%s, %luK folios, one thread, runs of %.2f s; lrulab: medians of %d runs\n",
 		w->name, o->shmem ? "shmem" : "anon",
 		o->mem % (1UL << 20) ? o->mem >> 10 : o->mem >> 20,
 		o->mem % (1UL << 20) ? "K" : "M", (PAGE_SIZE << o->folio_order) >> 10,
-		CALIB_HOST_REPS, CALIB_MODEL_REPS, secs);
-	fprintf(f, "  host kernel                %10.0f pages/s\n", res->target);
+		secs, CALIB_MODEL_REPS);
+	fprintf(f, "  host kernel                %10.0f pages/s  (median of %d runs: %d first, one before each probe)\n",
+		res->target, res->nr_host, CALIB_HOST_REPS);
 	for (i = 0; i < res->nr_steps; i++)
 		fprintf(f, "  lrulab --fault-work %-6lu %10.0f pages/s  %+6.1f%%\n",
 			res->steps[i].work_ns, res->steps[i].rate,
@@ -249,7 +298,7 @@ static json_t *calib_json(double secs, const struct calib_result *res)
 	json_object_set_new(j, "lrulab_pages_per_sec", json_real(res->rate));
 	json_object_set_new(j, "fault_work_ns", json_integer(res->work_ns));
 	json_object_set_new(j, "off_pct", json_real(pct_off(res->rate, res->target)));
-	json_object_set_new(j, "host_runs", json_integer(CALIB_HOST_REPS));
+	json_object_set_new(j, "host_runs", json_integer(res->nr_host));
 	json_object_set_new(j, "lrulab_runs_per_step", json_integer(CALIB_MODEL_REPS));
 	json_object_set_new(j, "run_seconds", json_real(secs));
 	json_object_set_new(j, "steps", a);
@@ -259,24 +308,29 @@ static json_t *calib_json(double secs, const struct calib_result *res)
 int bench_calibrate(const struct bench_workload *w, const char *prog,
 		    struct bench_opts *o, FILE *text, json_t **json)
 {
-	struct model_probe mp = { .w = w, .o = *o };
 	double secs = !o->loops && o->seconds < CALIB_SECONDS ? o->seconds : CALIB_SECONDS;
-	double target = host_rate(prog, o, secs);
+	struct host_probe hp = {
+		.prog = prog,
+		.o = { .shmem = o->shmem, .folio_order = o->folio_order, .mem = o->mem,
+		       .seconds = secs },
+	};
+	struct model_probe mp = { .w = w, .o = *o };
+	struct calib_sources src = {
+		.host = host_rate, .host_arg = &hp, .host_reps = CALIB_HOST_REPS,
+		.model = model_rate, .model_arg = &mp, .model_reps = CALIB_MODEL_REPS,
+	};
 	struct calib_result res;
 
-	if (target < 0)
-		return -1;
-	if (!(target > 0)) {
-		fprintf(stderr, "%s: --calibrate: the host kernel faulted no pages\n", prog);
-		return -1;
-	}
 	mp.o.loops = 0;
 	mp.o.seconds = secs;
 	mp.o.json = false;
-	calib_search(target, 1.0 / (1UL << o->folio_order), CALIB_MAX_WORK,
-		     CALIB_MODEL_REPS, model_rate, &mp, &res);
+	if (host_thp_prepare(prog, o->shmem, o->folio_order))
+		return -1;
+	calib_search(&src, 1.0 / (1UL << o->folio_order), CALIB_MAX_WORK, &res);
+	host_undo_all();
 	if (res.status == CALIB_FAILED) {
-		fprintf(stderr, "%s: --calibrate: a lrulab run failed\n", prog);
+		if (!hp.failed)
+			fprintf(stderr, "%s: --calibrate: a lrulab run failed\n", prog);
 		return -1;
 	}
 	o->fault_work_ns = res.work_ns;

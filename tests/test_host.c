@@ -31,6 +31,7 @@ struct fake_rate {
 	double fpp;
 	int calls;
 	int outlier_every;	/* > 0: every n-th call is half the rate */
+	int slow_after;		/* > 0: calls after the n-th are half the rate */
 	double noise;		/* relative, from a fixed sequence */
 	bool fail;
 };
@@ -45,22 +46,45 @@ static double fake(unsigned long work, void *arg)
 		return -1;
 	if (f->outlier_every && f->calls % f->outlier_every == 0)
 		rate /= 2;
+	if (f->slow_after && f->calls > f->slow_after)
+		rate /= 2;
 	if (f->noise)
 		rate *= 1 + f->noise * sin(f->calls * 2.39996);
 	return rate;
 }
 
+/* The host: 1000000 pages/s (1000 ns a page), as the fake's rates are. */
+static struct fake_rate host_1m(void)
+{
+	return (struct fake_rate){ .base_ns = 1000, .fpp = 0 };
+}
+
+static void search(struct fake_rate *host, struct fake_rate *model, unsigned long max_work,
+		   struct calib_result *res)
+{
+	struct calib_sources src = {
+		.host = fake, .host_arg = host, .host_reps = 5,
+		.model = fake, .model_arg = model, .model_reps = 3,
+	};
+
+	calib_search(&src, 1, max_work, res);
+}
+
 /* The linear model is the truth: the second probe lands on the answer. */
 static void test_calib_exact(void **state)
 {
-	struct fake_rate f = { .base_ns = 400, .fpp = 1 };
+	struct fake_rate h = host_1m(), f = { .base_ns = 400, .fpp = 1 };
 	struct calib_result res;
 
-	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	search(&h, &f, 1000000, &res);
 	assert_int_equal(res.status, CALIB_MATCHED);
 	assert_int_equal(res.work_ns, 600);
 	assert_int_equal(res.nr_steps, 2);
 	assert_int_equal(f.calls, 6);
+	/* five host runs first, one more before the second probe */
+	assert_int_equal(h.calls, 6);
+	assert_int_equal(res.nr_host, 6);
+	assert_true(res.target == 1e6);
 	assert_true(res.steps[0].work_ns == 0 && res.steps[0].rate == 2.5e6);
 	assert_true(fabs(res.rate - 1e6) < 1);
 }
@@ -68,11 +92,13 @@ static void test_calib_exact(void **state)
 /* One run in three is an outlier at half the rate: the medians ignore it. */
 static void test_calib_outliers(void **state)
 {
-	struct fake_rate f = { .base_ns = 400, .fpp = 1, .outlier_every = 3 };
+	struct fake_rate h = host_1m(), f = { .base_ns = 400, .fpp = 1, .outlier_every = 3 };
 	struct calib_result res;
 
-	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	h.outlier_every = 4;
+	search(&h, &f, 1000000, &res);
 	assert_int_equal(res.status, CALIB_MATCHED);
+	assert_true(res.target == 1e6);
 	assert_int_equal(res.work_ns, 600);
 	assert_int_equal(res.nr_steps, 2);
 }
@@ -83,10 +109,10 @@ static void test_calib_outliers(void **state)
  */
 static void test_calib_wrong_hint(void **state)
 {
-	struct fake_rate f = { .base_ns = 400, .fpp = 0.25 };
+	struct fake_rate h = host_1m(), f = { .base_ns = 400, .fpp = 0.25 };
 	struct calib_result res;
 
-	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	search(&h, &f, 1000000, &res);
 	assert_int_equal(res.status, CALIB_MATCHED);
 	assert_int_equal(res.work_ns, 2400);
 	/* 0, 600, 1200, 2400 */
@@ -96,50 +122,73 @@ static void test_calib_wrong_hint(void **state)
 /* A bracket found by overshooting is closed by interpolation. */
 static void test_calib_bracket(void **state)
 {
-	struct fake_rate f = { .base_ns = 400, .fpp = 3 };
+	struct fake_rate h = host_1m(), f = { .base_ns = 400, .fpp = 3 };
 	struct calib_result res;
 
 	/* guess 600 gives 1e9/2200; the answer is 200 */
-	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	search(&h, &f, 1000000, &res);
 	assert_int_equal(res.status, CALIB_MATCHED);
 	assert_true(fabs(res.rate / 1e6 - 1) <= CALIB_AIM);
 	assert_true(res.work_ns >= 190 && res.work_ns <= 210);
 	assert_true(res.nr_steps <= 4);
 }
 
+/*
+ * The machine slows to half speed after two host runs (a neighbour's
+ * load): the target is the median of every host run, so it follows.
+ */
+static void test_calib_host_drift(void **state)
+{
+	struct fake_rate h = host_1m(), f = { .base_ns = 400, .fpp = 1 };
+	struct calib_result res;
+
+	h.slow_after = 2;
+	search(&h, &f, 1000000, &res);
+	assert_int_equal(res.status, CALIB_MATCHED);
+	assert_true(res.target == 5e5);
+	assert_int_equal(res.work_ns, 1600);
+	assert_int_equal(res.nr_host, 6);
+	assert_true(res.host[0] == 1e6 && res.host[1] == 1e6 && res.host[2] == 5e5 &&
+		    res.host[5] == 5e5);
+}
+
 /* Every probe within ±15% noise: bounded, and the best probe is chosen. */
 static void test_calib_noise_bounded(void **state)
 {
-	struct fake_rate f = { .base_ns = 400, .fpp = 1, .noise = 0.15 };
+	struct fake_rate h = host_1m(), f = { .base_ns = 400, .fpp = 1, .noise = 0.15 };
 	struct calib_result res;
 	int i;
 
-	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	h.noise = 0.05;
+	search(&h, &f, 1000000, &res);
 	assert_true(res.nr_steps <= CALIB_MAX_STEPS);
+	assert_true(res.nr_host <= CALIB_MAX_HOST_RUNS);
 	assert_true(res.status == CALIB_MATCHED || res.status == CALIB_UNMATCHED);
 	for (i = 0; i < res.nr_steps; i++)
-		assert_true(fabs(res.rate / 1e6 - 1) <= fabs(res.steps[i].rate / 1e6 - 1));
+		assert_true(fabs(res.rate / res.target - 1) <=
+			    fabs(res.steps[i].rate / res.target - 1));
 }
 
 static void test_calib_slower(void **state)
 {
-	struct fake_rate f = { .base_ns = 1250, .fpp = 1 };	/* 800000 pages/s */
+	struct fake_rate h = host_1m(), f = { .base_ns = 1250, .fpp = 1 };	/* 800000 pages/s */
 	struct calib_result res;
 
-	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	search(&h, &f, 1000000, &res);
 	assert_int_equal(res.status, CALIB_SLOWER);
 	assert_int_equal(res.work_ns, 0);
 	assert_int_equal(res.nr_steps, 1);
+	assert_int_equal(res.nr_host, 5);
 	assert_true(res.rate == 8e5);
 }
 
 /* Within the aim at zero work: matched, nothing added. */
 static void test_calib_match_at_zero(void **state)
 {
-	struct fake_rate f = { .base_ns = 990, .fpp = 1 };
+	struct fake_rate h = host_1m(), f = { .base_ns = 990, .fpp = 1 };
 	struct calib_result res;
 
-	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	search(&h, &f, 1000000, &res);
 	assert_int_equal(res.status, CALIB_MATCHED);
 	assert_int_equal(res.work_ns, 0);
 	assert_int_equal(res.nr_steps, 1);
@@ -148,10 +197,10 @@ static void test_calib_match_at_zero(void **state)
 /* The work limit is reached before the target: the closest, reported. */
 static void test_calib_limit(void **state)
 {
-	struct fake_rate f = { .base_ns = 400, .fpp = 1 };
+	struct fake_rate h = host_1m(), f = { .base_ns = 400, .fpp = 1 };
 	struct calib_result res;
 
-	calib_search(1e6, 1, 100, 3, fake, &f, &res);
+	search(&h, &f, 100, &res);
 	assert_int_equal(res.status, CALIB_UNMATCHED);
 	assert_int_equal(res.work_ns, 100);
 	assert_int_equal(res.nr_steps, 2);
@@ -159,12 +208,18 @@ static void test_calib_limit(void **state)
 
 static void test_calib_failed(void **state)
 {
-	struct fake_rate f = { .base_ns = 400, .fpp = 1, .fail = true };
+	struct fake_rate h = host_1m(), f = { .base_ns = 400, .fpp = 1, .fail = true };
 	struct calib_result res;
 
-	calib_search(1e6, 1, 1000000, 3, fake, &f, &res);
+	search(&h, &f, 1000000, &res);
 	assert_int_equal(res.status, CALIB_FAILED);
 	assert_int_equal(f.calls, 1);
+	/* a host that fails stops the search before any model run */
+	f = (struct fake_rate){ .base_ns = 400, .fpp = 1 };
+	h.fail = true;
+	search(&h, &f, 1000000, &res);
+	assert_int_equal(res.status, CALIB_FAILED);
+	assert_int_equal(f.calls, 0);
 	assert_string_equal(calib_status_name(CALIB_SLOWER), "slower-without-work");
 }
 
@@ -354,6 +409,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_calib_outliers),
 		cmocka_unit_test(test_calib_wrong_hint),
 		cmocka_unit_test(test_calib_bracket),
+		cmocka_unit_test(test_calib_host_drift),
 		cmocka_unit_test(test_calib_noise_bounded),
 		cmocka_unit_test(test_calib_slower),
 		cmocka_unit_test(test_calib_match_at_zero),

@@ -111,11 +111,27 @@ int host_perf_lock(const char *prog, const struct host_opts *o);
 /* ---- calibration (bench/calibrate.c) ---- */
 
 #define CALIB_MAX_STEPS		12
+#define CALIB_MAX_HOST_RUNS	(8 + CALIB_MAX_STEPS)
 #define CALIB_TOLERANCE		0.05	/* matched: within 5% of the host */
 #define CALIB_AIM		0.02	/* stop searching within 2% */
 
 /* One measured rate at @work_ns per fault, pages/s; < 0 on failure. */
 typedef double (*calib_rate_fn)(unsigned long work_ns, void *arg);
+
+/*
+ * What the search measures.  The host is run @host_reps times before
+ * the search and once more before every probe after the first, so a
+ * machine whose speed drifts (a neighbour's load, the clock) moves the
+ * target with it: the target is the median of every host run so far.
+ */
+struct calib_sources {
+	calib_rate_fn host;		/* one host run (its work is 0) */
+	void *host_arg;
+	int host_reps;			/* at most 8 */
+	calib_rate_fn model;		/* one lrulab run at a work per fault */
+	void *model_arg;
+	int model_reps;			/* a probe is their median */
+};
 
 enum calib_status {
 	CALIB_MATCHED,		/* within CALIB_TOLERANCE */
@@ -126,12 +142,14 @@ enum calib_status {
 
 struct calib_step {
 	unsigned long work_ns;
-	double rate;		/* median of the reps */
+	double rate;		/* median of the model's runs */
 };
 
 struct calib_result {
 	enum calib_status status;
-	double target;		/* the host's rate */
+	double target;		/* median of the host's runs */
+	int nr_host;
+	double host[CALIB_MAX_HOST_RUNS];
 	unsigned long work_ns;	/* chosen */
 	double rate;		/* lrulab's median rate at work_ns */
 	int nr_steps;
@@ -139,14 +157,14 @@ struct calib_result {
 };
 
 /*
- * Find the work per fault that brings the rate @rate measures down to
- * @target pages/s: every probe is the median of @reps calls; the first
- * probe is 0, the second the work that a rate linear in per-page time
- * predicts (@faults_per_page faults per page), then bisection on the
- * bracket, at most CALIB_MAX_STEPS probes and at most @max_work ns.
+ * Find the work per fault that brings lrulab's rate down to the host's:
+ * the first probe is 0, the second the work that a rate linear in
+ * per-page time predicts (@faults_per_page faults per page), then a
+ * bracket closed by interpolation and bisection, at most
+ * CALIB_MAX_STEPS probes and at most @max_work ns.
  */
-void calib_search(double target, double faults_per_page, unsigned long max_work,
-		  int reps, calib_rate_fn rate, void *arg, struct calib_result *res);
+void calib_search(const struct calib_sources *src, double faults_per_page,
+		  unsigned long max_work, struct calib_result *res);
 const char *calib_status_name(enum calib_status s);
 /*
  * `lrulab bench WORKLOAD --calibrate`: measure the host, search, set
