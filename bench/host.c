@@ -384,10 +384,11 @@ static void host_usage(FILE *f)
 
 static int fault_free_parse(const char *prog, int argc, char **argv, struct host_opts *o)
 {
+	unsigned long avail;
 	bool work_given = false;
+	long v, most = 0;
 	double d;
-	long v;
-	int c;
+	int c, i;
 
 	memset(o, 0, sizeof(*o));
 	o->shmem = true;
@@ -457,6 +458,15 @@ static int fault_free_parse(const char *prog, int argc, char **argv, struct host
 	if (o->mem % (PAGE_SIZE << o->folio_order)) {
 		fprintf(stderr, "%s: --mem: %lu bytes is not a multiple of the %luK folio size\n",
 			prog, o->mem, (PAGE_SIZE << o->folio_order) >> 10);
+		return 2;
+	}
+	for (i = 0; i < o->nr_threads; i++)
+		most = o->threads[i] > most ? o->threads[i] : most;
+	/* the host's memory is real: leave the machine a quarter of what it has */
+	avail = host_mem_available();
+	if (avail && most * o->mem > avail / 4 * 3) {
+		fprintf(stderr, "%s: %ld threads x %luM is more than 3/4 of the %luM this machine has available\n",
+			prog, most, o->mem >> 20, avail >> 20);
 		return 2;
 	}
 	if (o->perf_lock && o->shmem && o->folio_order) {

@@ -399,6 +399,15 @@ void host_read_mthp(struct bench_deltas *d)
 		qsort(d->d, d->nr, sizeof(*d->d), delta_name_cmp);
 }
 
+unsigned long host_mem_available(void)
+{
+	char text[4096], *p;
+	ssize_t n = read_text("/proc/meminfo", text, sizeof(text));
+
+	p = n > 0 ? strstr(text, "MemAvailable:") : NULL;
+	return p ? strtoul(p + 13, NULL, 10) << 10 : 0;
+}
+
 void host_read_vmstat(struct bench_deltas *d)
 {
 	static char text[65536];

@@ -254,6 +254,8 @@ exact 2 "$H: unknown or incomplete option '--bogus'" $F --bogus
 exact 2 "$H: unknown or incomplete option '--threads'" $F --threads
 exact 2 "$H: unknown or incomplete option '--lock'" $F --lock ticket
 exact 2 "$H: unexpected argument 'extra'" $F extra
+# the host's memory is real: 256 threads of 1G are more than any test machine has
+bad "$H" $F --threads 256 --mem 1G
 exact 2 "lrulab bench: --calibrate chooses --fault-work itself: give one or the other" \
 	bench fault-free --calibrate --fault-work 5
 exact 2 "lrulab bench: --calibrate: usemem has no host workload to match" bench usemem --calibrate

@@ -87,6 +87,8 @@ int host_pin(int n);
 void host_read_mthp(struct bench_deltas *d);
 /* /proc/vmstat */
 void host_read_vmstat(struct bench_deltas *d);
+/* MemAvailable of /proc/meminfo in bytes; 0 when unknown */
+unsigned long host_mem_available(void);
 
 /* ---- --perf-lock (bench/host_perf.c) ---- */
 
