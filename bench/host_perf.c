@@ -161,6 +161,8 @@ static int run_held(char *const *argv, const struct perf_files *pf, int *sig)
 	sigemptyset(&set);
 	for (i = 0; i < ARRAY_SIZE(held_signals); i++)
 		sigaddset(&set, held_signals[i]);
+	/* blocked, SIGCHLD stays pending: the wait below wakes when perf ends */
+	sigaddset(&set, SIGCHLD);
 	out = open(pf->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	err = open(pf->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (out < 0 || err < 0) {
@@ -189,7 +191,7 @@ static int run_held(char *const *argv, const struct perf_files *pf, int *sig)
 	for (;;) {
 		int s = sigtimedwait(&set, &si, &tick);
 
-		if (s > 0 && !*sig) {
+		if (s > 0 && s != SIGCHLD && !*sig) {
 			*sig = s;
 			kill(pid, s);
 		}
