@@ -582,6 +582,7 @@ void bench_collect_sites(struct bench_result *r)
 	}
 	qsort(r->sites, r->nr_sites, sizeof(*r->sites), bench_site_cmp);
 	lockstat_read_class("lru_lock", &r->lru);
+	r->spin_yield = READ_ONCE(lrulab_spin_yield);
 }
 
 static void apply_switches(const struct bench_opts *o)
@@ -628,7 +629,8 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	if (cfg.node_pages < BENCH_MIN_NODE_PAGES)
 		cfg.node_pages = BENCH_MIN_NODE_PAGES;
 	cfg.lock = o->lock;
-	cfg.lockstat = true;
+	/* the hold profile divides by every hold, so every hold is timed */
+	cfg.lockstat = o->profile_hold ? LOCKSTAT_FULL : LOCKSTAT_SAMPLED;
 	/* the kernel's periodic rstat flush, which reclaim's ratelimited flush relies on */
 	cfg.memcg_flush_ms = o->flush_ms >= 0 ? (unsigned int)o->flush_ms : FLUSH_TIME_MS;
 	err = lrulab_init(&cfg);

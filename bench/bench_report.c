@@ -54,13 +54,22 @@ json_t *bench_switches_json(const struct bench_result *r)
 	return a;
 }
 
+/* A hold time, or "-" for a site none of whose holds was timed. */
+static void fmt_hold(char *buf, size_t len, const struct lock_stat *st, double ns)
+{
+	if (st->hold_timed)
+		fmt_ns(buf, len, ns);
+	else
+		snprintf(buf, len, "-");
+}
+
 /* The `perf lock contention` table, with acquisitions and hold times. */
 void bench_print_contention(FILE *f, const struct bench_result *r)
 {
 	char tw[32], mw[32], aw[32], ht[32], ah[32];
 	int i;
 
-	fprintf(f, "  contended   total wait     max wait     avg wait     acquired   hold total     avg hold   class             caller\n\n");
+	fprintf(f, "  contended   total wait     max wait     avg wait     acquired  hold total*    avg hold*   class             caller\n\n");
 	for (i = 0; i < r->nr_sites; i++) {
 		const struct bench_site_result *s = &r->sites[i];
 
@@ -68,12 +77,14 @@ void bench_print_contention(FILE *f, const struct bench_result *r)
 		fmt_ns(mw, sizeof(mw), s->st.wait_max_ns);
 		fmt_ns(aw, sizeof(aw), s->st.contended ?
 		       (double)s->st.wait_total_ns / s->st.contended : 0);
-		fmt_ns(ht, sizeof(ht), s->st.hold_total_ns);
-		fmt_ns(ah, sizeof(ah), (double)s->st.hold_total_ns / s->st.acquired);
+		fmt_hold(ht, sizeof(ht), &s->st, s->st.hold_total_ns);
+		fmt_hold(ah, sizeof(ah), &s->st, (double)s->st.hold_total_ns / s->st.acquired);
 		fprintf(f, "%11llu %12s %12s %12s %12llu %12s %12s   %-17s %s\n",
 			(unsigned long long)s->st.contended, tw, mw, aw,
 			(unsigned long long)s->st.acquired, ht, ah, s->cls, s->caller);
 	}
+	fprintf(f, "\n");
+	lockstat_print_notes(f, "", r->lru.hold_sampled, r->spin_yield);
 }
 
 static int site_acquired_cmp(const void *a, const void *b)
@@ -190,30 +201,34 @@ void bench_print_text(FILE *f, const struct bench_workload *w,
 			r->sys_s);
 
 	fprintf(f, "\n");
-	if (w->report_time)
+	if (w->report_time) {
 		print_report(f, r);
-	else
+		fprintf(f, "\n");
+		lockstat_print_notes(f, "", r->lru.hold_sampled, r->spin_yield);
+	} else {
 		bench_print_contention(f, r);
+	}
 
 	fprintf(f, "\nfigures that hold on any machine:\n");
 	fprintf(f, "  lru_lock acquisitions per 1000 pages: %.1f\n", per_1k(r->lru.acquired, r->pages));
-	fmt_ns(buf, sizeof(buf), r->lru.acquired ? (double)r->lru.hold_total_ns / r->lru.acquired : 0);
-	fprintf(f, "  lru_lock hold per acquisition: %s, per page: %.1f ns\n", buf,
+	fmt_hold(buf, sizeof(buf), &r->lru,
+		 r->lru.acquired ? (double)r->lru.hold_total_ns / r->lru.acquired : 0);
+	fprintf(f, "  lru_lock hold* per acquisition: %s, per page: %.1f ns\n", buf,
 		r->pages ? (double)r->lru.hold_total_ns / r->pages : 0);
 	for (i = 0; i < r->nr_sites; i++) {
 		const struct bench_site_result *s = &r->sites[i];
 
 		if (strcmp(s->cls, "lru_lock"))
 			continue;
-		fmt_ns(buf, sizeof(buf), (double)s->st.hold_total_ns / s->st.acquired);
-		fprintf(f, "    %-26s %8.1f per 1000 pages, %10s hold each\n", s->caller,
+		fmt_hold(buf, sizeof(buf), &s->st, (double)s->st.hold_total_ns / s->st.acquired);
+		fprintf(f, "    %-26s %8.1f per 1000 pages, %10s hold* each\n", s->caller,
 			per_1k(s->st.acquired, r->pages), buf);
 	}
 	if (r->have_profile) {
 		const struct lru_hold_profile *p = &r->profile;
 		double hold = (double)r->lru.hold_total_ns;
 
-		fprintf(f, "  lru_lock hold time by section (--profile-hold):\n");
+		fprintf(f, "  lru_lock hold time by section (--profile-hold: every hold and section timed, expensive):\n");
 		for (i = 0; i < NR_LRU_HOLD_SECTIONS; i++)
 			fprintf(f, "    %-26s %5.1f%%  (%llu updates)\n", lru_hold_section_name(i),
 				pct(p->ns[i], hold), (unsigned long long)p->count[i]);
@@ -250,16 +265,32 @@ static json_t *sites_json(const struct bench_result *r)
 		const struct bench_site_result *s = &r->sites[i];
 
 		snprintf(site, sizeof(site), "%s:%s", s->cls, s->caller);
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 			"site", site, "class", s->cls, "caller", s->caller,
 			"acquired", (json_int_t)s->st.acquired,
 			"contended", (json_int_t)s->st.contended,
 			"wait_total_ns", (json_int_t)s->st.wait_total_ns,
 			"wait_max_ns", (json_int_t)s->st.wait_max_ns,
 			"wait_min_ns", (json_int_t)s->st.wait_min_ns,
-			"hold_total_ns", (json_int_t)s->st.hold_total_ns));
+			"hold_total_ns", (json_int_t)s->st.hold_total_ns,
+			"hold_timed", (json_int_t)s->st.hold_timed,
+			"hold_sampled", (json_int_t)s->st.hold_sampled));
 	}
 	return a;
+}
+
+/*
+ * How the lock figures were taken: the statistics' mode, one hold in
+ * "hold_sampled" timed (1: every one, the expensive full mode), and
+ * whether waiters yielded the processor.
+ */
+void bench_lockstat_json(json_t *j, unsigned int hold_sampled, bool spin_yield)
+{
+	json_object_set_new(j, "lockstat", json_string(hold_sampled == 1 ? "full" :
+							 hold_sampled ? "sampled" : "off"));
+	json_object_set_new(j, "hold_sampled", json_integer(hold_sampled));
+	json_object_set_new(j, "clock_cost_ns", json_integer((json_int_t)lrulab_clock_cost_ns()));
+	json_object_set_new(j, "spin_yield", json_boolean(spin_yield));
 }
 
 json_t *bench_locks_json(void)
@@ -291,6 +322,7 @@ json_t *bench_result_json(const struct bench_workload *w,
 	json_object_set_new(j, "switches", bench_switches_json(r));
 	json_object_set_new(j, "pn_layout", json_string(lrulab_pn_layout_name()));
 	json_object_set_new(j, "lock", json_string(lock_impl_name(o->lock)));
+	bench_lockstat_json(j, r->lru.hold_sampled, r->spin_yield);
 	json_object_set_new(j, "fault_work_ns", json_integer(o->fault_work_ns));
 	json_object_set_new(j, "loops", json_integer(o->loops));
 	json_object_set_new(j, "seconds", json_real(r->seconds));

@@ -25,7 +25,7 @@ struct demo_opts {
 	unsigned long mem;	/* bytes per thread */
 	long loops;
 	enum lock_impl lock;
-	bool lockstat;
+	enum lockstat_mode lockstat;
 };
 
 struct demo_thread {
@@ -112,11 +112,12 @@ static void print_figures(unsigned long pages, double secs)
 	lockstat_read_class("lru_lock", &lru);
 	printf("\npages faulted and freed: %lu in %.3f s = %.0f pages/s\n",
 	       pages, secs, pages / secs);
-	if (!lockstat_enabled || !pages)
+	if (lockstat_mode == LOCKSTAT_OFF || !pages)
 		return;
 	printf("lru_lock acquisitions per 1000 pages: %.1f\n",
 	       1000.0 * lru.acquired / pages);
-	printf("lru_lock hold per acquisition: %.0f ns, per page: %.1f ns\n",
+	/* the hold times carry the lock table's footnote mark */
+	printf("lru_lock hold per acquisition: %.0f ns*, per page: %.1f ns*\n",
 	       lru.acquired ? (double)lru.hold_total_ns / lru.acquired : 0.0,
 	       (double)lru.hold_total_ns / pages);
 	for (i = 0; i < lockstat_nr_sites(); i++) {
@@ -127,7 +128,7 @@ static void print_figures(unsigned long pages, double secs)
 			continue;
 		lockstat_read(site, &st);
 		if (st.acquired)
-			printf("  %-24s %8.1f acquisitions/1000 pages, %6.0f ns hold each\n",
+			printf("  %-24s %8.1f acquisitions/1000 pages, %6.0f ns hold* each\n",
 			       site->caller, 1000.0 * st.acquired / pages,
 			       (double)st.hold_total_ns / st.acquired);
 	}
@@ -232,7 +233,7 @@ int cmd_demo(int argc, char **argv)
 {
 	struct demo_opts o = {
 		.threads = 2, .shmem = true, .mem = 4UL << 20, .loops = 20,
-		.lock = LOCK_QSPINLOCK, .lockstat = true,
+		.lock = LOCK_QSPINLOCK, .lockstat = LOCKSTAT_SAMPLED,
 	};
 	const char *p = "lrulab demo";
 	int c;
@@ -272,7 +273,7 @@ int cmd_demo(int argc, char **argv)
 			}
 			break;
 		case 'n':
-			o.lockstat = false;
+			o.lockstat = LOCKSTAT_OFF;
 			break;
 		case 'h':
 			demo_usage(stdout);

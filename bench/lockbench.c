@@ -2,11 +2,12 @@
 /*
  * lrulab lockbench: what one uncontended spin_lock + spin_unlock pair
  * costs with each lock implementation, and what the lock statistics add
- * to it - the price of leaving them on in every experiment.
+ * to it in each mode - the default (sampled) that every experiment runs
+ * with, and the full mode behind --profile-hold.
  *
  * One thread, one lock that stays in its cache.  Runs with statistics
- * off and on alternate, so that frequency changes and noise from the
- * rest of the machine fall on both alike, and medians are quoted.
+ * off, sampled and full alternate, so that frequency changes and noise
+ * from the rest of the machine fall on all alike, and medians are quoted.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -33,13 +34,13 @@ static u64 mono_ns(void)
 }
 
 /* ns per pair over @iters pairs */
-static double run_pairs(long iters, bool stats)
+static double run_pairs(long iters, enum lockstat_mode mode)
 {
 	struct lock_site *site = LOCK_SITE("lockbench");
 	u64 t0, t1;
 	long i;
 
-	lockstat_enabled = stats;
+	lockstat_set_mode(mode);
 	t0 = mono_ns();
 	for (i = 0; i < iters; i++) {
 		spin_lock_at(&bench_lock, site);
@@ -62,25 +63,28 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+#define NR_MODES	3
+
 static void bench_impl(enum lock_impl impl, long iters)
 {
-	double off[NR_RUNS], on[NR_RUNS], moff, mon;
-	int r;
+	double v[NR_MODES][NR_RUNS], m[NR_MODES];
+	int r, mode;
 
 	lock_impl_set(impl);
 	spin_lock_init(&bench_lock);
 	/* warm caches, branch predictors, the site and the stat block */
-	run_pairs(iters / 10 + 1, false);
-	run_pairs(iters / 10 + 1, true);
-	for (r = 0; r < NR_RUNS; r++) {
-		off[r] = run_pairs(iters, false);
-		on[r] = run_pairs(iters, true);
+	for (mode = 0; mode < NR_MODES; mode++)
+		run_pairs(iters / 10 + 1, mode);
+	for (r = 0; r < NR_RUNS; r++)
+		for (mode = 0; mode < NR_MODES; mode++)
+			v[mode][r] = run_pairs(iters, mode);
+	printf("%-14s", lock_impl_name(impl));
+	for (mode = 0; mode < NR_MODES; mode++) {
+		m[mode] = median(v[mode], NR_RUNS);
+		printf(" %8.2f %6.2f-%-6.2f", m[mode], v[mode][0], v[mode][NR_RUNS - 1]);
 	}
-	moff = median(off, NR_RUNS);
-	mon = median(on, NR_RUNS);
-	printf("%-14s %10.2f %8.2f-%-8.2f %10.2f %8.2f-%-8.2f %10.2f\n",
-	       lock_impl_name(impl), moff, off[0], off[NR_RUNS - 1],
-	       mon, on[0], on[NR_RUNS - 1], mon - moff);
+	printf(" %9.2f %9.2f\n", m[LOCKSTAT_SAMPLED] - m[LOCKSTAT_OFF],
+	       m[LOCKSTAT_FULL] - m[LOCKSTAT_OFF]);
 }
 
 static void usage(FILE *f)
@@ -117,7 +121,8 @@ static bool is_opt(const char *arg, const char *opt)
 int cmd_lockbench(int argc, char **argv)
 {
 	enum lock_impl saved_impl = READ_ONCE(lrulab_lock_impl), impl = LOCK_QSPINLOCK;
-	bool saved_stats = lockstat_enabled, all = true;
+	enum lockstat_mode saved_mode = READ_ONCE(lockstat_mode);
+	bool all = true;
 	long iters = DEFAULT_ITERS;
 	const char *v;
 	int i;
@@ -154,22 +159,27 @@ int cmd_lockbench(int argc, char **argv)
 	lrulab_clock_init();
 	printf("lockbench: uncontended spin_lock + spin_unlock, one thread, "
 	       "%ld pairs a run\n", iters);
-	printf("%d runs each with lock statistics off and on, alternating; "
-	       "clock: %s\n\n", NR_RUNS, lrulab_clock_source());
-	printf("%-14s %-28s %-28s %10s\n", "", "   lockstat off, ns/pair",
-	       "   lockstat on, ns/pair", "overhead");
-	printf("%-14s %10s %-17s %10s %-17s %10s\n", "impl", "median", "  min-max",
-	       "median", "  min-max", "ns/acq");
+	printf("%d runs each with lock statistics off, sampled (the default) and "
+	       "full, alternating; clock: %s, %llu ns a read\n\n", NR_RUNS,
+	       lrulab_clock_source(), (unsigned long long)lrulab_clock_cost_ns());
+	printf("%-14s %-22s %-22s %-22s %-19s\n", "", "  off, ns/pair",
+	       "  sampled, ns/pair", "  full, ns/pair", "  overhead, ns/acq");
+	printf("%-14s", "impl");
+	for (i = 0; i < NR_MODES; i++)
+		printf(" %8s %-13s", "median", "  min-max");
+	printf(" %9s %9s\n", "sampled", "full");
 	if (all) {
 		for (i = 0; i < NR_LOCK_IMPLS; i++)
 			bench_impl((enum lock_impl)i, iters);
 	} else {
 		bench_impl(impl, iters);
 	}
-	printf("\noverhead = on - off: what lock statistics add to each "
-	       "acquisition (two clock reads, counters, the held-lock stack)\n");
+	printf("\noverhead = mode - off: what lock statistics add to each acquisition.\n"
+	       "sampled: a per-thread counter, and one hold in %d timed (two clock reads);\n"
+	       "full (--profile-hold): two clock reads and the bookkeeping in every "
+	       "critical section - expensive\n", LOCKSTAT_HOLD_SAMPLE);
 
 	lock_impl_set(saved_impl);
-	lockstat_enabled = saved_stats;
+	lockstat_set_mode(saved_mode);
 	return 0;
 }

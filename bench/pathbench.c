@@ -4,7 +4,9 @@
  * CPU with nothing else running: ns per folio_add_lru (its share of the
  * batch move included), ns per page in folios_put_refs, and lru_lock hold
  * time per 31-folio batch at each site.  Configurations (lock statistics
- * off/on, lru-stat-batch off/on) alternate run by run; medians are quoted.
+ * off, sampled and full; lru-stat-batch off and on) alternate run by run;
+ * medians are quoted.  What the default, sampled statistics add to the
+ * path is the price every other benchmark pays for its lock table.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,7 +43,8 @@ static void site_hold(const char *caller, double *out)
 }
 
 /* One run in a fresh system; returns 0 or -errno. */
-static int path_run(long nr, bool lockstat, bool stat_batch, struct path_sample *out)
+static int path_run(long nr, enum lockstat_mode lockstat, bool stat_batch,
+		    struct path_sample *out)
 {
 	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
 	unsigned long span = 1UL << MAX_PAGE_ORDER;
@@ -126,23 +129,47 @@ static double median_of(struct path_sample *s, int n, size_t off)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-#define NR_CONFIGS 4
-static const struct { bool lockstat, stat_batch; const char *name; } configs[NR_CONFIGS] = {
-	{ false, false, "lockstat off, lru-stat-batch off" },
-	{ true, false, "lockstat on,  lru-stat-batch off" },
-	{ false, true, "lockstat off, lru-stat-batch on " },
-	{ true, true, "lockstat on,  lru-stat-batch on " },
+#define NR_CONFIGS 6
+static const struct {
+	enum lockstat_mode lockstat;
+	bool stat_batch;
+	const char *name;
+} configs[NR_CONFIGS] = {
+	{ LOCKSTAT_OFF, false, "lockstat off,     lru-stat-batch off" },
+	{ LOCKSTAT_SAMPLED, false, "lockstat sampled, lru-stat-batch off" },
+	{ LOCKSTAT_FULL, false, "lockstat full,    lru-stat-batch off" },
+	{ LOCKSTAT_OFF, true, "lockstat off,     lru-stat-batch on" },
+	{ LOCKSTAT_SAMPLED, true, "lockstat sampled, lru-stat-batch on" },
+	{ LOCKSTAT_FULL, true, "lockstat full,    lru-stat-batch on" },
 };
+
+enum { M_ADD, M_PUT, M_MOVE_HOLD, M_PUT_HOLD, NR_MEDIANS };
+
+static void print_overhead(const char *what, double m[NR_CONFIGS][NR_MEDIANS],
+			   int off, int on)
+{
+	printf("  %-38s %+6.1f ns (%+5.1f%%) per folio_add_lru, %+6.1f ns (%+5.1f%%) per page freed\n",
+	       what, m[on][M_ADD] - m[off][M_ADD],
+	       100.0 * (m[on][M_ADD] - m[off][M_ADD]) / m[off][M_ADD],
+	       m[on][M_PUT] - m[off][M_PUT],
+	       100.0 * (m[on][M_PUT] - m[off][M_PUT]) / m[off][M_PUT]);
+}
+
+static double change(double before, double after)
+{
+	return before ? 100.0 * (after - before) / before : 0;
+}
 
 static int run_pathbench(long nr, long reps)
 {
 	static struct path_sample s[NR_CONFIGS][64];
-	double m[NR_CONFIGS][4];
+	double m[NR_CONFIGS][NR_MEDIANS];
 	long r;
 	int c, err;
 
-	printf("lrulab pathbench: %ld order-0 anon folios, one model CPU, %ld runs per configuration (alternated), lock %s\n",
-	       nr, reps, lock_impl_name(LOCK_QSPINLOCK));
+	printf("lrulab pathbench: %ld order-0 anon folios, one model CPU, %ld runs per configuration (alternated), lock %s, clock %s (%llu ns a read)\n",
+	       nr, reps, lock_impl_name(LOCK_QSPINLOCK), lrulab_clock_source(),
+	       (unsigned long long)lrulab_clock_cost_ns());
 	for (r = 0; r < reps; r++) {
 		for (c = 0; c < NR_CONFIGS; c++) {
 			err = path_run(nr, configs[c].lockstat, configs[c].stat_batch, &s[c][r]);
@@ -152,25 +179,35 @@ static int run_pathbench(long nr, long reps)
 			}
 		}
 	}
-	printf("\n%-34s %12s %12s %16s %16s\n", "medians", "add ns/folio",
-	       "put ns/page", "move hold/batch", "put hold/batch");
+	printf("\n%-38s %12s %12s %16s %16s\n", "medians", "add ns/folio",
+	       "put ns/page", "move hold/batch*", "put hold/batch*");
 	for (c = 0; c < NR_CONFIGS; c++) {
-		m[c][0] = median_of(s[c], reps, offsetof(struct path_sample, add_ns));
-		m[c][1] = median_of(s[c], reps, offsetof(struct path_sample, put_ns));
-		m[c][2] = median_of(s[c], reps, offsetof(struct path_sample, move_hold_ns));
-		m[c][3] = median_of(s[c], reps, offsetof(struct path_sample, put_hold_ns));
-		if (configs[c].lockstat)
-			printf("%-34s %12.1f %12.1f %13.0f ns %13.0f ns\n", configs[c].name,
-			       m[c][0], m[c][1], m[c][2], m[c][3]);
+		m[c][M_ADD] = median_of(s[c], reps, offsetof(struct path_sample, add_ns));
+		m[c][M_PUT] = median_of(s[c], reps, offsetof(struct path_sample, put_ns));
+		m[c][M_MOVE_HOLD] = median_of(s[c], reps, offsetof(struct path_sample, move_hold_ns));
+		m[c][M_PUT_HOLD] = median_of(s[c], reps, offsetof(struct path_sample, put_hold_ns));
+		if (configs[c].lockstat != LOCKSTAT_OFF)
+			printf("%-38s %12.1f %12.1f %13.0f ns %13.0f ns\n", configs[c].name,
+			       m[c][M_ADD], m[c][M_PUT], m[c][M_MOVE_HOLD], m[c][M_PUT_HOLD]);
 		else
-			printf("%-34s %12.1f %12.1f %16s %16s\n", configs[c].name,
-			       m[c][0], m[c][1], "-", "-");
+			printf("%-38s %12.1f %12.1f %16s %16s\n", configs[c].name,
+			       m[c][M_ADD], m[c][M_PUT], "-", "-");
 	}
-	printf("\nlock statistics overhead: %+.1f ns per folio_add_lru, %+.1f ns per page freed\n",
-	       m[1][0] - m[0][0], m[1][1] - m[0][1]);
-	printf("lru-stat-batch: folio_batch_move_lru hold %.0f -> %.0f ns (%+.0f%%), folios_put_refs hold %.0f -> %.0f ns (%+.0f%%)\n",
-	       m[1][2], m[3][2], 100.0 * (m[3][2] - m[1][2]) / m[1][2],
-	       m[1][3], m[3][3], 100.0 * (m[3][3] - m[1][3]) / m[1][3]);
+	printf("* sampled: 1 hold in %d timed per thread, mean x acquisitions; full: every hold timed (expensive: it lengthens the holds it measures); both less the clock's cost\n",
+	       LOCKSTAT_HOLD_SAMPLE);
+
+	printf("\nlock statistics overhead, lru-stat-batch off (on):\n");
+	print_overhead("sampled (default):", m, 0, 1);
+	print_overhead("", m, 3, 4);
+	print_overhead("full (--profile-hold), expensive:", m, 0, 2);
+	print_overhead("", m, 3, 5);
+	printf("\nlru-stat-batch, holds timed in full mode: folio_batch_move_lru hold %.0f -> %.0f ns (%+.0f%%), folios_put_refs hold %.0f -> %.0f ns (%+.0f%%)\n",
+	       m[2][M_MOVE_HOLD], m[5][M_MOVE_HOLD], change(m[2][M_MOVE_HOLD], m[5][M_MOVE_HOLD]),
+	       m[2][M_PUT_HOLD], m[5][M_PUT_HOLD], change(m[2][M_PUT_HOLD], m[5][M_PUT_HOLD]));
+	printf("lru-stat-batch, holds sampled 1/%d:       folio_batch_move_lru hold %.0f -> %.0f ns (%+.0f%%), folios_put_refs hold %.0f -> %.0f ns (%+.0f%%)\n",
+	       LOCKSTAT_HOLD_SAMPLE,
+	       m[1][M_MOVE_HOLD], m[4][M_MOVE_HOLD], change(m[1][M_MOVE_HOLD], m[4][M_MOVE_HOLD]),
+	       m[1][M_PUT_HOLD], m[4][M_PUT_HOLD], change(m[1][M_PUT_HOLD], m[4][M_PUT_HOLD]));
 	return 0;
 }
 

@@ -222,7 +222,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	/* the leaf's limit plus headroom for the allocator and watermarks */
 	cfg.node_pages = ((max + 4096) + span - 1) / span * span;
 	cfg.lock = o->lock;
-	cfg.lockstat = true;
+	cfg.lockstat = LOCKSTAT_SAMPLED;
 	cfg.memcg_flush_ms = usemem_flush_ms(o);
 	lrulab_switches_clear();
 	lrulab_switches[SW_VMSTAT_SCAN_COST] = o->sw[SW_VMSTAT_SCAN_COST] == 1;
@@ -349,6 +349,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	json_object_set_new(j, "oversubscribed", json_boolean(oversubscribed));
 	json_object_set_new(j, "switches", sw);
 	json_object_set_new(j, "lock", json_string(lock_impl_name(o->lock)));
+	bench_lockstat_json(j, lru.hold_sampled, READ_ONCE(lrulab_spin_yield));
 	json_object_set_new(j, "mem_per_thread", json_integer(o->mem));
 	json_object_set_new(j, "memory_max", json_integer(max * PAGE_SIZE));
 	json_object_set_new(j, "memcg_flush_ms", json_integer(cfg.memcg_flush_ms));

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * The lock statistics take two timestamps per acquisition, so the clock
- * must cost a few nanoseconds, not the 20-30 of clock_gettime() (more in
- * a guest whose clocksource is not the TSC).  On x86-64 with an
- * invariant TSC we read the counter and scale it to CLOCK_MONOTONIC
- * nanoseconds with a fixed-point multiplier found by calibration, the
- * way the kernel's sched_clock does with cyc2ns.  Elsewhere, or when the
- * TSC may stop or change rate, clock_gettime() is the clock.
+ * The lock statistics time waits and sampled holds, so the clock must
+ * cost a few nanoseconds, not the 20-30 of clock_gettime() (more in a
+ * guest whose clocksource is not the TSC).  On x86-64 with an invariant
+ * TSC we read the counter and scale it to CLOCK_MONOTONIC nanoseconds
+ * with a fixed-point multiplier found by calibration, the way the
+ * kernel's sched_clock does with cyc2ns.  Elsewhere, or when the TSC may
+ * stop or change rate, clock_gettime() is the clock.  Whichever it is,
+ * its own cost is measured once and reported, so that a timed interval
+ * can have it taken off and figures from machines with cheap and dear
+ * clocks stay comparable.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -28,6 +31,9 @@ enum clock_mode {
 
 /* Written once under clock_once, published by the release store of mode. */
 static int clock_mode;
+static u64 clock_cost;		/* ns between two back-to-back reads */
+/* per thread, so a test counts its own reads and nobody shares the line */
+static __thread u64 clock_reads;
 static u64 tsc_base;		/* TSC at calibration... */
 static u64 ns_base;		/* ...and CLOCK_MONOTONIC at the same instant */
 static u64 cyc2ns_mult;		/* ns = cycles * mult >> shift */
@@ -105,6 +111,59 @@ static bool tsc_calibrate(void)
 }
 #endif
 
+/*
+ * rdtsc is not ordered against other reads of it, and another core's
+ * counter may trail ours by a few cycles after a migration: never let
+ * this thread see time go backwards, or a hold time would come out
+ * negative.
+ */
+static inline u64 clock_read(int mode)
+{
+#if defined(__x86_64__)
+	if (likely(mode == CLOCK_MODE_TSC)) {
+		static __thread u64 last_ns;
+		s64 delta = (s64)(__rdtsc() - tsc_base);
+		u64 ns = ns_base;
+
+		if (delta > 0)
+			ns += (u64)(((unsigned __int128)delta * cyc2ns_mult) >>
+				    cyc2ns_shift);
+		if (unlikely(ns < last_ns))
+			ns = last_ns;
+		last_ns = ns;
+		return ns;
+	}
+#endif
+	return monotonic_ns();
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * What a timed interval with nothing in it measures: the median of many,
+ * so that an interrupt in a few of them does not count.
+ */
+#define COST_SAMPLES	1001
+
+static u64 clock_measure_cost(int mode)
+{
+	static u64 d[COST_SAMPLES];
+	int i;
+
+	for (i = 0; i < COST_SAMPLES; i++) {
+		u64 t0 = clock_read(mode);
+
+		d[i] = clock_read(mode) - t0;
+	}
+	qsort(d, COST_SAMPLES, sizeof(d[0]), cmp_u64);
+	return d[COST_SAMPLES / 2];
+}
+
 static void clock_setup(void)
 {
 	const char *env = getenv("LRULAB_CLOCK");
@@ -116,6 +175,8 @@ static void clock_setup(void)
 #else
 	(void)env;
 #endif
+	/* before the mode is published: whoever sees the mode sees the cost */
+	clock_cost = clock_measure_cost(mode);
 	__atomic_store_n(&clock_mode, mode, __ATOMIC_RELEASE);
 }
 
@@ -130,34 +191,26 @@ const char *lrulab_clock_source(void)
 	return clock_mode == CLOCK_MODE_TSC ? "tsc" : "clock_gettime";
 }
 
+u64 lrulab_clock_cost_ns(void)
+{
+	if (unlikely(!__atomic_load_n(&clock_mode, __ATOMIC_ACQUIRE)))
+		lrulab_clock_init();
+	return clock_cost;
+}
+
+u64 lrulab_clock_reads(void)
+{
+	return clock_reads;
+}
+
 u64 lrulab_now_ns(void)
 {
 	int mode = __atomic_load_n(&clock_mode, __ATOMIC_ACQUIRE);
 
-#if defined(__x86_64__)
-	if (likely(mode == CLOCK_MODE_TSC)) {
-		/*
-		 * rdtsc is not ordered against other reads of it, and another
-		 * core's counter may trail ours by a few cycles after a
-		 * migration: never let this thread see time go backwards, or
-		 * a hold time would come out negative.
-		 */
-		static __thread u64 last_ns;
-		s64 delta = (s64)(__rdtsc() - tsc_base);
-		u64 ns = ns_base;
-
-		if (delta > 0)
-			ns += (u64)(((unsigned __int128)delta * cyc2ns_mult) >>
-				    cyc2ns_shift);
-		if (unlikely(ns < last_ns))
-			ns = last_ns;
-		last_ns = ns;
-		return ns;
-	}
-#endif
 	if (unlikely(mode == CLOCK_MODE_UNSET)) {
 		lrulab_clock_init();
-		return lrulab_now_ns();
+		mode = __atomic_load_n(&clock_mode, __ATOMIC_ACQUIRE);
 	}
-	return monotonic_ns();
+	clock_reads++;
+	return clock_read(mode);
 }

@@ -4,15 +4,18 @@
  * how often each site took its lock, how often it had to wait, for how
  * long, and how long it then held the lock.
  *
- * Counting must not itself become the contention being measured, so
- * every thread counts into its own block (one struct lock_stat per site)
- * with plain single-writer updates, and readers sum the blocks.  The
- * stores are relaxed atomics only because readers run concurrently.
- * A thread's block outlives the thread - its acquisitions still happened
- * - and is handed to the next new thread, which keeps adding to it, so
- * the number of blocks is bounded by the most threads alive at once.
+ * Counting must not itself become the cost being measured.  Every thread
+ * counts into its own block with plain single-writer updates, and readers
+ * sum the blocks.  By default an uncontended acquisition is one counter
+ * and a countdown (lib/lockstat-internal.h); the clock is read only for a
+ * wait, whose first try failed, and for the sampled holds, and what those
+ * record is written after the lock is free.  A thread's block outlives
+ * the thread - its acquisitions still happened - and is handed to the
+ * next new thread, which keeps adding to it, so the number of blocks is
+ * bounded by the most threads alive at once.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +23,12 @@
 
 #include <lrulab/spinlock.h>
 
-bool lockstat_enabled = true;
+#include "lockstat-internal.h"
 
-#define OVERFLOW_ID	LOCKSTAT_MAX_SITES
-#define NR_SLOTS	(LOCKSTAT_MAX_SITES + 1)
+enum lockstat_mode lockstat_mode = LOCKSTAT_SAMPLED;
+
+#define OVERFLOW_ID	LOCKSTAT_OVERFLOW_ID
+#define NR_SLOTS	LOCKSTAT_NR_SLOTS
 
 static struct lock_site overflow_site = {
 	.cls = "<overflow>",
@@ -36,26 +41,20 @@ static struct lock_site *site_table[NR_SLOTS];
 static int nr_sites;		/* registered; readers load it acquire */
 static bool overflow_used;
 
-struct lockstat_block {
-	struct lock_stat stat[NR_SLOTS];
-	struct lockstat_block *next;
-	bool dead;		/* its thread exited; free to adopt */
-};
-
 static pthread_mutex_t block_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct lockstat_block *blocks;
+static u64 nr_blocks;		/* ever allocated */
 static pthread_key_t block_key;
 static pthread_once_t block_key_once = PTHREAD_ONCE_INIT;
-static __thread struct lockstat_block *my_block;
+/* every thread's block until it counts its first acquisition: never written */
+static struct lockstat_block no_block;
+__thread struct lockstat_block *lockstat_self = &no_block;
 
-struct held_lock {
-	spinlock_t *lock;
-	int id;
-	u64 t0;
+static const char *const mode_names[] = {
+	[LOCKSTAT_OFF] = "off",
+	[LOCKSTAT_SAMPLED] = "sampled",
+	[LOCKSTAT_FULL] = "full",
 };
-
-static __thread struct held_lock held[LOCKSTAT_HELD_DEPTH];
-static __thread int nr_held;
 
 /* ---- sites ---- */
 
@@ -112,7 +111,7 @@ static void block_thread_exit(void *arg)
 	pthread_mutex_unlock(&block_mutex);
 	/* a later destructor that takes a lock must not write a block
 	 * another thread may adopt */
-	my_block = NULL;
+	lockstat_self = &no_block;
 }
 
 static void block_key_create(void)
@@ -134,6 +133,8 @@ static __attribute__((noinline)) struct lockstat_block *block_get(void)
 			break;
 	if (b) {
 		b->dead = false;
+		/* the last owner's open holds, if it died holding a lock */
+		STAT_SET(b->nr_held, 0);
 	} else {
 		if (posix_memalign((void **)&b, L1_CACHE_BYTES, sizeof(*b))) {
 			pthread_mutex_unlock(&block_mutex);
@@ -141,35 +142,72 @@ static __attribute__((noinline)) struct lockstat_block *block_get(void)
 			abort();
 		}
 		memset(b, 0, sizeof(*b));
+		/*
+		 * Blocks need only differ; no clock read, so that a test can
+		 * count a new thread's reads.
+		 */
+		b->rnd = (((u64)(uintptr_t)b ^ ++nr_blocks) * 0x9e3779b97f4a7c15ULL) | 1;
 		b->next = blocks;
 		blocks = b;
 	}
 	pthread_mutex_unlock(&block_mutex);
 	pthread_setspecific(block_key, b);
-	my_block = b;
+	lockstat_self = b;
 	return b;
 }
 
-/* Only this thread writes its block: load + store, no locked RMW. */
-#define STAT_READ(f) __atomic_load_n(&(f), __ATOMIC_RELAXED)
-#define STAT_SET(f, v) __atomic_store_n(&(f), (v), __ATOMIC_RELAXED)
-#define STAT_ADD(f, v) STAT_SET(f, STAT_READ(f) + (v))
+_Static_assert(!(LOCKSTAT_HOLD_SAMPLE & (LOCKSTAT_HOLD_SAMPLE - 1)),
+	       "LOCKSTAT_HOLD_SAMPLE must be a power of two");
 
-void __lockstat_acquired(spinlock_t *l, struct lock_site *site, u64 t0, u64 t1,
-			 bool contended)
+/* Uniform in [0, @n) for a power of two @n; 0 without a draw for 1. */
+static unsigned int block_random(struct lockstat_block *b, unsigned int n)
 {
-	struct lockstat_block *b = my_block;
+	u64 x = b->rnd;
+
+	if (n == 1)
+		return 0;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	b->rnd = x;
+	return (unsigned int)(x >> 32) & (n - 1);
+}
+
+unsigned int lockstat_hold_sampled(enum lockstat_mode mode)
+{
+	switch (mode) {
+	case LOCKSTAT_SAMPLED:	return LOCKSTAT_HOLD_SAMPLE;
+	case LOCKSTAT_FULL:	return 1;
+	default:		return 0;
+	}
+}
+
+/*
+ * Whatever was not the inline case: the thread's or the site's first
+ * acquisition, a wait to record, or the one acquisition of a window
+ * whose hold is timed.  The clock is read last, so that what is done
+ * here stays out of the hold.
+ */
+void __lockstat_acquired(spinlock_t *l, struct lock_site *site, u64 wait_t0,
+			 u64 wait_t1)
+{
+	struct lockstat_block *b = lockstat_self;
 	int id = __atomic_load_n(&site->id, __ATOMIC_RELAXED);
-	struct lock_stat *s;
+	unsigned int period;
+	struct lockstat_slow *s;
+	int left, next;
 
 	if (unlikely(id < 0))
 		id = site_register(site);
-	if (unlikely(!b))
+	if (unlikely(b == &no_block))
 		b = block_get();
-	s = &b->stat[id];
-	STAT_ADD(s->acquired, 1);
-	if (contended) {
-		u64 wait = t1 - t0;
+	period = lockstat_hold_sampled(READ_ONCE(lockstat_mode));
+	if (unlikely(!period))
+		return;			/* switched off while we waited */
+	s = &b->slow[id];
+	STAT_ADD(b->acquired[id], 1);
+	if (wait_t1) {
+		u64 wait = wait_t1 - wait_t0;
 		u64 n = STAT_READ(s->contended);
 
 		STAT_SET(s->contended, n + 1);
@@ -180,75 +218,158 @@ void __lockstat_acquired(spinlock_t *l, struct lock_site *site, u64 t0, u64 t1,
 			STAT_SET(s->wait_min_ns, wait);
 	}
 
+	left = STAT_READ(b->countdown);
+	if (left <= 0) {
+		b->offset = (int)block_random(b, period);
+		left = b->offset + 1;
+	}
+	if (--left) {
+		STAT_SET(b->countdown, left);
+		return;
+	}
+	/* this one is timed; the next at a random place of the next window */
+	next = (int)block_random(b, period);
+	STAT_SET(b->countdown, (int)period - b->offset + next);
+	b->offset = next;
+
 	/*
 	 * Full stack: drop the oldest entry.  Real nesting never gets this
-	 * deep; stale entries (a lock released by another thread, or held
-	 * while lockstat was switched off) do, and must not block the rest.
+	 * deep; stale entries (a lock released by another thread) do, and
+	 * must not block the rest.
 	 */
-	if (unlikely(nr_held == LOCKSTAT_HELD_DEPTH)) {
-		memmove(&held[0], &held[1], sizeof(held[0]) * (LOCKSTAT_HELD_DEPTH - 1));
-		nr_held--;
+	left = STAT_READ(b->nr_held);
+	if (unlikely(left >= LOCKSTAT_HELD_DEPTH)) {
+		memmove(&b->held[0], &b->held[1],
+			sizeof(b->held[0]) * (LOCKSTAT_HELD_DEPTH - 1));
+		left = LOCKSTAT_HELD_DEPTH - 1;
 	}
-	held[nr_held].lock = l;
-	held[nr_held].id = id;
-	held[nr_held].t0 = t1;
-	nr_held++;
+	b->held[left].lock = l;
+	b->held[left].id = id;
+	STAT_SET(b->nr_held, left + 1);
+	b->held[left].t0 = lrulab_now_ns();
 }
 
-void __lockstat_release(spinlock_t *l)
+void __lockstat_released(struct lockstat_block *b, struct held_lock *h, u64 now)
 {
-	struct lockstat_block *b = my_block;
-	struct lock_stat *s;
-	u64 hold;
-	int i;
+	u64 hold = now - h->t0, cost = lrulab_clock_cost_ns();
+	int i = (int)(h - b->held), n = STAT_READ(b->nr_held);
+	struct lockstat_slow *s = &b->slow[h->id];
 
-	/* newest first: with stale entries the live one is the latest */
-	for (i = nr_held - 1; i >= 0; i--)
-		if (held[i].lock == l)
-			break;
-	if (i < 0 || !b)
-		return;		/* taken with lockstat off, or by another thread */
-	hold = lrulab_now_ns() - held[i].t0;
-	s = &b->stat[held[i].id];
-	STAT_ADD(s->hold_total_ns, hold);
+	/* a reset since the acquisition dropped it */
+	if (i >= n)
+		return;
+	hold = hold > cost ? hold - cost : 0;
+	STAT_ADD(s->hold_timed, 1);
+	STAT_ADD(s->hold_timed_ns, hold);
 	if (hold > STAT_READ(s->hold_max_ns))
 		STAT_SET(s->hold_max_ns, hold);
-	nr_held--;
-	if (i < nr_held)
-		memmove(&held[i], &held[i + 1], sizeof(held[0]) * (nr_held - i));
+	if (i < n - 1)
+		memmove(&b->held[i], &b->held[i + 1], sizeof(b->held[0]) * (n - 1 - i));
+	STAT_SET(b->nr_held, n - 1);
+}
+
+/* Callers hold block_mutex: a fresh start for every thread's sampling. */
+static void blocks_restart(void)
+{
+	struct lockstat_block *b;
+
+	for (b = blocks; b; b = b->next) {
+		STAT_SET(b->countdown, 0);
+		STAT_SET(b->nr_held, 0);
+	}
+}
+
+void lockstat_set_mode(enum lockstat_mode mode)
+{
+	if ((unsigned int)mode > LOCKSTAT_FULL) {
+		fprintf(stderr, "lrulab: lockstat_set_mode: no mode %d\n", (int)mode);
+		abort();
+	}
+	/* the clock's cost is measured once, before anything is timed */
+	lrulab_clock_init();
+	pthread_mutex_lock(&block_mutex);
+	WRITE_ONCE(lockstat_mode, mode);
+	blocks_restart();
+	pthread_mutex_unlock(&block_mutex);
+}
+
+const char *lockstat_mode_name(enum lockstat_mode mode)
+{
+	if ((unsigned int)mode > LOCKSTAT_FULL)
+		return "unknown";
+	return mode_names[mode];
+}
+
+int lockstat_mode_parse(const char *name, enum lockstat_mode *mode)
+{
+	int i;
+
+	for (i = 0; name && i <= LOCKSTAT_FULL; i++) {
+		if (!strcmp(name, mode_names[i])) {
+			*mode = (enum lockstat_mode)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 /* ---- readers ---- */
 
-static void stat_add(struct lock_stat *sum, const struct lock_stat *s)
+/*
+ * Add one site's counts over every thread's block to @out, and the sum
+ * of its timed holds to *@timed_ns; callers hold block_mutex.
+ */
+static void read_id(int id, struct lock_stat *out, u64 *timed_ns)
 {
-	u64 contended = STAT_READ(s->contended);
+	struct lockstat_block *b;
 	u64 v;
 
-	sum->acquired += STAT_READ(s->acquired);
-	sum->wait_total_ns += STAT_READ(s->wait_total_ns);
-	sum->hold_total_ns += STAT_READ(s->hold_total_ns);
-	v = STAT_READ(s->wait_max_ns);
-	if (v > sum->wait_max_ns)
-		sum->wait_max_ns = v;
-	v = STAT_READ(s->hold_max_ns);
-	if (v > sum->hold_max_ns)
-		sum->hold_max_ns = v;
-	if (contended) {
-		v = STAT_READ(s->wait_min_ns);
-		if (!sum->contended || v < sum->wait_min_ns)
-			sum->wait_min_ns = v;
-		sum->contended += contended;
+	for (b = blocks; b; b = b->next) {
+		const struct lockstat_slow *s = &b->slow[id];
+		u64 contended = STAT_READ(s->contended);
+
+		out->acquired += STAT_READ(b->acquired[id]);
+		out->wait_total_ns += STAT_READ(s->wait_total_ns);
+		out->hold_timed += STAT_READ(s->hold_timed);
+		*timed_ns += STAT_READ(s->hold_timed_ns);
+		v = STAT_READ(s->wait_max_ns);
+		if (v > out->wait_max_ns)
+			out->wait_max_ns = v;
+		v = STAT_READ(s->hold_max_ns);
+		if (v > out->hold_max_ns)
+			out->hold_max_ns = v;
+		if (contended) {
+			v = STAT_READ(s->wait_min_ns);
+			if (!out->contended || v < out->wait_min_ns)
+				out->wait_min_ns = v;
+			out->contended += contended;
+		}
 	}
 }
 
-/* Callers hold block_mutex. */
-static void read_id(int id, struct lock_stat *out)
+/*
+ * Every acquisition was as likely to be timed as any other, so the timed
+ * holds' mean stands for all of them, at one site or over a class (where
+ * a site too quiet to have been sampled still counts).
+ */
+static void stat_estimate(struct lock_stat *out, u64 timed_ns)
 {
-	struct lockstat_block *b;
+	/* a read racing an unlock may see a timed hold before its acquisition */
+	if (out->hold_timed && out->acquired >= out->hold_timed)
+		out->hold_total_ns = (u64)((unsigned __int128)timed_ns * out->acquired /
+					   out->hold_timed);
+	else
+		out->hold_total_ns = timed_ns;
+	out->hold_sampled = lockstat_hold_sampled(READ_ONCE(lockstat_mode));
+}
 
-	for (b = blocks; b; b = b->next)
-		stat_add(out, &b->stat[id]);
+static void read_one(int id, struct lock_stat *out)
+{
+	u64 timed_ns = 0;
+
+	memset(out, 0, sizeof(*out));
+	read_id(id, out, &timed_ns);
+	stat_estimate(out, timed_ns);
 }
 
 void lockstat_read(const struct lock_site *site, struct lock_stat *out)
@@ -256,10 +377,11 @@ void lockstat_read(const struct lock_site *site, struct lock_stat *out)
 	int id = __atomic_load_n(&site->id, __ATOMIC_ACQUIRE);
 
 	memset(out, 0, sizeof(*out));
+	out->hold_sampled = lockstat_hold_sampled(READ_ONCE(lockstat_mode));
 	if (id < 0)
 		return;
 	pthread_mutex_lock(&block_mutex);
-	read_id(id, out);
+	read_one(id, out);
 	pthread_mutex_unlock(&block_mutex);
 }
 
@@ -276,13 +398,16 @@ void lockstat_read_callers(const char *cls, const char *const *callers,
 {
 	int id, n = lockstat_nr_sites();
 
+	u64 timed_ns = 0;
+
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&block_mutex);
 	for (id = 0; id < n; id++)
 		if (!strcmp(site_table[id]->cls, cls) &&
 		    (!callers || caller_listed(site_table[id]->caller, callers)))
-			read_id(id, out);
+			read_id(id, out, &timed_ns);
 	pthread_mutex_unlock(&block_mutex);
+	stat_estimate(out, timed_ns);
 }
 
 void lockstat_read_class(const char *cls, struct lock_stat *out)
@@ -292,27 +417,30 @@ void lockstat_read_class(const char *cls, struct lock_stat *out)
 
 /*
  * Meant for quiescent points: a thread counting at the same moment may
- * put back a value it read before the reset.
+ * put back a value it read before the reset.  Sampling starts afresh.
  */
 void lockstat_reset(void)
 {
 	struct lockstat_block *b;
-	int id;
 
 	pthread_mutex_lock(&block_mutex);
 	for (b = blocks; b; b = b->next) {
-		for (id = 0; id < NR_SLOTS; id++) {
-			struct lock_stat *s = &b->stat[id];
+		int id;
 
-			STAT_SET(s->acquired, 0);
+		for (id = 0; id < NR_SLOTS; id++) {
+			struct lockstat_slow *s = &b->slow[id];
+
+			STAT_SET(b->acquired[id], 0);
 			STAT_SET(s->contended, 0);
 			STAT_SET(s->wait_total_ns, 0);
 			STAT_SET(s->wait_max_ns, 0);
 			STAT_SET(s->wait_min_ns, 0);
-			STAT_SET(s->hold_total_ns, 0);
+			STAT_SET(s->hold_timed, 0);
+			STAT_SET(s->hold_timed_ns, 0);
 			STAT_SET(s->hold_max_ns, 0);
 		}
 	}
+	blocks_restart();
 	pthread_mutex_unlock(&block_mutex);
 }
 
@@ -361,19 +489,39 @@ static void fmt_ns(char *buf, size_t len, u64 ns)
 		snprintf(buf, len, "%.2f s", ns / 1e9);
 }
 
+void lockstat_print_notes(FILE *f, const char *indent, unsigned int hold_sampled,
+			  bool spin_yield)
+{
+	if (hold_sampled > 1)
+		fprintf(f, "%s* hold times sampled 1/%u: one acquisition in %u per thread "
+			"timed, totals estimated as mean x acquired, the clock's cost "
+			"(%llu ns) taken off each\n", indent, hold_sampled, hold_sampled,
+			(unsigned long long)lrulab_clock_cost_ns());
+	else if (hold_sampled == 1)
+		fprintf(f, "%s* hold times from every acquisition, the clock's cost "
+			"(%llu ns) taken off each: full lock statistics are expensive, "
+			"their clock reads and bookkeeping lengthen every critical section\n",
+			indent, (unsigned long long)lrulab_clock_cost_ns());
+	if (spin_yield)
+		fprintf(f, "%swaiters yield the processor after %u spins (more threads "
+			"than processors)\n", indent, READ_ONCE(lrulab_spin_yield_loops));
+	else
+		fprintf(f, "%swaiters spin until served, never yield\n", indent);
+}
+
 void lockstat_print(FILE *f, enum lockstat_sort sort)
 {
 	struct stat_row rows[NR_SLOTS];
 	int i, n = lockstat_nr_sites(), nr_rows = 0, cls_w = 5;
 	const char *type = lock_impl_name(READ_ONCE(lrulab_lock_impl));
+	unsigned int sampled = lockstat_hold_sampled(READ_ONCE(lockstat_mode));
 
 	pthread_mutex_lock(&block_mutex);
 	for (i = 0; i < n; i++) {
 		struct stat_row *r = &rows[nr_rows];
 
 		r->site = site_table[i];
-		memset(&r->st, 0, sizeof(r->st));
-		read_id(i, &r->st);
+		read_one(i, &r->st);
 		if (!r->st.acquired)
 			continue;
 		if ((int)strlen(r->site->cls) > cls_w)
@@ -386,7 +534,7 @@ void lockstat_print(FILE *f, enum lockstat_sort sort)
 
 	fprintf(f, " %10s %12s %12s %12s %12s %12s %12s %12s   %-*s   %s\n\n",
 		"contended", "total wait", "max wait", "avg wait", "type",
-		"acquired", "hold total", "avg hold", cls_w, "class", "caller");
+		"acquired", "hold total*", "avg hold*", cls_w, "class", "caller");
 	for (i = 0; i < nr_rows; i++) {
 		const struct lock_stat *st = &rows[i].st;
 		char tw[32], mw[32], aw[32], ht[32], ah[32];
@@ -395,11 +543,19 @@ void lockstat_print(FILE *f, enum lockstat_sort sort)
 		fmt_ns(mw, sizeof(mw), st->wait_max_ns);
 		fmt_ns(aw, sizeof(aw), st->contended ?
 		       st->wait_total_ns / st->contended : 0);
-		fmt_ns(ht, sizeof(ht), st->hold_total_ns);
-		fmt_ns(ah, sizeof(ah), st->hold_total_ns / st->acquired);
+		if (st->hold_timed) {
+			fmt_ns(ht, sizeof(ht), st->hold_total_ns);
+			fmt_ns(ah, sizeof(ah), st->hold_total_ns / st->acquired);
+		} else {
+			/* no acquisition of this site was timed */
+			snprintf(ht, sizeof(ht), "-");
+			snprintf(ah, sizeof(ah), "-");
+		}
 		fprintf(f, " %10llu %12s %12s %12s %12s %12llu %12s %12s   %-*s   %s\n",
 			(unsigned long long)st->contended, tw, mw, aw, type,
 			(unsigned long long)st->acquired, ht, ah,
 			cls_w, rows[i].site->cls, rows[i].site->caller);
 	}
+	fprintf(f, "\n");
+	lockstat_print_notes(f, "", sampled, READ_ONCE(lrulab_spin_yield));
 }

@@ -32,6 +32,8 @@
 
 #include <lrulab/spinlock.h>
 
+#include "lockstat-internal.h"
+
 enum lock_impl lrulab_lock_impl = LOCK_QSPINLOCK;
 
 static const char *const lock_impl_names[NR_LOCK_IMPLS] = {
@@ -73,23 +75,35 @@ void lock_impl_set(enum lock_impl impl)
 }
 
 /*
- * A kernel lock holder or waiter is never preempted; a thread here can be,
- * and with more threads than processors a FIFO lock may hand itself to a
- * waiter that is not running while everyone behind it spins for the rest
- * of a time slice.  After a long spin - far longer than any wait on a
- * machine that is not oversubscribed - give the processor away.  Queue
- * positions are kept, so the order of service does not change.
+ * A kernel waiter spins with preemption off until it is served, and so do
+ * ours.  A thread here can be preempted, though, and with more threads
+ * than processors a FIFO lock may hand itself to a waiter that is not
+ * running while everyone behind it spins for the rest of a time slice.
+ * Only then, after a long spin, does a waiter give its processor away;
+ * queue positions are kept, so the order of service does not change.
+ * Without oversubscription a yield would only put a syscall where the
+ * kernel has none (and a waiter in it when the MCS baton arrives delays
+ * the hand-over), at the very wait lengths the mails measure.
  */
+bool lrulab_spin_yield;
 unsigned int lrulab_spin_yield_loops = 1024;
+static u64 spin_yields;
+
+u64 lrulab_spin_yields(void)
+{
+	return __atomic_load_n(&spin_yields, __ATOMIC_RELAXED);
+}
 
 static inline void spin_wait(unsigned int *loops)
 {
-	if (likely(++*loops < READ_ONCE(lrulab_spin_yield_loops))) {
+	if (likely(++*loops < READ_ONCE(lrulab_spin_yield_loops)) ||
+	    likely(!READ_ONCE(lrulab_spin_yield))) {
 		cpu_relax();
-	} else {
-		*loops = 0;
-		sched_yield();
+		return;
 	}
+	*loops = 0;
+	__atomic_fetch_add(&spin_yields, 1, __ATOMIC_RELAXED);
+	sched_yield();
 }
 
 /*
@@ -581,46 +595,80 @@ static inline void arch_spin_unlock(enum lock_impl impl, spinlock_t *l)
 }
 
 /*
+ * The implementation's own first attempt, as its lock fast path makes
+ * it; on failure *@val is the word it saw, for the qspinlock slow path.
+ */
+static inline bool arch_spin_lock_first(enum lock_impl impl, spinlock_t *l, u32 *val)
+{
+	if (impl == LOCK_QSPINLOCK) {
+		*val = 0;
+		return __atomic_compare_exchange_n(&l->val, val, _Q_LOCKED_VAL, false,
+						   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	}
+	return arch_spin_trylock(impl, l);
+}
+
+static inline void arch_spin_lock_wait(enum lock_impl impl, spinlock_t *l, u32 val)
+{
+	if (impl == LOCK_QSPINLOCK)
+		qspin_lock_slowpath(l, val);
+	else
+		arch_spin_lock(impl, l);
+}
+
+/*
  * With statistics on, a failed first try is what makes an acquisition
- * "contended", as perf lock contention counts it; the wait runs from
- * before that try to the moment the lock is ours.
+ * "contended", as perf lock contention counts it, and only then is the
+ * clock read: the wait runs from just after that try to the moment the
+ * lock is ours.
  */
 void spin_lock_at(spinlock_t *l, struct lock_site *site)
 {
 	enum lock_impl impl = READ_ONCE(lrulab_lock_impl);
 	u64 t0;
+	u32 val;
 
-	if (!READ_ONCE(lockstat_enabled)) {
+	if (READ_ONCE(lockstat_mode) == LOCKSTAT_OFF) {
 		arch_spin_lock(impl, l);
 		return;
 	}
-	t0 = lrulab_now_ns();
-	if (arch_spin_trylock(impl, l)) {
-		__lockstat_acquired(l, site, t0, t0, false);
+	if (likely(arch_spin_lock_first(impl, l, &val))) {
+		lockstat_acquired(l, site);
 		return;
 	}
-	arch_spin_lock(impl, l);
-	__lockstat_acquired(l, site, t0, lrulab_now_ns(), true);
+	t0 = lrulab_now_ns();
+	arch_spin_lock_wait(impl, l, val);
+	__lockstat_acquired(l, site, t0, lrulab_now_ns());
 }
 
 bool spin_trylock_at(spinlock_t *l, struct lock_site *site)
 {
-	u64 t0;
-
 	if (!arch_spin_trylock(READ_ONCE(lrulab_lock_impl), l))
 		return false;
-	if (READ_ONCE(lockstat_enabled)) {
-		t0 = lrulab_now_ns();
-		__lockstat_acquired(l, site, t0, t0, false);
-	}
+	if (READ_ONCE(lockstat_mode) != LOCKSTAT_OFF)
+		lockstat_acquired(l, site);
 	return true;
 }
 
+/*
+ * An unsampled acquisition's unlock only finds this thread's count of
+ * timed holds at zero.  A timed one reads the clock as the section ends
+ * and does its bookkeeping after the lock is free.
+ */
 void spin_unlock(spinlock_t *l)
 {
-	if (READ_ONCE(lockstat_enabled))
-		__lockstat_release(l);
-	arch_spin_unlock(READ_ONCE(lrulab_lock_impl), l);
+	enum lock_impl impl = READ_ONCE(lrulab_lock_impl);
+	struct lockstat_block *b = lockstat_self;
+	struct held_lock *h;
+	u64 now;
+
+	if (likely(!STAT_READ(b->nr_held)) || !(h = lockstat_held(b, l))) {
+		arch_spin_unlock(impl, l);
+		return;
+	}
+	now = lrulab_now_ns();
+	arch_spin_unlock(impl, l);
+	__lockstat_released(b, h, now);
 }
 
 bool spin_is_locked(spinlock_t *l)

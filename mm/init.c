@@ -23,16 +23,19 @@ int lrulab_init(const struct lrulab_config *cfg)
 
 	if (lrulab_up)
 		return -EBUSY;
-	if (cfg->lock < 0 || cfg->lock >= NR_LOCK_IMPLS)
+	if (cfg->lock < 0 || cfg->lock >= NR_LOCK_IMPLS ||
+	    (unsigned int)cfg->lockstat > LOCKSTAT_FULL)
 		return -EINVAL;
 	lrulab_clock_init();
 	lock_impl_set(cfg->lock);
-	lockstat_enabled = cfg->lockstat;
+	lockstat_set_mode(cfg->lockstat);
 	lockstat_reset();
 
 	err = lrulab_cpus_init(cfg->nr_cpus);
 	if (err)
 		return err;
+	/* waiters yield only when threads outnumber processors */
+	lrulab_spin_yield = lrulab_oversubscribed();
 	err = page_alloc_init(cfg->nr_nodes, cfg->node_pages);
 	if (err)
 		goto out_cpus;

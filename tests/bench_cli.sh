@@ -132,11 +132,20 @@ good 'lru_lock acquisitions per 1000 pages' bench fault-free --type anon --folio
 good 'invariants: ok' bench mmap-madvise --threads 2 --loops 2 --mem 256K --with mthp-lru-cache
 good 'real ' bench mmap-madvise --threads 1 --loops 1 --mem 256K
 good 'lru_lock hold time by section' bench fault-free --threads 1 --loops 1 --mem 256K --profile-hold
+# Hold times say how they were taken: sampled by default, every one (and
+# expensive) with --profile-hold; and whether waiters yield.
+good '\* hold times sampled 1/64' bench fault-free --threads 1 --loops 1 --mem 256K
+good 'full lock statistics are expensive' bench fault-free --threads 1 --loops 1 --mem 256K --profile-hold
+good 'waiters spin until served, never yield' bench fault-free --threads 1 --loops 1 --mem 256K
+good '"hold_sampled":64' bench fault-free --threads 1 --loops 1 --mem 256K --json
+good '"hold_sampled":1' bench fault-free --threads 1 --loops 1 --mem 256K --json --profile-hold
 
 # More threads than processors says so, in text and JSON.
 over=$(( $(getconf _NPROCESSORS_ONLN) + 1 ))
 good 'OVERSUBSCRIBED' bench fault-free --threads "$over" --loops 1 --mem 64K --memcgs 1
 good '"oversubscribed":true' bench fault-free --threads "$over" --loops 1 --mem 64K --memcgs 1 --json
+good 'waiters yield the processor after' bench fault-free --threads "$over" --loops 1 --mem 64K --memcgs 1
+good '"spin_yield":true' bench fault-free --threads "$over" --loops 1 --mem 64K --memcgs 1 --json
 
 # --json: one object per run, each with the keys scripts read.
 "$LRULAB" bench fault-free --threads 1,2 --loops 1 --mem 256K --json >"$out" 2>"$err" ||
@@ -144,7 +153,8 @@ good '"oversubscribed":true' bench fault-free --threads "$over" --loops 1 --mem 
 [ "$(wc -l <"$out")" -eq 2 ] || fail "bench --json --threads 1,2: not two lines"
 for key in workload type threads cpus oversubscribed folio_size switches pages_per_sec \
 	lru_lock_acquisitions_per_1k_pages lru_lock_hold_ns_per_page locks site acquired \
-	contended wait_total_ns wait_max_ns hold_total_ns pn_offset128 invariants_ok; do
+	contended wait_total_ns wait_max_ns hold_total_ns hold_timed pn_offset128 invariants_ok \
+	lockstat hold_sampled clock_cost_ns spin_yield; do
 	[ "$(grep -c "\"$key\":" "$out")" -eq 2 ] || fail "bench --json: key $key missing"
 done
 good '"switches":\["lru-stat-batch"\]' bench fault-free --threads 1 --loops 1 --mem 256K --with lru-stat-batch --json
@@ -155,7 +165,7 @@ good '"switches":\["lru-stat-batch"\]' bench fault-free --threads 1 --loops 1 --
 [ "$(wc -l <"$out")" -eq 2 ] || fail "bench usemem --json --threads 1,2: not two lines"
 for key in workload pgscan_per_sec pgsteal_per_sec workingset_refault_anon_per_sec \
 	lru_lock_wait_total_ns lru_lock_acquisitions_per_1k_reclaimed locks site \
-	wait_total_ns invariants_ok; do
+	wait_total_ns invariants_ok hold_sampled spin_yield; do
 	[ "$(grep -c "\"$key\":" "$out")" -eq 2 ] || fail "bench usemem --json: key $key missing"
 done
 grep -q '"switches":\["vmstat-scan-cost"\]' "$out" || fail "bench usemem --json: switch not on"

@@ -61,7 +61,9 @@ bad usemem extra
 bad bench usemem --seconds 0
 
 good 'commands:' help
-good 'lru-stat-batch:' pathbench --folios 310 --reps 1
+good 'lru-stat-batch, holds timed in full mode:' pathbench --folios 310 --reps 1
+good 'sampled (default):' pathbench --folios 310 --reps 1
+good 'full (--profile-hold): two clock reads' lockbench --impl ticket --iters 1000
 good 'usage: lrulab demo' demo --help
 good 'invariants: ok' demo --threads 2 --loops 2 --mem 256K
 good 'invariants: ok' demo --threads 2 --loops 2 --mem 256K --type anon --lock ticket

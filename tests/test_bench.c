@@ -242,6 +242,9 @@ static void test_run_mthp_exact(void **state)
 	assert_int_equal(r.invariant_violations, 0);
 	assert_true(r.have_profile);
 	assert_true(r.profile.count[LRU_HOLD_LIST] > 0);
+	/* the profile's shares divide by every hold: all of them timed */
+	assert_int_equal(r.lru.hold_sampled, 1);
+	assert_int_equal(r.lru.hold_timed, r.lru.acquired);
 	bench_result_free(&r);
 	assert_false(lru_hold_profile_enabled);
 }
@@ -274,11 +277,12 @@ static void test_json_keys(void **state)
 		"workload", "type", "threads", "cpus", "oversubscribed", "folio_size",
 		"switches", "pages_per_sec", "lru_lock_acquisitions_per_1k_pages",
 		"lru_lock_hold_ns_per_page", "locks", "memcgs", "vmstat", "memory_stat",
-		"invariants_ok", "pn_layout",
+		"invariants_ok", "pn_layout", "lockstat", "hold_sampled", "clock_cost_ns",
+		"spin_yield",
 	};
 	static const char *const lock_keys[] = {
 		"site", "acquired", "contended", "wait_total_ns", "wait_max_ns",
-		"hold_total_ns",
+		"hold_total_ns", "hold_timed", "hold_sampled",
 	};
 	struct bench_opts o;
 	struct bench_result r;
@@ -304,6 +308,11 @@ static void test_json_keys(void **state)
 	assert_int_equal(json_integer_value(json_object_get(j, "folio_size")), 4096);
 	assert_true(json_is_boolean(json_object_get(j, "oversubscribed")));
 	assert_true(json_is_true(json_object_get(j, "invariants_ok")));
+	/* one thread: sampled statistics, and waiters that never yield */
+	assert_string_equal(json_string_value(json_object_get(j, "lockstat")), "sampled");
+	assert_int_equal(json_integer_value(json_object_get(j, "hold_sampled")),
+			 LOCKSTAT_HOLD_SAMPLE);
+	assert_true(json_is_false(json_object_get(j, "spin_yield")));
 	assert_true(json_number_value(json_object_get(j, "pages_per_sec")) > 0);
 	assert_true(json_number_value(json_object_get(j, "lru_lock_acquisitions_per_1k_pages")) > 0);
 	locks = json_object_get(j, "locks");
@@ -329,7 +338,7 @@ static void test_usemem_json_keys(void **state)
 		"workload", "threads", "switches", "pgscan_per_sec", "pgsteal_per_sec",
 		"workingset_refault_anon_per_sec", "lru_lock_wait_total_ns",
 		"lru_lock_acquisitions_per_1k_reclaimed", "pgsteal", "pages_per_sec",
-		"locks", "invariants_ok",
+		"locks", "invariants_ok", "lockstat", "hold_sampled", "spin_yield",
 	};
 	static const char *const lock_keys[] = {
 		"site", "class", "caller", "acquired", "contended", "wait_total_ns",

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include <lrulab/cpu.h>
 #include <lrulab/spinlock.h>
 
 /*
@@ -33,19 +34,24 @@ static unsigned long nr_increments = 2000;
 
 static enum lock_impl impl_of[NR_LOCK_IMPLS];
 
+/* More threads than processors here: waiters may yield, as a run's would. */
+static bool oversubscribed;
+
 static int impl_setup(void **state)
 {
 	lock_impl_set(*(enum lock_impl *)*state);
-	lockstat_enabled = true;
+	lockstat_set_mode(LOCKSTAT_SAMPLED);
 	lockstat_reset();
+	lrulab_spin_yield = oversubscribed;
 	return 0;
 }
 
 static int qspin_setup(void **state)
 {
 	lock_impl_set(LOCK_QSPINLOCK);
-	lockstat_enabled = true;
+	lockstat_set_mode(LOCKSTAT_SAMPLED);
 	lockstat_reset();
+	lrulab_spin_yield = oversubscribed;
 	return 0;
 }
 
@@ -67,6 +73,15 @@ static void start(pthread_t *t, void *(*fn)(void *), void *arg)
 static void join(pthread_t t)
 {
 	assert_int_equal(pthread_join(t, NULL), 0);
+}
+
+/* Not lrulab_now_ns(): tests count that one's reads. */
+static u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
 }
 
 /* Find a site by caller, e.g. one declared with LOCK_SITE() in a helper. */
@@ -142,10 +157,24 @@ static void test_mutual_exclusion(void **state)
 	lockstat_read(&excl_site, &st);
 	assert_int_equal(st.acquired, 2 * NR_THREADS * nr_increments);
 
+	/* sampled: one hold in LOCKSTAT_HOLD_SAMPLE of each thread's timed */
+	assert_true(st.hold_timed >= NR_THREADS * (2 * nr_increments / LOCKSTAT_HOLD_SAMPLE));
+	assert_true(st.hold_timed <= NR_THREADS * ((2 * nr_increments + LOCKSTAT_HOLD_SAMPLE - 1) /
+						   LOCKSTAT_HOLD_SAMPLE));
+	assert_int_equal(st.hold_sampled, LOCKSTAT_HOLD_SAMPLE);
+
 	lockstat_reset();
-	lockstat_enabled = false;
+	lockstat_set_mode(LOCKSTAT_FULL);
 	run_exclusion();
-	lockstat_enabled = true;
+	lockstat_read(&excl_site, &st);
+	assert_int_equal(st.acquired, NR_THREADS * nr_increments);
+	assert_int_equal(st.hold_timed, NR_THREADS * nr_increments);
+	assert_int_equal(st.hold_sampled, 1);
+
+	lockstat_reset();
+	lockstat_set_mode(LOCKSTAT_OFF);
+	run_exclusion();
+	lockstat_set_mode(LOCKSTAT_SAMPLED);
 	lockstat_read(&excl_site, &st);
 	assert_int_equal(st.acquired, 0);
 }
@@ -358,11 +387,15 @@ static struct lock_stat site_stat(const char *cls, const char *caller)
 	return st;
 }
 
+/* Nothing counted; how holds would be timed is the mode's, not a count. */
 static void assert_stat_zero(const struct lock_stat *st)
 {
-	static const struct lock_stat zero;
+	struct lock_stat zero;
 
+	memset(&zero, 0, sizeof(zero));
+	zero.hold_sampled = st->hold_sampled;
 	assert_memory_equal(st, &zero, sizeof(zero));
+	assert_int_equal(st->hold_sampled, lockstat_hold_sampled(lockstat_mode));
 }
 
 static void test_lockstat_counts(void **state)
@@ -415,14 +448,17 @@ static void test_lockstat_disabled(void **state)
 	struct lock_stat st;
 	int i;
 
+	u64 reads = lrulab_clock_reads();
+
 	spin_lock_init(&stat_lock);
-	lockstat_enabled = false;
+	lockstat_set_mode(LOCKSTAT_OFF);
 	for (i = 0; i < 4; i++) {
 		take_a();
 		take_d();
 		assert_true(try_e());
 	}
-	lockstat_enabled = true;
+	lockstat_set_mode(LOCKSTAT_SAMPLED);
+	assert_int_equal(lrulab_clock_reads(), reads);
 
 	st = site_stat("tcls", "take_a");
 	assert_stat_zero(&st);
@@ -458,6 +494,7 @@ static void test_lockstat_hold(void **state)
 	spinlock_t outer, inner;
 	u64 t;
 
+	lockstat_set_mode(LOCKSTAT_FULL);
 	spin_lock_init(&outer);
 	spin_lock_init(&inner);
 	spin_lock_at(&outer, site);
@@ -471,8 +508,10 @@ static void test_lockstat_hold(void **state)
 
 	lockstat_read(site, &st);
 	assert_int_equal(st.acquired, 2);
-	assert_true(st.hold_total_ns >= BUSY_HOLD_NS);
-	assert_true(st.hold_max_ns >= BUSY_HOLD_NS);
+	assert_int_equal(st.hold_timed, 2);
+	/* each timed interval had the clock's own cost taken off */
+	assert_true(st.hold_total_ns >= BUSY_HOLD_NS - lrulab_clock_cost_ns());
+	assert_true(st.hold_max_ns >= BUSY_HOLD_NS - lrulab_clock_cost_ns());
 	assert_true(st.hold_max_ns <= st.hold_total_ns);
 }
 
@@ -484,6 +523,8 @@ static void test_lockstat_deep_nesting(void **state)
 	struct lock_stat st;
 	int i, n = (int)ARRAY_SIZE(l);
 
+	/* every hold timed, so the stack of open holds overflows */
+	lockstat_set_mode(LOCKSTAT_FULL);
 	for (i = 0; i < n; i++) {
 		spin_lock_init(&l[i]);
 		spin_lock_at(&l[i], site);
@@ -494,9 +535,12 @@ static void test_lockstat_deep_nesting(void **state)
 		assert_int_equal(lock_word(&l[i]), 0);
 	lockstat_read(site, &st);
 	assert_int_equal(st.acquired, n);
+	/* the oldest entries made room for the newest */
+	assert_int_equal(st.hold_timed, LOCKSTAT_HELD_DEPTH);
 	/* and the stack works as before */
 	take_a();
 	assert_int_equal(site_stat("tcls", "take_a").acquired, 1);
+	assert_int_equal(site_stat("tcls", "take_a").hold_timed, 1);
 }
 
 static spinlock_t cont_lock;
@@ -504,11 +548,16 @@ static int cont_started;
 static struct lock_site cont_holder = { "tcont", "holder", -1 };
 static struct lock_site cont_waiter = { "tcont", "waiter", -1 };
 
+static u64 cont_reads;		/* the waiter's clock reads; read after join */
+
 static void *cont_thread(void *arg)
 {
+	u64 reads = lrulab_clock_reads();
+
 	__atomic_store_n(&cont_started, 1, __ATOMIC_RELEASE);
 	spin_lock_at(&cont_lock, &cont_waiter);
 	spin_unlock(&cont_lock);
+	cont_reads = lrulab_clock_reads() - reads;
 	return NULL;
 }
 
@@ -593,9 +642,13 @@ static void test_lockstat_contended(void **state)
 	assert_true(st.wait_total_ns > 0);
 	assert_int_equal(st.wait_max_ns, st.wait_total_ns);
 	assert_int_equal(st.wait_min_ns, st.wait_total_ns);
+	/* the wait's two clock reads, and two more if its hold was sampled */
+	assert_true(st.hold_timed <= 1);
+	assert_int_equal(cont_reads, 2 + 2 * st.hold_timed);
 	lockstat_read(&cont_holder, &st);
 	assert_int_equal(st.acquired, 1);
 	assert_int_equal(st.contended, 0);
+	assert_int_equal(st.wait_total_ns, 0);
 	lockstat_read_class("tcont", &st);
 	assert_int_equal(st.acquired, 2);
 	assert_int_equal(st.contended, 1);
@@ -603,6 +656,208 @@ static void test_lockstat_contended(void **state)
 		assert_int_equal(lock_word(&cont_lock), 2U << TICKET_NEXT_SHIFT | 2U);
 	else
 		assert_int_equal(lock_word(&cont_lock), 0);
+}
+
+/* ---- what the statistics cost: clock reads ---- */
+
+static spinlock_t cost_lock;
+
+static void take_cost(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		spin_lock_at(&cost_lock, LOCK_SITE("tcost"));
+		spin_unlock(&cost_lock);
+	}
+}
+
+static bool try_cost(void)
+{
+	if (!spin_trylock_at(&cost_lock, LOCK_SITE("tcost")))
+		return false;
+	spin_unlock(&cost_lock);
+	return true;
+}
+
+/*
+ * The default mode: every uncontended acquisition counted, one hold per
+ * window of LOCKSTAT_HOLD_SAMPLE timed, and only a timed one reads the
+ * clock - at its acquisition and at its release.
+ */
+static void test_lockstat_sampled_exact(void **state)
+{
+	const int n = 100 * LOCKSTAT_HOLD_SAMPLE;
+	struct lock_stat st;
+	u64 reads;
+	int i;
+
+	spin_lock_init(&cost_lock);
+	take_cost(1);			/* the site and this thread's block exist */
+	lockstat_reset();		/* ...and sampling starts afresh */
+	reads = lrulab_clock_reads();
+	take_cost(n - 10);
+	for (i = 0; i < 10; i++)
+		assert_true(try_cost());
+	st = site_stat("tcost", "take_cost");
+	assert_int_equal(st.acquired, n - 10);
+	assert_int_equal(site_stat("tcost", "try_cost").acquired, 10);
+	assert_int_equal(st.contended, 0);
+	assert_int_equal(st.wait_total_ns, 0);
+	assert_int_equal(st.hold_sampled, LOCKSTAT_HOLD_SAMPLE);
+	lockstat_read_class("tcost", &st);
+	/* n is whole windows: exactly one timed hold in each */
+	assert_int_equal(st.hold_timed, n / LOCKSTAT_HOLD_SAMPLE);
+	assert_int_equal(lrulab_clock_reads() - reads, 2 * st.hold_timed);
+
+	/* a part of a window: its timed hold may or may not have come */
+	take_cost(LOCKSTAT_HOLD_SAMPLE / 2);
+	lockstat_read_class("tcost", &st);
+	assert_int_equal(st.acquired, n + LOCKSTAT_HOLD_SAMPLE / 2);
+	assert_true(st.hold_timed == n / LOCKSTAT_HOLD_SAMPLE ||
+		    st.hold_timed == n / LOCKSTAT_HOLD_SAMPLE + 1);
+	assert_int_equal(lrulab_clock_reads() - reads, 2 * st.hold_timed);
+}
+
+static void test_lockstat_full_exact(void **state)
+{
+	const int n = 1000;
+	struct lock_stat st;
+	u64 reads;
+
+	lockstat_set_mode(LOCKSTAT_FULL);
+	spin_lock_init(&cost_lock);
+	reads = lrulab_clock_reads();
+	take_cost(n);
+	st = site_stat("tcost", "take_cost");
+	assert_int_equal(st.acquired, n);
+	assert_int_equal(st.hold_timed, n);
+	assert_int_equal(st.hold_sampled, 1);
+	assert_int_equal(lrulab_clock_reads() - reads, 2 * n);
+	assert_true(st.hold_max_ns * n >= st.hold_total_ns);
+}
+
+/*
+ * A loop of exactly one window's length - 63 acquisitions at one site
+ * and one at another - is what a fixed stride would sample at one place
+ * only: every timed hold at one site, none at the other.  A random place
+ * in each window gives both (the chance that 200 windows all pick the
+ * one acquisition, or none does, is below 1e-300).
+ */
+static void test_lockstat_sampled_no_aliasing(void **state)
+{
+	struct lock_stat a, b;
+	int w;
+
+	spin_lock_init(&cost_lock);
+	for (w = 0; w < 200; w++) {
+		take_cost(LOCKSTAT_HOLD_SAMPLE - 1);
+		assert_true(try_cost());
+	}
+	a = site_stat("tcost", "take_cost");
+	b = site_stat("tcost", "try_cost");
+	assert_int_equal(a.acquired, 200 * (LOCKSTAT_HOLD_SAMPLE - 1));
+	assert_int_equal(b.acquired, 200);
+	assert_int_equal(a.hold_timed + b.hold_timed, 200);
+	assert_true(a.hold_timed > 0);
+	assert_true(b.hold_timed < 200);
+}
+
+/*
+ * A sampled hold stands for the acquisitions that were not timed: the
+ * total is the timed mean times every acquisition.
+ */
+#define SAMPLED_HOLD_NS	20000ULL
+
+static void test_lockstat_sampled_estimate(void **state)
+{
+	const int n = 2 * LOCKSTAT_HOLD_SAMPLE;
+	struct lock_stat st;
+	int i;
+
+	spin_lock_init(&cost_lock);
+	for (i = 0; i < n; i++) {
+		u64 t;
+
+		spin_lock_at(&cost_lock, LOCK_SITE("tcost"));
+		t = mono_ns();
+		while (mono_ns() - t < SAMPLED_HOLD_NS)
+			;
+		spin_unlock(&cost_lock);
+	}
+	lockstat_read_class("tcost", &st);
+	assert_int_equal(st.acquired, n);
+	assert_int_equal(st.hold_timed, 2);
+	assert_true(st.hold_total_ns >= n * (SAMPLED_HOLD_NS - lrulab_clock_cost_ns()));
+	assert_true(st.hold_total_ns <= n * st.hold_max_ns);
+}
+
+static void test_lockstat_mode_names(void **state)
+{
+	enum lockstat_mode m = LOCKSTAT_FULL;
+
+	assert_int_equal(lockstat_mode_parse("off", &m), 0);
+	assert_int_equal(m, LOCKSTAT_OFF);
+	assert_int_equal(lockstat_mode_parse("sampled", &m), 0);
+	assert_int_equal(m, LOCKSTAT_SAMPLED);
+	assert_int_equal(lockstat_mode_parse("full", &m), 0);
+	assert_int_equal(m, LOCKSTAT_FULL);
+	assert_int_equal(lockstat_mode_parse("Full", &m), -EINVAL);
+	assert_int_equal(lockstat_mode_parse(NULL, &m), -EINVAL);
+	assert_int_equal(m, LOCKSTAT_FULL);
+	assert_string_equal(lockstat_mode_name(LOCKSTAT_SAMPLED), "sampled");
+	assert_string_equal(lockstat_mode_name((enum lockstat_mode)7), "unknown");
+	assert_int_equal(lockstat_hold_sampled(LOCKSTAT_OFF), 0);
+	assert_int_equal(lockstat_hold_sampled(LOCKSTAT_SAMPLED), LOCKSTAT_HOLD_SAMPLE);
+	assert_int_equal(lockstat_hold_sampled(LOCKSTAT_FULL), 1);
+}
+
+/* ---- spinning: a waiter yields only in an oversubscribed run ---- */
+
+static spinlock_t yield_lock;
+static int yield_started;
+
+static void *yield_waiter(void *arg)
+{
+	__atomic_store_n(&yield_started, 1, __ATOMIC_RELEASE);
+	spin_lock(&yield_lock);
+	spin_unlock(&yield_lock);
+	return NULL;
+}
+
+/*
+ * The waiter is the qspinlock pending waiter, spinning on the word; it
+ * is released once it has spun for 5 ms of its own CPU time (thousands
+ * of times the 16 spins after which it could yield) or has yielded.
+ */
+static u64 run_spinner(bool may_yield)
+{
+	u64 y0 = lrulab_spin_yields(), c0;
+	pthread_t t;
+
+	lrulab_spin_yield = may_yield;
+	lrulab_spin_yield_loops = 16;
+	spin_lock_init(&yield_lock);
+	yield_started = 0;
+	spin_lock(&yield_lock);
+	start(&t, yield_waiter, NULL);
+	while (!__atomic_load_n(&yield_started, __ATOMIC_ACQUIRE))
+		sched_yield();
+	wait_word(&yield_lock, _Q_PENDING_VAL, 0);
+	c0 = thread_cpu_ns(t);
+	while (thread_cpu_ns(t) - c0 < 5000000ULL && lrulab_spin_yields() == y0)
+		sched_yield();
+	spin_unlock(&yield_lock);
+	join(t);
+	lrulab_spin_yield_loops = 1024;
+	lrulab_spin_yield = oversubscribed;
+	return lrulab_spin_yields() - y0;
+}
+
+static void test_spin_yield(void **state)
+{
+	assert_int_equal(run_spinner(false), 0);
+	assert_true(run_spinner(true) > 0);
 }
 
 static char *print_table(enum lockstat_sort sort)
@@ -631,7 +886,12 @@ static void test_lockstat_print(void **state)
 	out = print_table(LOCKSTAT_SORT_ACQUIRED);
 	assert_non_null(strstr(out, "contended"));
 	assert_non_null(strstr(out, "total wait"));
-	assert_non_null(strstr(out, "avg hold"));
+	/* hold times are marked as sampled, and the footnote says how */
+	assert_non_null(strstr(out, "avg hold*"));
+	assert_non_null(strstr(out, "* hold times sampled 1/64"));
+	assert_null(strstr(out, "expensive"));
+	assert_non_null(strstr(out, lrulab_spin_yield ? "waiters yield the processor after 1024 spins" :
+			       "waiters spin until served, never yield"));
 	assert_non_null(strstr(out, "class"));
 	assert_non_null(strstr(out, "caller"));
 	assert_non_null(strstr(out, "take_a\n"));
@@ -642,6 +902,18 @@ static void test_lockstat_print(void **state)
 	/* no acquisitions since the reset: no row */
 	assert_null(strstr(out, "take_c"));
 	assert_null(strstr(out, "tother"));
+	free(out);
+
+	/* the full mode says what it costs */
+	lockstat_set_mode(LOCKSTAT_FULL);
+	take_a();
+	lrulab_spin_yield = !lrulab_spin_yield;
+	out = print_table(LOCKSTAT_SORT_ACQUIRED);
+	assert_non_null(strstr(out, "* hold times from every acquisition"));
+	assert_non_null(strstr(out, "expensive"));
+	assert_non_null(strstr(out, lrulab_spin_yield ? "waiters yield the processor after 1024 spins" :
+			       "waiters spin until served, never yield"));
+	lrulab_spin_yield = oversubscribed;
 	free(out);
 }
 
@@ -671,14 +943,6 @@ static void test_lock_impl_parse(void **state)
 }
 
 /* ---- clock ---- */
-
-static u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
-}
 
 static void test_clock(void **state)
 {
@@ -763,7 +1027,7 @@ static void test_lockstat_overflow(void **state)
 
 int main(int argc, char **argv)
 {
-	static struct CMUnitTest tests[3 * NR_LOCK_IMPLS + 12];
+	static struct CMUnitTest tests[3 * NR_LOCK_IMPLS + 18];
 	static char names[3 * NR_LOCK_IMPLS][64];
 	static const struct {
 		const char *name;
@@ -780,6 +1044,8 @@ int main(int argc, char **argv)
 		nr_increments = 500;
 
 	lrulab_clock_init();
+	/* the exclusion and FIFO tests run up to NR_WAITERS + 1 threads */
+	oversubscribed = NR_WAITERS + 1 > lrulab_nr_processors();
 	for (i = 0; i < ARRAY_SIZE(per_impl); i++) {
 		for (impl = 0; impl < NR_LOCK_IMPLS; impl++) {
 			char *name = names[i * NR_LOCK_IMPLS + impl];
@@ -807,6 +1073,12 @@ int main(int argc, char **argv)
 	ADD(test_lockstat_hold, qspin_setup, NULL);
 	ADD(test_lockstat_deep_nesting, qspin_setup, NULL);
 	ADD(test_lockstat_print, qspin_setup, NULL);
+	ADD(test_lockstat_sampled_exact, qspin_setup, NULL);
+	ADD(test_lockstat_full_exact, qspin_setup, NULL);
+	ADD(test_lockstat_sampled_no_aliasing, qspin_setup, NULL);
+	ADD(test_lockstat_sampled_estimate, qspin_setup, NULL);
+	ADD(test_lockstat_mode_names, NULL, NULL);
+	ADD(test_spin_yield, qspin_setup, NULL);
 	ADD(test_lock_impl_parse, NULL, NULL);
 	ADD(test_clock, NULL, NULL);
 	ADD(test_lockstat_overflow, qspin_setup, NULL);

@@ -92,6 +92,12 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		     json_t **json);
 /* Every lock site with acquisitions so far, as the "locks" array of --json. */
 json_t *bench_locks_json(void);
+/*
+ * How the lock figures were taken, into @j: "lockstat" (off, sampled,
+ * full), "hold_sampled" (one hold in it timed), "clock_cost_ns" and
+ * "spin_yield" (whether waiters yielded the processor).
+ */
+void bench_lockstat_json(json_t *j, unsigned int hold_sampled, bool spin_yield);
 
 /* What a workload's thread owns; the harness fills in the first block. */
 struct bench_thread {
@@ -145,6 +151,7 @@ struct bench_result {
 	struct bench_site_result *sites;
 	struct lock_stat lru;		/* every lru_lock site summed */
 	struct lru_drain_stats drains;	/* during the measured passes */
+	bool spin_yield;		/* waiters could yield (oversubscribed) */
 	bool have_profile;
 	struct lru_hold_profile profile;
 	struct bench_deltas vmstat;

@@ -20,7 +20,7 @@ struct lrulab_config {
 	int nr_nodes;
 	unsigned long node_pages;	/* arena pages per node */
 	enum lock_impl lock;
-	bool lockstat;
+	enum lockstat_mode lockstat;
 	/*
 	 * Period of the memcg stats flusher in ms (the kernel's FLUSH_TIME
 	 * is FLUSH_TIME_MS); 0: no flusher.  Off by default: unit tests
@@ -34,7 +34,7 @@ struct lrulab_config {
 
 #define LRULAB_CONFIG_DEFAULT {				\
 	.nr_cpus = 4, .nr_nodes = 1, .node_pages = 16384,	\
-	.lock = LOCK_QSPINLOCK, .lockstat = true, .memcg_flush_ms = 0 }
+	.lock = LOCK_QSPINLOCK, .lockstat = LOCKSTAT_SAMPLED, .memcg_flush_ms = 0 }
 
 /*
  * 0 or -errno; one system per process at a time.  lrulab_exit() also

@@ -72,11 +72,18 @@ const char *lock_impl_name(enum lock_impl impl);
 void lock_impl_set(enum lock_impl impl);
 
 /*
- * A waiter gives its processor away (sched_yield) after spinning this
- * many times: see spin_wait() in lib/spinlock.c.  Lower it when model
- * CPUs outnumber processors; 0 yields on every spin.
+ * Waiters spin until they are served, as the kernel's do with preemption
+ * off.  Only a run with more threads than processors lets them give the
+ * processor away (sched_yield) after lrulab_spin_yield_loops spins: see
+ * spin_wait() in lib/spinlock.c.  lrulab_init() sets lrulab_spin_yield
+ * from lrulab_oversubscribed(); a program that runs plain threads on the
+ * locks sets it itself.  Change either only while no one waits.
+ * lrulab_spin_yield_loops 0 yields on every spin.
  */
+extern bool lrulab_spin_yield;
 extern unsigned int lrulab_spin_yield_loops;
+/* sched_yield() calls made by waiters so far, all threads together */
+u64 lrulab_spin_yields(void);
 
 struct lock_site {
 	const char *cls;	/* "lru_lock", "zone->lock", "local_lock" */
@@ -122,35 +129,79 @@ typedef struct { } local_lock_t;
 
 /* ---- lock statistics (perf lock contention style) ---- */
 
+/*
+ * What the statistics cost decides what they may be left on for.
+ *   off       the bare locks: lockbench and pathbench compare against it
+ *   sampled   the default, at the price of `perf lock contention`: an
+ *             uncontended acquisition bumps its thread's counter for the
+ *             site (no clock, no locked instruction) and its unlock
+ *             checks one thread-local count; a wait is timed only when
+ *             the first try fails; one acquisition in
+ *             LOCKSTAT_HOLD_SAMPLE per thread has its hold timed
+ *   full      every hold timed (--profile-hold): two clock reads and the
+ *             bookkeeping sit inside every critical section, so holds
+ *             and everything that waits on them come out longer
+ */
+enum lockstat_mode {
+	LOCKSTAT_OFF,
+	LOCKSTAT_SAMPLED,
+	LOCKSTAT_FULL,
+};
+
+/* a power of two */
+#define LOCKSTAT_HOLD_SAMPLE	64
+
 struct lock_stat {
 	u64 acquired;
 	u64 contended;
 	u64 wait_total_ns;
 	u64 wait_max_ns;
 	u64 wait_min_ns;	/* over contended acquisitions; 0 if none */
+	/*
+	 * The mean of the timed holds times acquired (exact in full mode),
+	 * the clock's own cost taken off each; 0 when none was timed.
+	 */
 	u64 hold_total_ns;
-	u64 hold_max_ns;
+	u64 hold_max_ns;	/* of the timed holds */
+	u64 hold_timed;		/* acquisitions whose hold was timed */
+	/* one in this many holds timed: 1 full, 64 sampled, 0 off */
+	unsigned int hold_sampled;
 };
 
-extern bool lockstat_enabled;	/* default on; set before threads start */
+/* Read it freely; change it with lockstat_set_mode(). */
+extern enum lockstat_mode lockstat_mode;
+/*
+ * At a quiescent point (no lock held or waited on): every thread's
+ * sampling starts afresh.  Aborts on an invalid @mode.
+ */
+void lockstat_set_mode(enum lockstat_mode mode);
+const char *lockstat_mode_name(enum lockstat_mode mode);
+/* Returns 0, or -EINVAL for a name that is not off, sampled or full. */
+int lockstat_mode_parse(const char *name, enum lockstat_mode *mode);
+/* The hold_sampled of @mode: 0, LOCKSTAT_HOLD_SAMPLE or 1. */
+unsigned int lockstat_hold_sampled(enum lockstat_mode mode);
 
 /*
  * Sites beyond this many share one "<overflow>" site (id
  * LOCKSTAT_MAX_SITES, reported once on stderr) instead of failing.
  */
 #define LOCKSTAT_MAX_SITES	128
-/* Locks one thread may hold at once with hold times recorded. */
+/* Timed holds one thread may have open at once. */
 #define LOCKSTAT_HELD_DEPTH	8
 
 int lockstat_nr_sites(void);
 struct lock_site *lockstat_site(int id);
 /* Sum of every thread's counters for one site. */
 void lockstat_read(const struct lock_site *site, struct lock_stat *out);
-/* Sum over all sites of one class ("lru_lock"). */
+/*
+ * Sum over all sites of one class ("lru_lock"); the hold total is the
+ * class's timed mean times its acquisitions.
+ */
 void lockstat_read_class(const char *cls, struct lock_stat *out);
 /* The same over the sites whose caller is in NULL-terminated @callers. */
 void lockstat_read_callers(const char *cls, const char *const *callers,
 			   struct lock_stat *out);
+/* At a quiescent point, as lockstat_set_mode(). */
 void lockstat_reset(void);
 
 enum lockstat_sort {
@@ -159,23 +210,32 @@ enum lockstat_sort {
 	LOCKSTAT_SORT_ACQUIRED,
 	LOCKSTAT_SORT_HOLD_TOTAL,
 };
-/* A `perf lock contention -b` like table, plus acquired and hold columns. */
-void lockstat_print(FILE *f, enum lockstat_sort sort);
-
 /*
- * Internal: what spin_lock_at() / spin_unlock() in lib/spinlock.c tell
- * lib/lockstat.c when lockstat_enabled.  @t0 is when the acquisition
- * began, @t1 when the lock was taken.
+ * A `perf lock contention -b` like table, plus acquired and hold columns,
+ * and lockstat_print_notes() under it.
  */
-void __lockstat_acquired(spinlock_t *l, struct lock_site *site, u64 t0, u64 t1,
-			 bool contended);
-void __lockstat_release(spinlock_t *l);
+void lockstat_print(FILE *f, enum lockstat_sort sort);
+/*
+ * What the hold columns are (sampled or every acquisition, the clock
+ * cost taken off) and whether waiters yielded, for a table taken with
+ * @hold_sampled (a struct lock_stat's) and @spin_yield
+ * (lrulab_spin_yield): lines that start with @indent.
+ */
+void lockstat_print_notes(FILE *f, const char *indent, unsigned int hold_sampled,
+			  bool spin_yield);
 
 /* ---- clock ---- */
 
-/* Monotonic nanoseconds from the TSC where available (cheap enough to
- * take twice per lock acquisition). */
+/* Monotonic nanoseconds from the TSC where available: a few ns a read. */
 u64 lrulab_now_ns(void);
+/*
+ * What one lrulab_now_ns() costs, as seen between two back-to-back reads
+ * (the median, measured at calibration): every timed interval contains
+ * one, so the lock statistics take it off.
+ */
+u64 lrulab_clock_cost_ns(void);
+/* lrulab_now_ns() calls made by this thread: tests count them. */
+u64 lrulab_clock_reads(void);
 /* Calibrates once; later calls do nothing.  lrulab_now_ns() calls it if
  * nobody did.  LRULAB_CLOCK=monotonic in the environment forces the
  * clock_gettime() fallback. */
