@@ -166,7 +166,7 @@ int repro_s0(const struct repro_opts *ro, struct repro_table *t)
 				     &c, 0, 1, "pages_per_sec");
 		if (!err && p->mail_threads == 80)
 			err = repro_row_fill(repro_table_row(t, "ns/page", NAN, NAN,
-							     "%s: lru_lock hold per page", what),
+							     "%s: lru_lock hold* per page", what),
 					     &c, 0, 1, "lru_lock_hold_ns_per_page");
 		repro_cell_free(&c);
 		if (err)
@@ -207,6 +207,8 @@ int repro_s0(const struct repro_opts *ro, struct repro_table *t)
 	}
 	repro_table_note(t, "fault-free, %ld fresh memcg%s per run, %g s per run; median of %ld runs per cell, before/after alternating, each a fresh process",
 			 ro->memcgs, ro->memcgs == 1 ? "" : "s", ro->seconds, ro->reps);
+	repro_table_note(t, "* hold sampled 1/%d per thread, the clock's cost taken off; the share rows time every hold and section (--profile-hold: expensive, it lengthens the holds)",
+			 LOCKSTAT_HOLD_SAMPLE);
 	return 0;
 }
 
