@@ -600,11 +600,10 @@ static inline void arch_spin_unlock(enum lock_impl impl, spinlock_t *l)
  */
 static inline bool arch_spin_lock_first(enum lock_impl impl, spinlock_t *l, u32 *val)
 {
-	if (impl == LOCK_QSPINLOCK) {
-		*val = 0;
+	*val = 0;
+	if (impl == LOCK_QSPINLOCK)
 		return __atomic_compare_exchange_n(&l->val, val, _Q_LOCKED_VAL, false,
 						   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-	}
 	return arch_spin_trylock(impl, l);
 }
 
@@ -620,25 +619,32 @@ static inline void arch_spin_lock_wait(enum lock_impl impl, spinlock_t *l, u32 v
  * With statistics on, a failed first try is what makes an acquisition
  * "contended", as perf lock contention counts it, and only then is the
  * clock read: the wait runs from just after that try to the moment the
- * lock is ours.
+ * lock is ours.  Out of line, so that the uncontended path needs no
+ * registers saved.
  */
+static __attribute__((noinline)) void spin_lock_contended(spinlock_t *l,
+							  struct lock_site *site,
+							  enum lock_impl impl, u32 val)
+{
+	u64 t0 = lrulab_now_ns();
+
+	arch_spin_lock_wait(impl, l, val);
+	__lockstat_acquired(l, site, t0, lrulab_now_ns());
+}
+
 void spin_lock_at(spinlock_t *l, struct lock_site *site)
 {
 	enum lock_impl impl = READ_ONCE(lrulab_lock_impl);
-	u64 t0;
 	u32 val;
 
 	if (READ_ONCE(lockstat_mode) == LOCKSTAT_OFF) {
 		arch_spin_lock(impl, l);
 		return;
 	}
-	if (likely(arch_spin_lock_first(impl, l, &val))) {
+	if (likely(arch_spin_lock_first(impl, l, &val)))
 		lockstat_acquired(l, site);
-		return;
-	}
-	t0 = lrulab_now_ns();
-	arch_spin_lock_wait(impl, l, val);
-	__lockstat_acquired(l, site, t0, lrulab_now_ns());
+	else
+		spin_lock_contended(l, site, impl, val);
 }
 
 bool spin_trylock_at(spinlock_t *l, struct lock_site *site)
@@ -651,24 +657,36 @@ bool spin_trylock_at(spinlock_t *l, struct lock_site *site)
 }
 
 /*
- * An unsampled acquisition's unlock only finds this thread's count of
- * timed holds at zero.  A timed one reads the clock as the section ends
- * and does its bookkeeping after the lock is free.
+ * A timed hold reads the clock as the section ends and does its
+ * bookkeeping after the lock is free.  A lock taken without a timed hold
+ * while another one's is open is only looked for.
  */
-void spin_unlock(spinlock_t *l)
+static __attribute__((noinline)) void spin_unlock_timed(spinlock_t *l,
+							enum lock_impl impl,
+							struct lockstat_block *b)
 {
-	enum lock_impl impl = READ_ONCE(lrulab_lock_impl);
-	struct lockstat_block *b = lockstat_self;
-	struct held_lock *h;
+	struct held_lock *h = lockstat_held(b, l);
 	u64 now;
 
-	if (likely(!STAT_READ(b->nr_held)) || !(h = lockstat_held(b, l))) {
+	if (!h) {
 		arch_spin_unlock(impl, l);
 		return;
 	}
 	now = lrulab_now_ns();
 	arch_spin_unlock(impl, l);
 	__lockstat_released(b, h, now);
+}
+
+/* An unsampled acquisition's unlock finds this thread's open timed holds at 0. */
+void spin_unlock(spinlock_t *l)
+{
+	enum lock_impl impl = READ_ONCE(lrulab_lock_impl);
+	struct lockstat_block *b = lockstat_self;
+
+	if (unlikely(STAT_READ(b->nr_held)))
+		spin_unlock_timed(l, impl, b);
+	else
+		arch_spin_unlock(impl, l);
 }
 
 bool spin_is_locked(spinlock_t *l)
