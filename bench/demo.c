@@ -104,9 +104,20 @@ static double now_sec(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* "%.0f ns*", the lock table's footnote mark; "-" when no hold was timed */
+static const char *hold_ns(char *buf, size_t len, const struct lock_stat *st, double ns)
+{
+	if (st->hold_timed)
+		snprintf(buf, len, "%.0f ns*", ns);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
 static void print_figures(unsigned long pages, double secs)
 {
 	struct lock_stat lru;
+	char a[32], b[32];
 	int i;
 
 	lockstat_read_class("lru_lock", &lru);
@@ -116,10 +127,10 @@ static void print_figures(unsigned long pages, double secs)
 		return;
 	printf("lru_lock acquisitions per 1000 pages: %.1f\n",
 	       1000.0 * lru.acquired / pages);
-	/* the hold times carry the lock table's footnote mark */
-	printf("lru_lock hold per acquisition: %.0f ns*, per page: %.1f ns*\n",
-	       lru.acquired ? (double)lru.hold_total_ns / lru.acquired : 0.0,
-	       (double)lru.hold_total_ns / pages);
+	printf("lru_lock hold per acquisition: %s, per page: %s\n",
+	       hold_ns(a, sizeof(a), &lru, lru.acquired ?
+		       (double)lru.hold_total_ns / lru.acquired : 0.0),
+	       hold_ns(b, sizeof(b), &lru, (double)lru.hold_total_ns / pages));
 	for (i = 0; i < lockstat_nr_sites(); i++) {
 		struct lock_site *site = lockstat_site(i);
 		struct lock_stat st;
@@ -128,9 +139,9 @@ static void print_figures(unsigned long pages, double secs)
 			continue;
 		lockstat_read(site, &st);
 		if (st.acquired)
-			printf("  %-24s %8.1f acquisitions/1000 pages, %6.0f ns hold* each\n",
+			printf("  %-24s %8.1f acquisitions/1000 pages, %8s hold each\n",
 			       site->caller, 1000.0 * st.acquired / pages,
-			       (double)st.hold_total_ns / st.acquired);
+			       hold_ns(a, sizeof(a), &st, (double)st.hold_total_ns / st.acquired));
 	}
 }
 
