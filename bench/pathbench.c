@@ -137,8 +137,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median of one field over @n runs, or with @least their minimum. */
-static double median_of(struct path_sample *s, int n, size_t off, bool least)
+static double median_of(struct path_sample *s, int n, size_t off)
 {
 	double v[64];
 	int i;
@@ -146,8 +145,6 @@ static double median_of(struct path_sample *s, int n, size_t off, bool least)
 	for (i = 0; i < n; i++)
 		v[i] = *(double *)((char *)&s[i] + off);
 	qsort(v, n, sizeof(v[0]), cmp_double);
-	if (least)
-		return v[0];
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -185,7 +182,7 @@ static double change(double before, double after)
 static int run_pathbench(long nr, long reps)
 {
 	static struct path_sample s[NR_CONFIGS][64];
-	double m[NR_CONFIGS][NR_MEDIANS], least[NR_CONFIGS][NR_MEDIANS] = { { 0 } };
+	double m[NR_CONFIGS][NR_MEDIANS];
 	long r;
 	int c, err;
 
@@ -212,14 +209,10 @@ static int run_pathbench(long nr, long reps)
 	printf("\n%-38s %12s %12s %16s %16s\n", "medians", "add ns/folio",
 	       "put ns/page", "move hold/batch*", "put hold/batch*");
 	for (c = 0; c < NR_CONFIGS; c++) {
-		m[c][M_ADD] = median_of(s[c], reps, offsetof(struct path_sample, add_ns), false);
-		m[c][M_PUT] = median_of(s[c], reps, offsetof(struct path_sample, put_ns), false);
-		m[c][M_MOVE_HOLD] = median_of(s[c], reps, offsetof(struct path_sample, move_hold_ns),
-					      false);
-		m[c][M_PUT_HOLD] = median_of(s[c], reps, offsetof(struct path_sample, put_hold_ns),
-					     false);
-		least[c][M_ADD] = median_of(s[c], reps, offsetof(struct path_sample, add_ns), true);
-		least[c][M_PUT] = median_of(s[c], reps, offsetof(struct path_sample, put_ns), true);
+		m[c][M_ADD] = median_of(s[c], reps, offsetof(struct path_sample, add_ns));
+		m[c][M_PUT] = median_of(s[c], reps, offsetof(struct path_sample, put_ns));
+		m[c][M_MOVE_HOLD] = median_of(s[c], reps, offsetof(struct path_sample, move_hold_ns));
+		m[c][M_PUT_HOLD] = median_of(s[c], reps, offsetof(struct path_sample, put_hold_ns));
 		if (configs[c].lockstat != LOCKSTAT_OFF)
 			printf("%-38s %12.1f %12.1f %13.0f ns %13.0f ns\n", configs[c].name,
 			       m[c][M_ADD], m[c][M_PUT], m[c][M_MOVE_HOLD], m[c][M_PUT_HOLD]);
@@ -235,12 +228,6 @@ static int run_pathbench(long nr, long reps)
 	print_overhead("", m, 3, 4);
 	print_overhead("full (--profile-hold), expensive:", m, 0, 2);
 	print_overhead("", m, 3, 5);
-	/* other work on the machine only adds time: the fastest runs agree best */
-	printf("the same from the fastest run of each:\n");
-	print_overhead("sampled (default):", least, 0, 1);
-	print_overhead("", least, 3, 4);
-	print_overhead("full (--profile-hold), expensive:", least, 0, 2);
-	print_overhead("", least, 3, 5);
 	/* a count, the same in every run of a configuration: no noise in it */
 	printf("lock acquisitions (every lock) per folio_add_lru %.3f, per page freed %.3f:\n"
 	       "  what the statistics can add is that many times lockbench's overhead per acquisition\n",
