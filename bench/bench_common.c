@@ -556,7 +556,7 @@ int bench_site_cmp(const void *a, const void *b)
 		return sa->st.wait_total_ns > sb->st.wait_total_ns ? -1 : 1;
 	if (sa->st.acquired != sb->st.acquired)
 		return sa->st.acquired > sb->st.acquired ? -1 : 1;
-	return strcmp(sa->caller, sb->caller);
+	return strcmp(sa->name, sb->name);
 }
 
 void bench_collect_sites(struct bench_result *r)
@@ -578,6 +578,8 @@ void bench_collect_sites(struct bench_result *r)
 			continue;
 		snprintf(s->cls, sizeof(s->cls), "%s", site->cls);
 		snprintf(s->caller, sizeof(s->caller), "%s", site->caller);
+		snprintf(s->fn, sizeof(s->fn), "%s", site->fn);
+		lock_site_name(site->caller, site->fn, s->name, sizeof(s->name));
 		r->nr_sites++;
 	}
 	qsort(r->sites, r->nr_sites, sizeof(*r->sites), bench_site_cmp);

@@ -81,7 +81,7 @@ void bench_print_contention(FILE *f, const struct bench_result *r)
 		fmt_hold(ah, sizeof(ah), &s->st, (double)s->st.hold_total_ns / s->st.acquired);
 		fprintf(f, "%11llu %12s %12s %12s %12llu %12s %12s   %-17s %s\n",
 			(unsigned long long)s->st.contended, tw, mw, aw,
-			(unsigned long long)s->st.acquired, ht, ah, s->cls, s->caller);
+			(unsigned long long)s->st.acquired, ht, ah, s->cls, s->name);
 	}
 	fprintf(f, "\n");
 	lockstat_print_notes(f, "", r->lru.hold_sampled, r->spin_yield);
@@ -100,23 +100,23 @@ static int site_acquired_cmp(const void *a, const void *b)
 static void print_report(FILE *f, const struct bench_result *r)
 {
 	struct bench_site_result *s = malloc(r->nr_sites * sizeof(*s) + 1);
-	char aw[32], tw[32], mw[32], nw[32], name[80];
+	char aw[32], tw[32], mw[32], nw[32], name[136];
 	int i;
 
 	if (!s)
 		return;
 	memcpy(s, r->sites, r->nr_sites * sizeof(*s));
 	qsort(s, r->nr_sites, sizeof(*s), site_acquired_cmp);
-	fprintf(f, "%40s %10s %10s %12s %12s %12s %12s\n\n", "Name", "acquired",
+	fprintf(f, "%56s %10s %10s %12s %12s %12s %12s\n\n", "Name", "acquired",
 		"contended", "avg wait", "total wait", "max wait", "min wait");
 	for (i = 0; i < r->nr_sites; i++) {
-		snprintf(name, sizeof(name), "%s:%s", s[i].cls, s[i].caller);
+		snprintf(name, sizeof(name), "%s:%s", s[i].cls, s[i].name);
 		fmt_ns(aw, sizeof(aw), s[i].st.contended ?
 		       (double)s[i].st.wait_total_ns / s[i].st.contended : 0);
 		fmt_ns(tw, sizeof(tw), s[i].st.wait_total_ns);
 		fmt_ns(mw, sizeof(mw), s[i].st.wait_max_ns);
 		fmt_ns(nw, sizeof(nw), s[i].st.wait_min_ns);
-		fprintf(f, "%40s %10llu %10llu %12s %12s %12s %12s\n", name,
+		fprintf(f, "%56s %10llu %10llu %12s %12s %12s %12s\n", name,
 			(unsigned long long)s[i].st.acquired,
 			(unsigned long long)s[i].st.contended, aw, tw, mw, nw);
 	}
@@ -221,7 +221,7 @@ void bench_print_text(FILE *f, const struct bench_workload *w,
 		if (strcmp(s->cls, "lru_lock"))
 			continue;
 		fmt_hold(buf, sizeof(buf), &s->st, (double)s->st.hold_total_ns / s->st.acquired);
-		fprintf(f, "    %-26s %8.1f per 1000 pages, %10s hold* each\n", s->caller,
+		fprintf(f, "    %-46s %8.1f per 1000 pages, %10s hold* each\n", s->name,
 			per_1k(s->st.acquired, r->pages), buf);
 	}
 	if (r->have_profile) {
@@ -258,15 +258,15 @@ json_t *bench_deltas_json(const struct bench_deltas *d)
 static json_t *sites_json(const struct bench_result *r)
 {
 	json_t *a = json_array();
-	char site[96];
+	char site[96];	/* class and fn: unique per site */
 	int i;
 
 	for (i = 0; i < r->nr_sites; i++) {
 		const struct bench_site_result *s = &r->sites[i];
 
-		snprintf(site, sizeof(site), "%s:%s", s->cls, s->caller);
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-			"site", site, "class", s->cls, "caller", s->caller,
+		snprintf(site, sizeof(site), "%s:%s", s->cls, s->fn);
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"site", site, "class", s->cls, "caller", s->caller, "fn", s->fn,
 			"acquired", (json_int_t)s->st.acquired,
 			"contended", (json_int_t)s->st.contended,
 			"wait_total_ns", (json_int_t)s->st.wait_total_ns,

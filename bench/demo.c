@@ -117,7 +117,7 @@ static const char *hold_ns(char *buf, size_t len, const struct lock_stat *st, do
 static void print_figures(unsigned long pages, double secs)
 {
 	struct lock_stat lru;
-	char a[32], b[32];
+	char a[32], b[32], name[128];
 	int i;
 
 	lockstat_read_class("lru_lock", &lru);
@@ -138,9 +138,10 @@ static void print_figures(unsigned long pages, double secs)
 		if (strcmp(site->cls, "lru_lock"))
 			continue;
 		lockstat_read(site, &st);
+		lock_site_name(site->caller, site->fn, name, sizeof(name));
 		if (st.acquired)
-			printf("  %-24s %8.1f acquisitions/1000 pages, %8s hold each\n",
-			       site->caller, 1000.0 * st.acquired / pages,
+			printf("  %-44s %8.1f acquisitions/1000 pages, %8s hold each\n",
+			       name, 1000.0 * st.acquired / pages,
 			       hold_ns(a, sizeof(a), &st, (double)st.hold_total_ns / st.acquired));
 	}
 }

@@ -52,7 +52,7 @@ static void site_hold(const char *caller, double *out)
 		struct lock_site *s = lockstat_site(i);
 		struct lock_stat st;
 
-		if (strcmp(s->cls, "lru_lock") || strcmp(s->caller, caller))
+		if (strcmp(s->cls, "lru_lock") || strcmp(s->fn, caller))
 			continue;
 		lockstat_read(s, &st);
 		*out = st.acquired ? (double)st.hold_total_ns / st.acquired : 0;

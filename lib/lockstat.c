@@ -33,6 +33,7 @@ enum lockstat_mode lockstat_mode = LOCKSTAT_SAMPLED;
 static struct lock_site overflow_site = {
 	.cls = "<overflow>",
 	.caller = "<sites beyond the first 128>",
+	.fn = "<sites beyond the first 128>",
 	.id = OVERFLOW_ID,
 };
 
@@ -385,6 +386,14 @@ void lockstat_read(const struct lock_site *site, struct lock_stat *out)
 	pthread_mutex_unlock(&block_mutex);
 }
 
+void lock_site_name(const char *caller, const char *fn, char *buf, size_t len)
+{
+	if (!fn || !strcmp(caller, fn))
+		snprintf(buf, len, "%s", caller);
+	else
+		snprintf(buf, len, "%s (%s)", caller, fn);
+}
+
 static bool caller_listed(const char *caller, const char *const *callers)
 {
 	for (; *callers; callers++)
@@ -404,7 +413,7 @@ void lockstat_read_callers(const char *cls, const char *const *callers,
 	pthread_mutex_lock(&block_mutex);
 	for (id = 0; id < n; id++)
 		if (!strcmp(site_table[id]->cls, cls) &&
-		    (!callers || caller_listed(site_table[id]->caller, callers)))
+		    (!callers || caller_listed(site_table[id]->fn, callers)))
 			read_id(id, out, &timed_ns);
 	pthread_mutex_unlock(&block_mutex);
 	stat_estimate(out, timed_ns);
@@ -537,7 +546,7 @@ void lockstat_print(FILE *f, enum lockstat_sort sort)
 		"acquired", "hold total*", "avg hold*", cls_w, "class", "caller");
 	for (i = 0; i < nr_rows; i++) {
 		const struct lock_stat *st = &rows[i].st;
-		char tw[32], mw[32], aw[32], ht[32], ah[32];
+		char tw[32], mw[32], aw[32], ht[32], ah[32], name[128];
 
 		fmt_ns(tw, sizeof(tw), st->wait_total_ns);
 		fmt_ns(mw, sizeof(mw), st->wait_max_ns);
@@ -551,10 +560,11 @@ void lockstat_print(FILE *f, enum lockstat_sort sort)
 			snprintf(ht, sizeof(ht), "-");
 			snprintf(ah, sizeof(ah), "-");
 		}
+		lock_site_name(rows[i].site->caller, rows[i].site->fn, name, sizeof(name));
 		fprintf(f, " %10llu %12s %12s %12s %12s %12llu %12s %12s   %-*s   %s\n",
 			(unsigned long long)st->contended, tw, mw, aw, type,
 			(unsigned long long)st->acquired, ht, ah,
-			cls_w, rows[i].site->cls, rows[i].site->caller);
+			cls_w, rows[i].site->cls, name);
 	}
 	fprintf(f, "\n");
 	lockstat_print_notes(f, "", sampled, READ_ONCE(lrulab_spin_yield));

@@ -65,6 +65,7 @@ void lru_cost_decay(unsigned long *anon_cost, unsigned long *file_cost,
 void lru_cost_sites_read(struct lock_stat *out)
 {
 	static const char *const callers[] = {
+		"shrink_inactive_list:lru_note_cost", "shrink_active_list:lru_note_cost",
 		"lru_note_cost_unlock_irq", "lru_note_cost_refault",
 		"prepare_scan_control", NULL,
 	};
@@ -105,7 +106,9 @@ void lru_note_cost_refault(struct folio *folio)
 	struct lruvec *lruvec;
 
 	rcu_read_lock();
-	lruvec = __folio_lruvec_lock(folio, COST_SITE("lru_note_cost_refault"));
+	/* inlined into workingset_refault(): the s1 mail's workingset_refault+0x167 */
+	lruvec = __folio_lruvec_lock(folio, COST_SITE_AT("workingset_refault",
+							 "lru_note_cost_refault"));
 	rcu_read_unlock();
 	lru_note_cost_unlock_irq(lruvec, folio_is_file_lru(folio),
 				 (unsigned int)folio_nr_pages(folio), 0);
@@ -184,7 +187,9 @@ void prepare_scan_control(struct pglist_data *pgdat, struct scan_control *sc)
 		lruvec_cost_sample(target_lruvec, &sc->anon_cost, &sc->file_cost);
 	} else {
 		/* a consistent pair: producers update both under this lock */
-		spin_lock_at(&target_lruvec->lru_lock, COST_SITE("prepare_scan_control"));
+		/* inlined into shrink_node(): the s1 mail's shrink_node+0x4ad */
+		spin_lock_at(&target_lruvec->lru_lock,
+			     COST_SITE_AT("shrink_node", "prepare_scan_control"));
 		sc->anon_cost = target_lruvec->anon_cost;
 		sc->file_cost = target_lruvec->file_cost;
 		spin_unlock(&target_lruvec->lru_lock);

@@ -184,7 +184,7 @@ static void lruvec_unlock_batched(struct lruvec *lruvec, struct lru_size_batch *
 	rcu_read_unlock();
 }
 
-static struct lruvec *__folio_lruvec_relock_batched(struct folio *folio,
+static struct lruvec *folio_lruvec_relock_batched(struct folio *folio,
 						    struct lruvec *locked,
 						    struct lru_size_batch *batch,
 						    struct lock_site *site)
@@ -202,9 +202,19 @@ static struct lruvec *__folio_lruvec_relock_batched(struct folio *folio,
 	return lruvec;
 }
 
-/* The macro names the caller's lock site, as the kernel's relock does. */
-#define folio_lruvec_relock_batched(folio, locked, batch) \
-	__folio_lruvec_relock_batched((folio), (locked), (batch), LOCK_SITE("lru_lock"))
+/*
+ * The lock sites of this file, named as `perf lock contention` shows them
+ * on a v7 kernel: a batch moved because it filled up is
+ * folio_batch_move_lru's, one moved by a drain is lru_add_drain_cpu's
+ * (the s1 mail's lru_add_drain_cpu+0x34), and folios freed in
+ * folios_put_refs() or __folio_put() are __page_cache_release's, the
+ * out-of-line function that takes the lock for both (perf on this
+ * kernel: __page_cache_release.part.0).
+ */
+#define SITE_BATCH_FULL	LOCK_SITE_AT("lru_lock", "folio_batch_move_lru", "folio_batch_move_lru")
+#define SITE_DRAIN	LOCK_SITE_AT("lru_lock", "lru_add_drain_cpu", "lru_add_drain_cpu")
+#define SITE_PUT_REFS	LOCK_SITE_AT("lru_lock", "__page_cache_release", "folios_put_refs")
+#define SITE_FOLIO_PUT	LOCK_SITE_AT("lru_lock", "__page_cache_release", "__folio_put")
 
 static struct lru_size_batch *lru_size_batch_get(struct lru_size_batch *b)
 {
@@ -345,7 +355,8 @@ static bool lru_add_folio_dead(struct folio *folio)
 	return true;
 }
 
-static void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn)
+static void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn,
+				 struct lock_site *site)
 {
 	struct lru_size_batch stat_batch, *batch = lru_size_batch_get(&stat_batch);
 	struct folio_batch dead;
@@ -365,7 +376,7 @@ static void folio_batch_move_lru(struct folio_batch *fbatch, move_fn_t move_fn)
 			folio_batch_add(&dead, folio);
 			continue;
 		}
-		lruvec = folio_lruvec_relock_batched(folio, lruvec, batch);
+		lruvec = folio_lruvec_relock_batched(folio, lruvec, batch, site);
 		move_fn(lruvec, folio);
 		folio_set_lru(folio);
 		fbatch->folios[j++] = folio;
@@ -395,7 +406,7 @@ static void __folio_batch_add_and_move(size_t batch_off, struct folio *folio,
 	else
 		space = folio_batch_add(fbatch, folio);
 	if (!space || !folio_may_be_lru_cached(folio) || lru_cache_disabled())
-		folio_batch_move_lru(fbatch, move_fn);
+		folio_batch_move_lru(fbatch, move_fn, SITE_BATCH_FULL);
 	local_unlock(lock);
 }
 
@@ -518,7 +529,7 @@ void folio_mark_accessed(struct folio *folio)
 static void drain_batch(struct folio_batch *fbatch, move_fn_t move_fn)
 {
 	if (folio_batch_count(fbatch))
-		folio_batch_move_lru(fbatch, move_fn);
+		folio_batch_move_lru(fbatch, move_fn, SITE_DRAIN);
 }
 
 /* Runs on the CPU that owns @fb: its batches have no other writer. */
@@ -778,7 +789,8 @@ void folios_put_refs(struct folio_batch *folios, unsigned int *refs)
 			folio_unqueue_deferred_split(folio);
 		/* nobody can find a zero-count folio: PG_lru is stable */
 		if (folio_test_lru(folio)) {
-			lruvec = folio_lruvec_relock_batched(folio, lruvec, batch);
+			lruvec = folio_lruvec_relock_batched(folio, lruvec, batch,
+							       SITE_PUT_REFS);
 			lruvec_release_folio(lruvec, folio);
 		}
 		folios->folios[j++] = folio;
@@ -809,7 +821,8 @@ void __folio_put(struct folio *folio)
 		folio_unqueue_deferred_split(folio);
 	if (folio_test_lru(folio)) {
 		struct lru_size_batch stat_batch, *batch = lru_size_batch_get(&stat_batch);
-		struct lruvec *lruvec = folio_lruvec_relock_batched(folio, NULL, batch);
+		struct lruvec *lruvec = folio_lruvec_relock_batched(folio, NULL, batch,
+								      SITE_FOLIO_PUT);
 
 		lruvec_release_folio(lruvec, folio);
 		lruvec_unlock_batched(lruvec, batch);

@@ -18,10 +18,13 @@ static inline bool current_is_kswapd(void)
 	return in_kswapd;
 }
 
-/* A lock site with a chosen caller name, for the cost paths. */
-#define COST_SITE(caller_) ({						\
-	static struct lock_site __cost_site = { "lru_lock", (caller_), -1 };	\
-	&__cost_site; })
+/*
+ * A cost path's lru_lock site: what perf calls it on a real kernel
+ * (@caller_) and where it is in lrulab (@fn_), which lru_cost_sites_read()
+ * goes by.
+ */
+#define COST_SITE_AT(caller_, fn_) LOCK_SITE_AT("lru_lock", (caller_), (fn_))
+#define COST_SITE(fn_) COST_SITE_AT((fn_), (fn_))
 
 /* sc->may_deactivate: which active lists may shrink this pass */
 #define DEACTIVATE_ANON 1

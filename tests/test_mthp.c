@@ -107,7 +107,9 @@ static u64 move_lru_acquired(void)
 	for (i = 0; i < lockstat_nr_sites(); i++) {
 		struct lock_site *s = lockstat_site(i);
 
-		if (!strcmp(s->cls, "lru_lock") && !strcmp(s->caller, "folio_batch_move_lru"))
+		/* batch moves: full batches and drains */
+		if (!strcmp(s->cls, "lru_lock") &&
+		    (!strcmp(s->fn, "folio_batch_move_lru") || !strcmp(s->fn, "lru_add_drain_cpu")))
 			lockstat_read(s, &st);
 	}
 	return st.acquired;

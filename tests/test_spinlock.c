@@ -103,7 +103,7 @@ static struct lock_site *find_site(const char *cls, const char *caller)
 static spinlock_t excl_lock;
 static unsigned long excl_counter;	/* plain: only the lock protects it */
 static pthread_barrier_t excl_barrier;
-static struct lock_site excl_site = { "test_excl", "excl_worker", -1 };
+static struct lock_site excl_site = { .cls = "test_excl", .caller = "excl_worker", .fn = "excl_worker", .id = -1 };
 
 static void *excl_worker(void *arg)
 {
@@ -545,8 +545,8 @@ static void test_lockstat_deep_nesting(void **state)
 
 static spinlock_t cont_lock;
 static int cont_started;
-static struct lock_site cont_holder = { "tcont", "holder", -1 };
-static struct lock_site cont_waiter = { "tcont", "waiter", -1 };
+static struct lock_site cont_holder = { .cls = "tcont", .caller = "holder", .fn = "holder", .id = -1 };
+static struct lock_site cont_waiter = { .cls = "tcont", .caller = "waiter", .fn = "waiter", .id = -1 };
 
 static u64 cont_reads;		/* the waiter's clock reads; read after join */
 
@@ -994,7 +994,7 @@ static void test_lockstat_overflow(void **state)
 	spin_lock_init(&stat_lock);
 	for (i = 0; i < NR_OVF_SITES; i++) {
 		snprintf(callers[i], sizeof(callers[i]), "ovf%03d", i);
-		sites[i] = (struct lock_site){ "tovf", callers[i], -1 };
+		sites[i] = (struct lock_site){ .cls = "tovf", .caller = callers[i], .fn = callers[i], .id = -1 };
 		spin_lock_at(&stat_lock, &sites[i]);
 		spin_unlock(&stat_lock);
 		spin_lock_at(&stat_lock, &sites[i]);

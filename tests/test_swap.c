@@ -94,7 +94,7 @@ static struct lock_stat site_stat(const char *caller)
 	for (i = 0; i < lockstat_nr_sites(); i++) {
 		struct lock_site *s = lockstat_site(i);
 
-		if (!strcmp(s->cls, "lru_lock") && !strcmp(s->caller, caller))
+		if (!strcmp(s->cls, "lru_lock") && !strcmp(s->fn, caller))
 			lockstat_read(s, &st);
 	}
 	return st;
@@ -473,7 +473,7 @@ static void test_dead_folio_filter(void **state)
 	/* without the filter: the add, then folios_put_refs() takes it off */
 	lockstat_read_class("lru_lock", &st);
 	assert_int_equal(st.acquired, 1);
-	assert_int_equal(site_stat("folio_batch_move_lru").acquired, 1);
+	assert_int_equal(site_stat("lru_add_drain_cpu").acquired, 1);
 	assert_false(folio_test_lru(dead));
 	assert_true(folio_test_lru(live));
 	assert_int_equal(list_len(LRU_INACTIVE_ANON), 1);

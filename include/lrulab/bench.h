@@ -132,7 +132,9 @@ struct bench_memcg_result {
 
 struct bench_site_result {
 	char cls[32];
-	char caller[48];
+	char caller[48];	/* as perf names it */
+	char fn[48];		/* the site in lrulab */
+	char name[100];		/* the row: "caller" or "caller (fn)" */
 	struct lock_stat st;
 };
 

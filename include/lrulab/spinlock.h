@@ -85,15 +85,30 @@ extern unsigned int lrulab_spin_yield_loops;
 /* sched_yield() calls made by waiters so far, all threads together */
 u64 lrulab_spin_yields(void);
 
+/*
+ * A place that takes a lock.  @caller is what `perf lock contention`
+ * shows for it on a real kernel: the function left holding the call
+ * after the kernel's inlining (shrink_inactive_list() is inlined into
+ * shrink_lruvec(), so its acquisitions are shrink_lruvec's).  @fn names
+ * the place in lrulab, unique per site, so that rows with one caller can
+ * be told apart, as perf tells them apart by offset.
+ */
 struct lock_site {
-	const char *cls;	/* "lru_lock", "zone->lock", "local_lock" */
-	const char *caller;	/* function that took it */
+	const char *cls;	/* "lru_lock", "zone->lock", "ptl" */
+	const char *caller;	/* as perf names it */
+	const char *fn;		/* the site in lrulab */
 	int id;			/* assigned on first use, -1 before */
 };
 
-#define LOCK_SITE(class_) ({						\
-	static struct lock_site __lock_site = { (class_), __func__, -1 };	\
+#define LOCK_SITE_AT(class_, caller_, fn_) ({				\
+	static struct lock_site __lock_site = {				\
+		.cls = (class_), .caller = (caller_), .fn = (fn_), .id = -1 };	\
 	&__lock_site; })
+/* A site whose function is also the caller perf shows. */
+#define LOCK_SITE(class_) LOCK_SITE_AT((class_), __func__, __func__)
+
+/* "caller", or "caller (fn)" where the two differ: a table's row name. */
+void lock_site_name(const char *caller, const char *fn, char *buf, size_t len);
 
 static inline void spin_lock_init(spinlock_t *l)
 {
@@ -198,7 +213,7 @@ void lockstat_read(const struct lock_site *site, struct lock_stat *out);
  * class's timed mean times its acquisitions.
  */
 void lockstat_read_class(const char *cls, struct lock_stat *out);
-/* The same over the sites whose caller is in NULL-terminated @callers. */
+/* The same over the sites whose fn is in NULL-terminated @callers. */
 void lockstat_read_callers(const char *cls, const char *const *callers,
 			   struct lock_stat *out);
 /* At a quiescent point, as lockstat_set_mode(). */
