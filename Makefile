@@ -6,7 +6,7 @@ VARIANT ?= release
 CC ?= gcc
 B := build/$(VARIANT)
 
-PKGS := liburcu-memb liburcu-cds ck jansson libzstd
+PKGS := liburcu-memb liburcu-cds ck jansson libzstd zlib
 DEPS_OK := $(shell pkg-config --exists $(PKGS) cmocka 2>/dev/null && echo yes)
 ifneq ($(DEPS_OK),yes)
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -35,7 +35,7 @@ LDFLAGS := -pthread $(filter -fsanitize=%,$(CFLAGS_$(VARIANT))) $(LDFLAGS_$(VARI
 LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 TEST_LDLIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
-LIB_SRC := $(wildcard lib/*.c mm/*.c bench/*.c)
+LIB_SRC := $(wildcard lib/*.c mm/*.c bench/*.c replay/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 LIB := $(B)/liblrulab.a
 TOOL := $(B)/lrulab
