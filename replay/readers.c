@@ -446,7 +446,7 @@ static void split(char *line, size_t len, char delim, struct fields *f)
 		   (unsigned long long)(ln), ##__VA_ARGS__)
 
 static int field_id(struct replay_stream *s, uint64_t ln, const struct replay_params *p,
-		    const char *what, const char *v, size_t n, uint64_t *id)
+		    bool header_possible, const char *what, const char *v, size_t n, uint64_t *id)
 {
 	if (!p->obj_id_is_num) {
 		if (!n)
@@ -455,9 +455,10 @@ static int field_id(struct replay_stream *s, uint64_t ln, const struct replay_pa
 		return 0;
 	}
 	if (!parse_u64(v, n, id))
-		return line_err(s, ln,
-				"%s '%.*s' is not an unsigned decimal number (obj-id-is-num=false hashes other ids)",
-				what, (int)(n > 40 ? 40 : n), v);
+		return line_err(s, ln, "%s '%.*s' is not an unsigned decimal number (%s)", what,
+				(int)(n > 40 ? 40 : n), v,
+				ln == 1 && header_possible ? "a header line? -t has-header=true" :
+				"obj-id-is-num=false hashes other ids");
 	return 0;
 }
 
@@ -478,7 +479,8 @@ static int read_csv_line(struct replay_stream *s, uint64_t ln, char *line, size_
 	split(line, len, p->delimiter, &f);
 	if (f.nr < need)
 		return line_err(s, ln, "%u fields, column %u is needed", f.nr, need);
-	if (field_id(s, ln, p, "object id", f.p[p->obj_id_col - 1], f.n[p->obj_id_col - 1], &id))
+	if (field_id(s, ln, p, !p->has_header, "object id", f.p[p->obj_id_col - 1],
+		     f.n[p->obj_id_col - 1], &id))
 		return -1;
 	if (p->obj_size_col &&
 	    !parse_u64(f.p[p->obj_size_col - 1], f.n[p->obj_size_col - 1], &size))
@@ -503,7 +505,7 @@ static int read_txt_line(struct replay_stream *s, uint64_t ln, char *line, size_
 
 	if (!len)
 		return line_err(s, ln, "empty line");
-	if (field_id(s, ln, p, "object id", line, len, &id))
+	if (field_id(s, ln, p, false, "object id", line, len, &id))
 		return -1;
 	/* text ids have no size: one unit each, as in libCacheSim */
 	return replay_emit(k, id, 1, false);
