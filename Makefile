@@ -81,6 +81,7 @@ check-unit: $(TESTS) $(STRESS) $(TOOL)
 		echo "== $$t"; $$t; done
 	@./tests/cli.sh $(TOOL)
 	@./tests/bench_cli.sh $(TOOL)
+	@./tests/replay_cli.sh $(TOOL)
 	@echo "unit tests: all passed"
 
 # In the pn-cold-pairing build: the layout test and the memcg test, whose

@@ -23,11 +23,14 @@
  * bit, which reclaim's rmap walk reads.
  *
  * Writes (csv op-col, lackey S/M, page traces) dirty the page.  The
- * model has no balance_dirty_pages(), so the replay plays it: above
- * dirty_background_ratio (10 %) of memory.max it wakes the flusher,
- * above dirty_ratio (20 %) it waits for it, and a charge that fails
- * because everything reclaimable is dirty waits for the flusher and
- * retries, as reclaim_throttle() would make the task wait.
+ * model has no balance_dirty_pages() and its flusher walks whole files,
+ * so the replay plays the flusher itself, in the order pages were
+ * dirtied: once dirty pages pass dirty_background_ratio (10 %) of
+ * memory.max it writes the oldest back until they are under it again,
+ * as background writeback keeps up with a writer.  Should a charge still
+ * fail with everything reclaimable dirty, it writes back every dirty
+ * page and retries, as a task throttled in reclaim would wait for the
+ * flusher.  No second thread is involved, so writes stay deterministic.
  *
  * The replay is one model CPU on this thread, with no kswapd and no
  * periodic memcg flusher: nothing but the trace drives the model, so a
@@ -35,6 +38,7 @@
  * time-based decision, so the virtual clock is the request count.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -45,7 +49,6 @@
 #include <lrulab/workqueue.h>
 
 #define RESIDENT_EVERY		64	/* requests between samples of residency */
-#define THROTTLE_RETRIES	16
 
 struct replay_ctx {
 	const struct replay_trace *t;
@@ -54,8 +57,10 @@ struct replay_ctx {
 	struct address_space *file;
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
-	unsigned long dirty_bg, dirty_max;
-	bool bg_woken;
+	/* pages dirtied and not yet written back by us, oldest first */
+	unsigned long *dirty;
+	size_t dirty_head, dirty_len, dirty_cap;
+	unsigned long dirty_bg;
 };
 
 static double now_sec(void)
@@ -66,53 +71,87 @@ static double now_sec(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* balance_dirty_pages(), as far as the replay needs it. */
-static void balance_dirty(struct replay_ctx *c)
+/* Write back page @index if it is still dirty. */
+static void writeback_one(struct replay_ctx *c, unsigned long index)
 {
-	unsigned long dirty = node_page_state_snapshot(NODE_DATA(0), NR_FILE_DIRTY);
+	struct folio *folio = filemap_get_folio(c->file, index);
 
-	if (dirty <= c->dirty_bg) {
-		c->bg_woken = false;
+	if (!folio)
 		return;
+	if (folio_test_dirty(folio)) {
+		folio_lock(folio);
+		if (READ_ONCE(folio->mapping) == c->file && folio_test_dirty(folio)) {
+			folio_write_one(folio);
+			c->r->written_back++;
+		} else {
+			folio_unlock(folio);
+		}
 	}
-	if (!c->bg_woken) {
-		wakeup_flusher_threads();
-		c->bg_woken = true;
+	folio_put(folio);
+}
+
+/* The oldest dirtied pages, until no more than @keep are left. */
+static void writeback_oldest(struct replay_ctx *c, size_t keep)
+{
+	while (c->dirty_len > keep) {
+		writeback_one(c, c->dirty[c->dirty_head]);
+		c->dirty_head = (c->dirty_head + 1) % c->dirty_cap;
+		c->dirty_len--;
 	}
-	if (dirty > c->dirty_max) {
-		wakeup_flusher_threads();
-		wb_flusher_wait_idle();
-		c->r->throttled++;
+}
+
+static int dirty_push(struct replay_ctx *c, unsigned long index)
+{
+	if (c->dirty_len == c->dirty_cap) {
+		size_t cap = c->dirty_cap ? c->dirty_cap * 2 : 1024, i;
+		unsigned long *d = malloc(cap * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		for (i = 0; i < c->dirty_len; i++)
+			d[i] = c->dirty[(c->dirty_head + i) % c->dirty_cap];
+		free(c->dirty);
+		c->dirty = d;
+		c->dirty_cap = cap;
+		c->dirty_head = 0;
 	}
+	c->dirty[(c->dirty_head + c->dirty_len++) % c->dirty_cap] = index;
+	return 0;
 }
 
 /* One page of a request in fd mode: 1 if it missed, 0 on a hit, -errno. */
 static int fd_page(struct replay_ctx *c, unsigned long index, bool write)
 {
 	struct folio *folio = filemap_get_folio(c->file, index);
-	int tries = THROTTLE_RETRIES, err;
+	bool was_dirty = false;
+	int err;
 
 	if (folio && !write) {
 		folio_mark_accessed(folio);
 		folio_put(folio);
 		return 0;
 	}
-	if (folio)
+	if (folio) {
+		was_dirty = folio_test_dirty(folio);
 		folio_put(folio);
-	for (;;) {
+	}
+	err = write ? file_write_page(c->file, index, c->memcg, NULL) :
+		      file_read_page(c->file, index, c->memcg, NULL);
+	if (err == -ENOMEM && c->dirty_len) {
+		/* only dirty pages left to reclaim: write them all, retry */
+		writeback_oldest(c, 0);
+		c->r->throttled++;
 		err = write ? file_write_page(c->file, index, c->memcg, NULL) :
 			      file_read_page(c->file, index, c->memcg, NULL);
-		if (err != -ENOMEM || !c->t->has_writes || !tries--)
-			break;
-		/* only dirty pages left to reclaim: wait for their writeback */
-		wakeup_flusher_threads();
-		wb_flusher_wait_idle();
-		c->r->throttled++;
 	}
 	if (err)
 		return err;
-	if (write)
-		balance_dirty(c);
+	if (write && !was_dirty) {
+		if (dirty_push(c, index))
+			return -ENOMEM;
+		if (c->dirty_len > c->dirty_bg)
+			writeback_oldest(c, c->dirty_bg);
+	}
 	return !folio;
 }
 
@@ -257,15 +296,14 @@ int replay_linux_run(const struct replay_trace *t, enum replay_mode mode,
 	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
 	struct replay_ctx c = { .t = t, .r = r };
 	unsigned long span = 1UL << MAX_PAGE_ORDER;
-	bool writes = t->has_writes && mode == REPLAY_MODE_FD, swap = false;
+	bool swap = false;
 	const char *what = NULL;
 	int err;
 
 	memset(r, 0, sizeof(*r));
 	r->memory_max = max_pages;
 	r->c.size = max_pages;
-	/* one CPU replays; a second one runs the flusher when there are writes */
-	cfg.nr_cpus = writes ? 2 : 1;
+	cfg.nr_cpus = 1;
 	cfg.node_pages = (max_pages + 4096 + span - 1) / span * span;
 	cfg.lockstat = true;
 	cfg.memcg_flush_ms = 0;
@@ -288,12 +326,7 @@ int replay_linux_run(const struct replay_trace *t, enum replay_mode mode,
 		what = "the memcg";
 		goto out;
 	}
-	c.dirty_bg = max_t(unsigned long, max_pages / 10, 1);
-	c.dirty_max = max_t(unsigned long, max_pages / 5, 1);
-	if (writes && wb_flusher_run(1)) {
-		what = "the flusher";
-		goto out;
-	}
+	c.dirty_bg = (unsigned long)max_pages / 10;
 	if (cpu_enter(0, false)) {
 		what = "model CPU 0";
 		goto out;
@@ -308,8 +341,7 @@ int replay_linux_run(const struct replay_trace *t, enum replay_mode mode,
 	}
 	err = replay_loop(&c);
 	cpu_exit();
-	if (writes)
-		wb_flusher_stop();
+	free(c.dirty);
 	/* with the cache full, then after the teardown */
 	r->invariant_violations = lrulab_check_invariants(true, stderr);
 	if (locks)

@@ -56,7 +56,7 @@ void replay_print_header(const struct replay_cmd *c, FILE *f)
 			c->mode == REPLAY_MODE_FD ? "fd" : "mmap",
 			t->objects ? " (one page per object)" : " rounded down to pages",
 			t->has_writes ? (c->mode == REPLAY_MODE_FD ?
-					 "writes dirty pages, the flusher writes them back" :
+					 "writes dirty pages, written back oldest first above 10% of memory.max" :
 					 "writes dirty the PTEs") : "reads only");
 }
 
@@ -142,7 +142,8 @@ void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FI
 		fprintf(f, " pswpin=%llu pswpout=%llu", (unsigned long long)k->pswpin,
 			(unsigned long long)k->pswpout);
 	if (c->t.has_writes && file)
-		fprintf(f, " throttled=%llu", (unsigned long long)k->throttled);
+		fprintf(f, " written_back=%llu throttled=%llu", (unsigned long long)k->written_back,
+			(unsigned long long)k->throttled);
 	fprintf(f, " resident_avg=%.0f resident_max=%llu\n", k->resident_avg,
 		(unsigned long long)k->resident_max);
 	if (r->locks)
@@ -190,6 +191,7 @@ json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 	J("pgrotated", k->pgrotated);
 	J("pswpin", k->pswpin);
 	J("pswpout", k->pswpout);
+	J("written_back", k->written_back);
 	J("throttled", k->throttled);
 	J("resident_max", k->resident_max);
 	J("invariant_violations", k->invariant_violations);

@@ -379,9 +379,12 @@ static void test_malformed(void **state)
 	expect_err("d.csv", REPLAY_CSV, CSV_T, "line 1: time 't1' is not a number");
 	write_text("e.csv", "1,5,3,delete\n");
 	expect_err("e.csv", REPLAY_CSV, CSV_T, "line 1: operation 'delete' is not a read or a write");
-	write_text("f.csv", "1,18446744073709551616,3,get\n");
+	write_text("f.csv", "1,5,3,get\n1,18446744073709551616,3,get\n");
 	expect_err("f.csv", REPLAY_CSV, CSV_T,
-		   "line 1: object id '18446744073709551616' is not an unsigned decimal number (obj-id-is-num=false hashes other ids)");
+		   "line 2: object id '18446744073709551616' is not an unsigned decimal number (obj-id-is-num=false hashes other ids)");
+	write_text("g.csv", "time,id,size,op\n1,5,3,get\n");
+	expect_err("g.csv", REPLAY_CSV, CSV_T,
+		   "line 1: object id 'id' is not an unsigned decimal number (a header line? -t has-header=true)");
 
 	write_text("a.txt", "1\n\n2\n");
 	expect_err("a.txt", REPLAY_TXT, NULL, "line 2: empty line");
@@ -716,7 +719,10 @@ static void test_classic_hot_set(void **state)
 	replay_trace_free(&t);
 }
 
-/* Writes dirty the pages; the flusher cleans them so that reclaim can free them. */
+/*
+ * Writes dirty the pages; the replay's writeback cleans the oldest above
+ * a tenth of memory.max, so that reclaim finds clean pages to free.
+ */
 static void test_classic_writes(void **state)
 {
 	enum { PAGES = 512 };
@@ -735,6 +741,9 @@ static void test_classic_writes(void **state)
 	linux_run(&t, REPLAY_MODE_FD, PAGES / 4, &r);
 	assert_int_equal(r.c.misses, PAGES * 3);
 	assert_true(r.pgsteal >= PAGES * 3 - PAGES / 4);
+	/* every written page but the last tenth of memory.max was written back */
+	assert_int_equal(r.written_back, PAGES * 3 / 2 - PAGES / 4 / 10);
+	assert_int_equal(r.throttled, 0);
 	replay_trace_free(&t);
 }
 

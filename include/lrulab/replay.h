@@ -152,7 +152,8 @@ struct replay_linux_result {
 	uint64_t restore[2];
 	uint64_t pgscan, pgsteal, pgactivate, pgdeactivate, pgrefill, pgrotated;
 	uint64_t pswpin, pswpout;
-	uint64_t throttled;		/* waits for writeback (see replay/linux.c) */
+	uint64_t written_back;		/* pages the replay's writeback wrote */
+	uint64_t throttled;		/* charges retried after writing back everything */
 	double resident_avg;
 	uint64_t resident_max;
 	double seconds;			/* the replay loop alone */
