@@ -327,9 +327,11 @@ static int run_classic(struct replay_cmd *c, int first)
 		free(pfd);
 		return -1;
 	}
-	while (next < c->nr_runs || active) {
-		for (i = 0; i < c->jobs && next < c->nr_runs; i++) {
-			if (ch[i].pid)
+	for (;;) {
+		for (i = 0; i < c->jobs; i++) {
+			while (next < c->nr_runs && c->runs[next].skipped)
+				next++;
+			if (ch[i].pid || next == c->nr_runs)
 				continue;
 			if (child_start(c, next, &ch[i])) {
 				fprintf(stderr, REPLAY_PROG ": cannot start a replay process: %s\n",
@@ -339,12 +341,18 @@ static int run_classic(struct replay_cmd *c, int first)
 			next++;
 			active++;
 		}
+		if (!active)
+			break;
 		for (i = 0; i < c->jobs; i++) {
 			pfd[i].fd = ch[i].pid ? ch[i].fd : -1;
 			pfd[i].events = POLLIN;
 		}
-		if (poll(pfd, (nfds_t)c->jobs, -1) < 0 && errno != EINTR)
-			break;
+		if (poll(pfd, (nfds_t)c->jobs, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, REPLAY_PROG ": poll: %s\n", strerror(errno));
+			exit(1);
+		}
 		for (i = 0; i < c->jobs; i++) {
 			int ret;
 
@@ -423,6 +431,7 @@ int cmd_replay(int argc, char **argv)
 			if (classic_pages(&c, c.sizes[i], &r->k.memory_max))
 				return 2;
 			r->c.size = c.sizes[i];
+			r->skipped = r->k.memory_max < REPLAY_MIN_PAGES;
 		}
 		c.nr_runs = n;
 		if (run_classic(&c, first))

@@ -102,6 +102,12 @@ void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FI
 	double bmr = ratio(r->c.miss_bytes, r->c.bytes);
 	int file = c->mode == REPLAY_MODE_FD;
 
+	if (r->skipped) {
+		fprintf(f, "%s %s cache size %llu: not replayed: memory.max %llu pages is below %d, one per-CPU LRU batch, which reclaim cannot see\n",
+			c->trace_path, replay_cache_name(r->lru), (unsigned long long)r->c.size,
+			(unsigned long long)k->memory_max, REPLAY_MIN_PAGES);
+		return;
+	}
 	if (c->nr_sizes == 1) {
 		char s[32];
 
@@ -161,6 +167,11 @@ json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 	json_object_set_new(j, "cache", json_string(replay_cache_name(r->lru)));
 	json_object_set_new(j, "size", json_integer((json_int_t)r->c.size));
 	json_object_set_new(j, "size_unit", json_string(c->t.objects ? "objects" : "bytes"));
+	if (r->skipped) {
+		json_object_set_new(j, "memory_max_pages", json_integer((json_int_t)k->memory_max));
+		json_object_set_new(j, "skipped", json_string("memory.max below one per-CPU LRU batch"));
+		return j;
+	}
 	json_object_set_new(j, "requests", json_integer((json_int_t)r->c.requests));
 	json_object_set_new(j, "misses", json_integer((json_int_t)r->c.misses));
 	json_object_set_new(j, "miss_ratio", json_real(ratio(r->c.misses, r->c.requests)));
@@ -172,6 +183,7 @@ json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 	json_object_set_new(j, "working_set", json_integer((json_int_t)c->t.wss));
 	if (r->lru == REPLAY_EXACT)
 		return j;
+
 	json_object_set_new(j, "mode", json_string(c->mode == REPLAY_MODE_FD ? "fd" : "mmap"));
 	json_object_set_new(j, "memory_max_pages", json_integer((json_int_t)k->memory_max));
 	json_object_set_new(j, "page_accesses", json_integer((json_int_t)k->page_accesses));
@@ -235,7 +247,7 @@ int replay_plot(const struct replay_cmd *c)
 		for (i = 0; i < c->nr_runs; i++) {
 			const struct replay_run *r = &c->runs[i];
 
-			if (r->lru == lrus[l] && !r->failed)
+			if (r->lru == lrus[l] && !r->failed && !r->skipped)
 				fprintf(f, "%llu %.6f %.6f\n", (unsigned long long)r->c.size,
 					ratio(r->c.misses, r->c.requests),
 					ratio(r->c.miss_bytes, r->c.bytes));

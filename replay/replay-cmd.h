@@ -7,8 +7,17 @@
 #include <jansson.h>
 
 #include <lrulab/replay.h>
+#include <lrulab/swap.h>
 
 #define REPLAY_PROG "lrulab replay"
+
+/*
+ * The smallest memory.max the kernel model replays.  Folios waiting in a
+ * CPU's lru_add batch (FOLIO_BATCH_SIZE, 31) are not on the LRU yet, so
+ * get_scan_count() sees nothing to scan and nothing drains the batch:
+ * below one batch the first eviction fails and the memcg OOMs.
+ */
+#define REPLAY_MIN_PAGES (FOLIO_BATCH_SIZE + 1)
 
 /* One curve: the exact LRU, or the kernel's classic LRU in one mode. */
 enum replay_lru { REPLAY_EXACT, REPLAY_CLASSIC };
@@ -18,6 +27,7 @@ struct replay_run {
 	struct replay_counts c;
 	double seconds;			/* of the replay (exact: the pass that gave every size) */
 	bool failed;
+	bool skipped;			/* classic below REPLAY_MIN_PAGES: not replayed */
 	struct replay_linux_result k;	/* classic only */
 	char *locks;			/* classic with --locks: the lock table */
 };

@@ -77,7 +77,7 @@ good 'misses=91657' "$D/cloudPhysicsIO.csv.zst" csv --ignore-obj-size 1 --sizes 
 good 'lru cache size      489, 113872 req, miss ratio 0.8380, byte miss ratio 0.8380' \
 	"$T" txt --policy lru
 # the kernel model, both modes, in parallel processes, JSON and a plot
-good 'linux-classic cache size        2, 3 req, miss ratio 0.6667' "$tmp/ok.txt" txt --sizes 2,3
+good 'lru cache size        2, 3 req, miss ratio 0.6667' "$tmp/ok.txt" txt --sizes 2,3
 good '"lru":"classic"' "$T" txt -n 5000 --sizes 0.1,0.5 --json --jobs 2
 good 'pswpin=' "$T" txt -n 5000 --sizes 100 --mode mmap --lru classic
 good 'lru_lock' "$T" txt -n 2000 --sizes 100 --lru classic --locks
@@ -86,6 +86,8 @@ if [ ! -s "$tmp/mrc.png" ] || [ ! -s "$tmp/mrc.dat" ] || [ ! -s "$tmp/mrc.gp" ];
 	echo "FAIL: --plot wrote no $tmp/mrc.png (or its .dat, .gp)"
 	fails=$((fails + 1))
 fi
+good 'linux-classic cache size 5: not replayed: memory.max 5 pages is below 32' \
+	"$tmp/ok.txt" txt --sizes 5 --lru classic
 good 'usage: lrulab replay' --help
 
 if [ "$fails" -ne 0 ]; then
