@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -64,11 +65,16 @@ static void usage(FILE *f)
 		"  curves (gnuplot; FILE.dat and FILE.gp beside it).\n");
 }
 
-static int bad(const char *fmt, const char *a, const char *b)
+/* One error line; the exit status of bad input. */
+static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
 	fprintf(stderr, REPLAY_PROG ": ");
-	fprintf(stderr, fmt, a, b);
+	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n");
+	va_end(ap);
 	return 2;
 }
 
@@ -78,7 +84,7 @@ static int parse_list(const char *opt, const char *arg, bool *exact, bool *class
 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	if (!*arg)
-		return bad("%s: empty%s", opt, "");
+		return bad("%s: empty", opt);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(opt, "--lru")) {
 			if (!strcasecmp(tok, "classic")) {
@@ -86,15 +92,14 @@ static int parse_list(const char *opt, const char *arg, bool *exact, bool *class
 				continue;
 			}
 			if (!strcasecmp(tok, "mglru"))
-				return bad("--lru mglru: the multi-gen LRU is not built yet (only classic)%s%s",
-					   "", "");
-			return bad("--lru: unknown LRU '%s' (classic)%s", tok, "");
+				return bad("--lru mglru: the multi-gen LRU is not built yet (only classic)");
+			return bad("--lru: unknown LRU '%s' (classic)", tok);
 		}
 		if (!strcasecmp(tok, "lru")) {
 			*exact = true;
 			continue;
 		}
-		return bad("--policy: '%s' is not built (only lru, the exact LRU)%s", tok, "");
+		return bad("--policy: '%s' is not built (only lru, the exact LRU)", tok);
 	}
 	return 0;
 }
@@ -139,7 +144,7 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 			else if (!strcmp(optarg, "0") || !strcasecmp(optarg, "false"))
 				c->lo.ignore_obj_size = false;
 			else
-				return bad("--ignore-obj-size: '%s' is not 0 or 1%s", optarg, "");
+				return bad("--ignore-obj-size: '%s' is not 0 or 1", optarg);
 			break;
 		case 'L':
 		case 'P':
@@ -153,7 +158,7 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 			else if (!strcmp(optarg, "mmap"))
 				c->mode = REPLAY_MODE_MMAP;
 			else
-				return bad("--mode: '%s' is not fd or mmap%s", optarg, "");
+				return bad("--mode: '%s' is not fd or mmap", optarg);
 			break;
 		case 'n':
 			if (parse_long(REPLAY_PROG, "--num-req", optarg, 1, LONG_MAX, &v))
@@ -173,22 +178,22 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 			break;
 		case 'p':
 			if (!*optarg)
-				return bad("--plot: no file name%s%s", "", "");
+				return bad("--plot: no file name");
 			c->plot = optarg;
 			break;
 		case 'h':
 			usage(stdout);
 			return 1;
 		case ':':
-			return bad("%s needs a value%s", argv[optind - 1], "");
+			return bad("%s needs a value", argv[optind - 1]);
 		default:
-			return bad("unknown option '%s' (try --help)%s", argv[optind - 1], "");
+			return bad("unknown option '%s' (try --help)", argv[optind - 1]);
 		}
 	}
 	if (argc - optind < 2)
-		return bad("needs TRACE and TYPE (try --help)%s%s", "", "");
+		return bad("needs TRACE and TYPE (try --help)");
 	if (argc - optind > 2)
-		return bad("unexpected argument '%s'%s", argv[optind + 2], "");
+		return bad("unexpected argument '%s'", argv[optind + 2]);
 	c->trace_path = argv[optind];
 	c->type_name = argv[optind + 1];
 	if (!c->exact && !c->classic)
@@ -197,9 +202,9 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 	if (replay_type_parse(c->type_name, &c->lo.type, err, sizeof(err)) ||
 	    replay_params_parse(params ? params : "", c->lo.type, &c->lo.params, err,
 				sizeof(err)))
-		return bad("%s%s", err, "");
+		return bad("%s", err);
 	if (c->lo.type == REPLAY_CSV && !params)
-		return bad("csv traces need -t with obj-id-col=N%s%s", "", "");
+		return bad("csv traces need -t with obj-id-col=N");
 	c->type_name = replay_type_name(c->lo.type);
 	/* sizes need the trace's working set: parsed after the load */
 	c->sizes_arg = sizes;
@@ -372,6 +377,43 @@ static int run_classic(struct replay_cmd *c, int first)
 	return 0;
 }
 
+/*
+ * In object mode one pass gives every size, and each size's rate is that
+ * pass's; in bytes mode each size is its own simulation and timed alone.
+ */
+static int run_exact(struct replay_cmd *c, int *n)
+{
+	struct replay_counts *out = calloc((size_t)c->nr_sizes, sizeof(*out));
+	double t0 = now_sec(), secs;
+	int i;
+
+	if (!out)
+		return -1;
+	if (c->t.objects) {
+		if (lru_exact_stack(&c->t, c->sizes, c->nr_sizes, out)) {
+			free(out);
+			return -1;
+		}
+		secs = now_sec() - t0;
+		for (i = 0; i < c->nr_sizes; i++)
+			c->runs[(*n)++] = (struct replay_run){ .lru = REPLAY_EXACT, .c = out[i],
+							       .seconds = secs };
+		free(out);
+		return 0;
+	}
+	for (i = 0; i < c->nr_sizes; i++) {
+		t0 = now_sec();
+		if (lru_exact_sim(&c->t, c->sizes[i], &out[i])) {
+			free(out);
+			return -1;
+		}
+		c->runs[(*n)++] = (struct replay_run){ .lru = REPLAY_EXACT, .c = out[i],
+						       .seconds = now_sec() - t0 };
+	}
+	free(out);
+	return 0;
+}
+
 /* memory.max for size @s: objects are pages; bytes are rounded down to pages. */
 static int classic_pages(const struct replay_cmd *c, uint64_t s, uint64_t *pages)
 {
@@ -397,30 +439,19 @@ int cmd_replay(int argc, char **argv)
 	t0 = now_sec();
 	if (replay_trace_load(c.trace_path, &c.lo, &c.t, err, sizeof(err))) {
 		replay_trace_free(&c.t);
-		return bad("%s%s", err, "");
+		return bad("%s", err);
 	}
 	c.load_seconds = now_sec() - t0;
 	c.nr_sizes = replay_sizes_parse(c.sizes_arg, &c.t, c.sizes, err, sizeof(err));
 	if (c.nr_sizes < 0) {
 		replay_trace_free(&c.t);
-		return bad("%s%s", err, "");
+		return bad("%s", err);
 	}
 	c.runs = calloc((size_t)c.nr_sizes * 2, sizeof(*c.runs));
 	if (!c.runs)
-		return bad("out of memory%s%s", "", "");
-	if (c.exact) {
-		struct replay_counts *out = calloc((size_t)c.nr_sizes, sizeof(*out));
-		double secs;
-
-		t0 = now_sec();
-		if (!out || lru_exact_run(&c.t, c.sizes, c.nr_sizes, out))
-			return bad("out of memory%s%s", "", "");
-		secs = now_sec() - t0;
-		for (i = 0; i < c.nr_sizes; i++)
-			c.runs[n++] = (struct replay_run){ .lru = REPLAY_EXACT, .c = out[i],
-							   .seconds = secs };
-		free(out);
-	}
+		return bad("out of memory");
+	if (c.exact && run_exact(&c, &n))
+		return bad("out of memory");
 	if (c.classic) {
 		int first = n;
 
@@ -435,7 +466,7 @@ int cmd_replay(int argc, char **argv)
 		}
 		c.nr_runs = n;
 		if (run_classic(&c, first))
-			return bad("cannot run the kernel model: %s%s", strerror(errno), "");
+			return bad("cannot run the kernel model: %s", strerror(errno));
 		/* the child reports memory.max as the size: give back the asked one */
 		for (i = first; i < n; i++)
 			c.runs[i].c.size = c.sizes[i - first];

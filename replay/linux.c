@@ -354,8 +354,6 @@ int replay_linux_run(const struct replay_trace *t, enum replay_mode mode,
 	if (r->invariant_violations && !r->error[0])
 		snprintf(r->error, sizeof(r->error), "%d invariant violations",
 			 r->invariant_violations);
-	if (!err && !r->invariant_violations)
-		r->error[0] = '\0';
 	err = r->error[0] ? -1 : 0;
 	what = NULL;
 	goto done;

@@ -463,9 +463,8 @@ static int field_id(struct replay_stream *s, uint64_t ln, const struct replay_pa
 }
 
 static int read_csv_line(struct replay_stream *s, uint64_t ln, char *line, size_t len,
-			 const struct replay_params *p, struct replay_sink *k)
+			 const struct replay_params *p, struct fields *f, struct replay_sink *k)
 {
-	static struct fields f;
 	unsigned int need = p->obj_id_col;
 	uint64_t id, size = 1;
 	bool write = false;
@@ -476,25 +475,25 @@ static int read_csv_line(struct replay_stream *s, uint64_t ln, char *line, size_
 		need = p->time_col;
 	if (p->op_col > need)
 		need = p->op_col;
-	split(line, len, p->delimiter, &f);
-	if (f.nr < need)
-		return line_err(s, ln, "%u fields, column %u is needed", f.nr, need);
-	if (field_id(s, ln, p, !p->has_header, "object id", f.p[p->obj_id_col - 1],
-		     f.n[p->obj_id_col - 1], &id))
+	split(line, len, p->delimiter, f);
+	if (f->nr < need)
+		return line_err(s, ln, "%u fields, column %u is needed", f->nr, need);
+	if (field_id(s, ln, p, !p->has_header, "object id", f->p[p->obj_id_col - 1],
+		     f->n[p->obj_id_col - 1], &id))
 		return -1;
 	if (p->obj_size_col &&
-	    !parse_u64(f.p[p->obj_size_col - 1], f.n[p->obj_size_col - 1], &size))
+	    !parse_u64(f->p[p->obj_size_col - 1], f->n[p->obj_size_col - 1], &size))
 		return line_err(s, ln, "object size '%.*s' is not an unsigned decimal number",
-				(int)(f.n[p->obj_size_col - 1] > 40 ? 40 : f.n[p->obj_size_col - 1]),
-				f.p[p->obj_size_col - 1]);
-	if (p->time_col && !valid_time(f.p[p->time_col - 1], f.n[p->time_col - 1]))
+				(int)(f->n[p->obj_size_col - 1] > 40 ? 40 : f->n[p->obj_size_col - 1]),
+				f->p[p->obj_size_col - 1]);
+	if (p->time_col && !valid_time(f->p[p->time_col - 1], f->n[p->time_col - 1]))
 		return line_err(s, ln, "time '%.*s' is not a number",
-				(int)(f.n[p->time_col - 1] > 40 ? 40 : f.n[p->time_col - 1]),
-				f.p[p->time_col - 1]);
-	if (p->op_col && parse_op(f.p[p->op_col - 1], f.n[p->op_col - 1], &write))
+				(int)(f->n[p->time_col - 1] > 40 ? 40 : f->n[p->time_col - 1]),
+				f->p[p->time_col - 1]);
+	if (p->op_col && parse_op(f->p[p->op_col - 1], f->n[p->op_col - 1], &write))
 		return line_err(s, ln, "operation '%.*s' is not a read or a write",
-				(int)(f.n[p->op_col - 1] > 40 ? 40 : f.n[p->op_col - 1]),
-				f.p[p->op_col - 1]);
+				(int)(f->n[p->op_col - 1] > 40 ? 40 : f->n[p->op_col - 1]),
+				f->p[p->op_col - 1]);
 	return replay_emit(k, id, size, write);
 }
 
@@ -556,31 +555,30 @@ static int read_lackey_line(struct replay_stream *s, uint64_t ln, char *line, si
 
 /* lrulab's page trace: "vtime,page,op", op L, S or M; vtimes increase. */
 static int read_page_line(struct replay_stream *s, uint64_t ln, char *line, size_t len,
-			  uint64_t *vtime, struct replay_sink *k)
+			  uint64_t *vtime, struct fields *f, struct replay_sink *k)
 {
-	static struct fields f;
 	uint64_t v, page;
 
 	if (ln == 1 && len == 13 && !memcmp(line, "vtime,page,op", 13))
 		return 0;
-	split(line, len, ',', &f);
-	if (f.nr != 3)
-		return line_err(s, ln, "%u fields, a page record has 3 (vtime,page,op)", f.nr);
-	if (!parse_u64(f.p[0], f.n[0], &v))
+	split(line, len, ',', f);
+	if (f->nr != 3)
+		return line_err(s, ln, "%u fields, a page record has 3 (vtime,page,op)", f->nr);
+	if (!parse_u64(f->p[0], f->n[0], &v))
 		return line_err(s, ln, "vtime '%.*s' is not an unsigned decimal number",
-				(int)(f.n[0] > 40 ? 40 : f.n[0]), f.p[0]);
+				(int)(f->n[0] > 40 ? 40 : f->n[0]), f->p[0]);
 	if (*vtime != UINT64_MAX && v <= *vtime)
 		return line_err(s, ln, "vtime %llu is not after the previous record's %llu",
 				(unsigned long long)v, (unsigned long long)*vtime);
 	*vtime = v;
-	if (!(f.n[1] > 2 && f.p[1][0] == '0' && (f.p[1][1] == 'x' || f.p[1][1] == 'X') ?
-	      parse_hex(f.p[1] + 2, f.n[1] - 2, &page) : parse_u64(f.p[1], f.n[1], &page)))
+	if (!(f->n[1] > 2 && f->p[1][0] == '0' && (f->p[1][1] == 'x' || f->p[1][1] == 'X') ?
+	      parse_hex(f->p[1] + 2, f->n[1] - 2, &page) : parse_u64(f->p[1], f->n[1], &page)))
 		return line_err(s, ln, "page '%.*s' is not a number",
-				(int)(f.n[1] > 40 ? 40 : f.n[1]), f.p[1]);
-	if (f.n[2] != 1 || !strchr("LSM", f.p[2][0]))
+				(int)(f->n[1] > 40 ? 40 : f->n[1]), f->p[1]);
+	if (f->n[2] != 1 || !strchr("LSM", f->p[2][0]))
 		return line_err(s, ln, "op '%.*s' is not L, S or M",
-				(int)(f.n[2] > 40 ? 40 : f.n[2]), f.p[2]);
-	return replay_emit(k, page, 1, f.p[2][0] != 'L');
+				(int)(f->n[2] > 40 ? 40 : f->n[2]), f->p[2]);
+	return replay_emit(k, page, 1, f->p[2][0] != 'L');
 }
 
 static int read_text(struct replay_stream *s, const struct replay_load_opts *o,
@@ -588,10 +586,13 @@ static int read_text(struct replay_stream *s, const struct replay_load_opts *o,
 {
 	const struct replay_params *p = &o->params;
 	uint64_t ln = 0, vtime = UINT64_MAX;
+	struct fields *f = malloc(sizeof(*f));
 	size_t len;
 	char *line;
 	int ret = 0;
 
+	if (!f)
+		return replay_err(s->err, s->errlen, "%s: out of memory", s->path);
 	/*
 	 * A last line without its newline is read as any other
 	 * (cloudPhysicsIO.txt ends so); cut inside its last field, it cannot
@@ -603,7 +604,7 @@ static int read_text(struct replay_stream *s, const struct replay_load_opts *o,
 			continue;
 		switch (o->type) {
 		case REPLAY_CSV:
-			ret = read_csv_line(s, ln, line, len, p, k);
+			ret = read_csv_line(s, ln, line, len, p, f, k);
 			break;
 		case REPLAY_TXT:
 			ret = read_txt_line(s, ln, line, len, p, k);
@@ -612,15 +613,16 @@ static int read_text(struct replay_stream *s, const struct replay_load_opts *o,
 			ret = read_lackey_line(s, ln, line, len, k, t);
 			break;
 		default:
-			ret = read_page_line(s, ln, line, len, &vtime, k);
+			ret = read_page_line(s, ln, line, len, &vtime, f, k);
 			break;
 		}
 		if (ret > 0)
-			return line_err(s, ln, "out of memory");
+			ret = line_err(s, ln, "out of memory");
 		if (ret)
-			return -1;
+			break;
 		t->nr_records = ln;
 	}
+	free(f);
 	return ret < 0 ? -1 : 0;
 }
 
