@@ -273,7 +273,8 @@ int replay_plot(const struct replay_cmd *c)
 		   "set yrange [0:1]\n"
 		   "set grid\n"
 		   "set key bottom left\n",
-		c->plot, c->trace_path, c->type_name, c->t.objects ? "objects" : "bytes");
+		c->plot, strrchr(c->trace_path, '/') ? strrchr(c->trace_path, '/') + 1 : c->trace_path,
+		c->type_name, c->t.objects ? "objects" : "bytes");
 	for (l = 0; l < 2; l++) {
 		if ((lrus[l] == REPLAY_EXACT && !c->exact) || (lrus[l] == REPLAY_CLASSIC && !c->classic))
 			continue;
