@@ -304,7 +304,9 @@ int replay_linux_run(const struct replay_trace *t, enum replay_mode mode,
 	r->memory_max = max_pages;
 	r->c.size = max_pages;
 	cfg.nr_cpus = 1;
-	cfg.node_pages = (max_pages + 4096 + span - 1) / span * span;
+	/* the limit plus headroom, but never more than the trace can fill */
+	cfg.node_pages = ((max_pages < t->total_pages ? max_pages : t->total_pages) + 4096 +
+			  span - 1) / span * span;
 	cfg.lockstat = true;
 	cfg.memcg_flush_ms = 0;
 	lrulab_switches_clear();

@@ -322,6 +322,8 @@ static inline uint64_t get_u64(const unsigned char *p)
 }
 
 #define LCS_MAGIC	0x123456789abcdef0ULL
+/* Larger objects are not in any trace: a corrupt field, and pages would overflow. */
+#define MAX_OBJ_SIZE	(1ULL << 40)
 #define LCS_HEADER	8192
 
 /*
@@ -397,6 +399,10 @@ static int read_binary(struct replay_stream *s, const struct replay_load_opts *o
 			size = (uint64_t)ssize;
 			next = (int64_t)get_u64(rec + 28);
 		}
+		if (size > MAX_OBJ_SIZE)
+			return replay_err(s->err, s->errlen,
+					  "%s: record %llu: object size %llu is over 1 TiB", s->path,
+					  (unsigned long long)n, (unsigned long long)size);
 		if (check_next(s, n, next))
 			return -1;
 		t->nr_records = n;
@@ -441,6 +447,20 @@ static void split(char *line, size_t len, char delim, struct fields *f)
 	}
 }
 
+/* A field as an error line shows it: at most 40 bytes, unprintable ones as '?'. */
+static const char *shown(const char *p, size_t n)
+{
+	static char buf[44];
+	size_t i;
+
+	if (n > 40)
+		n = 40;
+	for (i = 0; i < n; i++)
+		buf[i] = isprint((unsigned char)p[i]) ? p[i] : '?';
+	buf[n] = '\0';
+	return buf;
+}
+
 #define line_err(s, ln, fmt, ...) \
 	replay_err((s)->err, (s)->errlen, "%s: line %llu: " fmt, (s)->path, \
 		   (unsigned long long)(ln), ##__VA_ARGS__)
@@ -455,8 +475,8 @@ static int field_id(struct replay_stream *s, uint64_t ln, const struct replay_pa
 		return 0;
 	}
 	if (!parse_u64(v, n, id))
-		return line_err(s, ln, "%s '%.*s' is not an unsigned decimal number (%s)", what,
-				(int)(n > 40 ? 40 : n), v,
+		return line_err(s, ln, "%s '%s' is not an unsigned decimal number (%s)", what,
+				shown(v, n),
 				ln == 1 && header_possible ? "a header line? -t has-header=true" :
 				"obj-id-is-num=false hashes other ids");
 	return 0;
@@ -483,17 +503,16 @@ static int read_csv_line(struct replay_stream *s, uint64_t ln, char *line, size_
 		return -1;
 	if (p->obj_size_col &&
 	    !parse_u64(f->p[p->obj_size_col - 1], f->n[p->obj_size_col - 1], &size))
-		return line_err(s, ln, "object size '%.*s' is not an unsigned decimal number",
-				(int)(f->n[p->obj_size_col - 1] > 40 ? 40 : f->n[p->obj_size_col - 1]),
-				f->p[p->obj_size_col - 1]);
+		return line_err(s, ln, "object size '%s' is not an unsigned decimal number",
+				shown(f->p[p->obj_size_col - 1], f->n[p->obj_size_col - 1]));
+	if (size > MAX_OBJ_SIZE)
+		return line_err(s, ln, "object size %llu is over 1 TiB", (unsigned long long)size);
 	if (p->time_col && !valid_time(f->p[p->time_col - 1], f->n[p->time_col - 1]))
-		return line_err(s, ln, "time '%.*s' is not a number",
-				(int)(f->n[p->time_col - 1] > 40 ? 40 : f->n[p->time_col - 1]),
-				f->p[p->time_col - 1]);
+		return line_err(s, ln, "time '%s' is not a number",
+				shown(f->p[p->time_col - 1], f->n[p->time_col - 1]));
 	if (p->op_col && parse_op(f->p[p->op_col - 1], f->n[p->op_col - 1], &write))
-		return line_err(s, ln, "operation '%.*s' is not a read or a write",
-				(int)(f->n[p->op_col - 1] > 40 ? 40 : f->n[p->op_col - 1]),
-				f->p[p->op_col - 1]);
+		return line_err(s, ln, "operation '%s' is not a read or a write",
+				shown(f->p[p->op_col - 1], f->n[p->op_col - 1]));
 	return replay_emit(k, id, size, write);
 }
 
@@ -565,19 +584,19 @@ static int read_page_line(struct replay_stream *s, uint64_t ln, char *line, size
 	if (f->nr != 3)
 		return line_err(s, ln, "%u fields, a page record has 3 (vtime,page,op)", f->nr);
 	if (!parse_u64(f->p[0], f->n[0], &v))
-		return line_err(s, ln, "vtime '%.*s' is not an unsigned decimal number",
-				(int)(f->n[0] > 40 ? 40 : f->n[0]), f->p[0]);
+		return line_err(s, ln, "vtime '%s' is not an unsigned decimal number",
+				shown(f->p[0], f->n[0]));
 	if (*vtime != UINT64_MAX && v <= *vtime)
 		return line_err(s, ln, "vtime %llu is not after the previous record's %llu",
 				(unsigned long long)v, (unsigned long long)*vtime);
 	*vtime = v;
 	if (!(f->n[1] > 2 && f->p[1][0] == '0' && (f->p[1][1] == 'x' || f->p[1][1] == 'X') ?
 	      parse_hex(f->p[1] + 2, f->n[1] - 2, &page) : parse_u64(f->p[1], f->n[1], &page)))
-		return line_err(s, ln, "page '%.*s' is not a number",
-				(int)(f->n[1] > 40 ? 40 : f->n[1]), f->p[1]);
+		return line_err(s, ln, "page '%s' is not a number",
+				shown(f->p[1], f->n[1]));
 	if (f->n[2] != 1 || !strchr("LSM", f->p[2][0]))
-		return line_err(s, ln, "op '%.*s' is not L, S or M",
-				(int)(f->n[2] > 40 ? 40 : f->n[2]), f->p[2]);
+		return line_err(s, ln, "op '%s' is not L, S or M",
+				shown(f->p[2], f->n[2]));
 	return replay_emit(k, page, 1, f->p[2][0] != 'L');
 }
 

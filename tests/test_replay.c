@@ -348,6 +348,9 @@ static void test_malformed(void **state)
 	write_file("next.og", b, 24);
 	expect_err("next.og", REPLAY_ORACLE_GENERAL, NULL,
 		   "record 1: next_access_vtime 1 is not after this record");
+	put_og(b, 1, 1, 0, -1);
+	write_file("zero.og", b, 24);
+	expect_err("zero.og", REPLAY_ORACLE_GENERAL, NULL, "no requests in 1 records");
 	write_file("empty.og", b, 0);
 	expect_err("empty.og", REPLAY_ORACLE_GENERAL, NULL, "no requests in 0 records");
 	expect_err("missing.og", REPLAY_ORACLE_GENERAL, NULL, "No such file or directory");
@@ -365,6 +368,11 @@ static void test_malformed(void **state)
 	memset(b + 8192, 0xff, 36);
 	write_file("neg.lcs", b, 8192 + 36);
 	expect_err("neg.lcs", REPLAY_LCS, NULL, "record 1: negative object size -1");
+	memset(b + 8192, 0, 36);
+	b[8192 + 12 + 5] = 2;	/* 2 << 40 */
+	memset(b + 8192 + 28, 0xff, 8);
+	write_file("huge.lcs", b, 8192 + 36);
+	expect_err("huge.lcs", REPLAY_LCS, NULL, "record 1: object size 2199023255552 is over 1 TiB");
 
 #define CSV_T "obj-id-col=2, obj-size-col=3, time-col=1, op-col=4"
 	write_text("a.csv", "1,5,4096,get\n2,x5,4096,get\n");
@@ -375,6 +383,8 @@ static void test_malformed(void **state)
 	write_text("c.csv", "1,5,-3,get\n");
 	expect_err("c.csv", REPLAY_CSV, CSV_T,
 		   "line 1: object size '-3' is not an unsigned decimal number");
+	write_text("h.csv", "1,5,1099511627777,get\n");
+	expect_err("h.csv", REPLAY_CSV, CSV_T, "line 1: object size 1099511627777 is over 1 TiB");
 	write_text("d.csv", "t1,5,3,get\n");
 	expect_err("d.csv", REPLAY_CSV, CSV_T, "line 1: time 't1' is not a number");
 	write_text("e.csv", "1,5,3,delete\n");
@@ -388,6 +398,9 @@ static void test_malformed(void **state)
 
 	write_text("a.txt", "1\n\n2\n");
 	expect_err("a.txt", REPLAY_TXT, NULL, "line 2: empty line");
+	write_text("c.txt", "\x01" "7\tx\n");
+	expect_err("c.txt", REPLAY_TXT, NULL,
+		   "line 1: object id '?7?x' is not an unsigned decimal number (obj-id-is-num=false hashes other ids)");
 	write_text("b.txt", "1\n*\n");
 	expect_err("b.txt", REPLAY_TXT, NULL,
 		   "line 2: object id '*' is not an unsigned decimal number (obj-id-is-num=false hashes other ids)");
