@@ -6,7 +6,7 @@ VARIANT ?= release
 CC ?= gcc
 B := build/$(VARIANT)
 
-PKGS := liburcu-memb liburcu-cds ck jansson libzstd
+PKGS := liburcu-memb liburcu-cds ck jansson libzstd zlib
 DEPS_OK := $(shell pkg-config --exists $(PKGS) cmocka 2>/dev/null && echo yes)
 ifneq ($(DEPS_OK),yes)
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -35,7 +35,7 @@ LDFLAGS := -pthread $(filter -fsanitize=%,$(CFLAGS_$(VARIANT))) $(LDFLAGS_$(VARI
 LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 TEST_LDLIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
-LIB_SRC := $(wildcard lib/*.c mm/*.c bench/*.c)
+LIB_SRC := $(wildcard lib/*.c mm/*.c bench/*.c replay/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 LIB := $(B)/liblrulab.a
 TOOL := $(B)/lrulab
@@ -81,6 +81,7 @@ check-unit: $(TESTS) $(STRESS) $(TOOL)
 		echo "== $$t"; $$t; done
 	@./tests/cli.sh $(TOOL)
 	@./tests/bench_cli.sh $(TOOL)
+	@./tests/replay_cli.sh $(TOOL)
 	@echo "unit tests: all passed"
 
 # In the pn-cold-pairing build: the layout test and the memcg test, whose

@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="build-essential pkg-config liburcu-dev libck-dev libcmocka-dev \
-libjansson-dev libzstd-dev gnuplot-nox"
+libjansson-dev libzstd-dev zlib1g-dev gnuplot-nox"
 
 missing=""
 for p in $PKGS; do

@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "ab", cmd_ab, "two configurations alternated in fresh processes: medians, B/A with 95% CI" },
 	{ "repro", cmd_repro, "the seed mails' tables (s0, s1, s3, s4) at this machine's scale, published beside ours" },
 	{ "usemem", cmd_usemem, "the s1 workload (as bench usemem): random writes over 8x memory.max, swap and refaults" },
+	{ "replay", cmd_replay, "a cache or memory trace through the exact LRU and the kernel's classic LRU: miss ratios" },
 	{ "lockbench", cmd_lockbench, "uncontended lock cost per implementation, lock statistics overhead" },
 	{ "host", cmd_host, "fault-free on this machine's kernel: pages/s, perf lock table, for --calibrate" },
 	{ "layout", cmd_layout, "struct lruvec and mem_cgroup_per_node: lines, 128-byte pairs, who writes and reads them" },

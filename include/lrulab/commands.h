@@ -12,5 +12,6 @@ int cmd_layout(int argc, char **argv);
 int cmd_pathbench(int argc, char **argv);
 int cmd_usemem(int argc, char **argv);
 int cmd_host(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif /* LRULAB_COMMANDS_H */

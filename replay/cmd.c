@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `lrulab replay TRACE TYPE [options]`: a trace's miss ratios under the
+ * exact LRU and under the kernel's classic LRU, shaped like libCacheSim's
+ * cachesim (its type names, -t keys, size syntax and output lines).
+ *
+ * The trace is loaded once.  The exact LRU runs here; every size of the
+ * kernel model runs in a process of its own (the model is one system per
+ * process), forked so that it shares the loaded trace, --jobs at a time.
+ * A child sends its result back through a pipe as the struct itself
+ * (the same binary on both ends), then its lock table as text.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lrulab/cpu.h>
+#include <lrulab/parse.h>
+
+#include "replay-cmd.h"
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: lrulab replay TRACE TYPE [--sizes LIST] [-t PARAMS] [--ignore-obj-size 0|1]\n"
+		"                     [--lru classic] [--policy lru] [--mode fd|mmap] [-n N]\n"
+		"                     [--jobs N] [--locks] [--json] [--plot FILE.png]\n"
+		"\n"
+		"Replays a cache or memory trace through the exact LRU (--policy lru) and the\n"
+		"kernel's classic active/inactive LRU (--lru classic): one memcg whose memory.max\n"
+		"is the cache size, memcg reclaim, workingset refault detection.  Both run unless\n"
+		"one is named.  Output lines are libCacheSim cachesim's, then lrulab's counters.\n"
+		"\n"
+		"TYPE: oracleGeneral, lcs, csv, txt (libCacheSim's formats), lackey (valgrind\n"
+		"  --tool=lackey --trace-mem=yes output), pagetrace (lrulab's vtime,page,op).\n"
+		"  A TRACE ending in .zst or .gz is decompressed as it is read.\n"
+		"-t PARAMS: csv: \"obj-id-col=N, obj-size-col=N, time-col=N, op-col=N,\n"
+		"  delimiter=C, has-header=true, obj-id-is-num=false\" (columns 1-based;\n"
+		"  delimiter=,, is a comma, \\t a tab); txt: obj-id-is-num.\n"
+		"--sizes LIST: counts (objects, or bytes when the trace has sizes), byte sizes\n"
+		"  (32mb, 1GiB: binary units), fractions of the working set (0.1), or auto\n"
+		"  (0.001 ... 0.8 of it, as cachesim).  Default auto.\n"
+		"--ignore-obj-size 1: every object is one unit (one page in the kernel model).\n"
+		"--mode fd (default): each object's pages are read through the page cache;\n"
+		"  mmap: touched through an anonymous mapping (faults, PTE accessed bits, swap).\n"
+		"--lru mglru: not built yet.  -n N: the first N requests.  --jobs N: sizes of\n"
+		"  the kernel model replayed in parallel (default: the processors).\n"
+		"--locks: the lock table of each kernel replay.  --plot FILE.png: the miss-ratio\n"
+		"  curves (gnuplot; FILE.dat and FILE.gp beside it).\n");
+}
+
+/* One error line; the exit status of bad input. */
+static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, REPLAY_PROG ": ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	return 2;
+}
+
+static int parse_list(const char *opt, const char *arg, bool *exact, bool *classic)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	if (!*arg)
+		return bad("%s: empty", opt);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(opt, "--lru")) {
+			if (!strcasecmp(tok, "classic")) {
+				*classic = true;
+				continue;
+			}
+			if (!strcasecmp(tok, "mglru"))
+				return bad("--lru mglru: the multi-gen LRU is not built yet (only classic)");
+			return bad("--lru: unknown LRU '%s' (classic)", tok);
+		}
+		if (!strcasecmp(tok, "lru")) {
+			*exact = true;
+			continue;
+		}
+		return bad("--policy: '%s' is not built (only lru, the exact LRU)", tok);
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct replay_cmd *c)
+{
+	static const struct option opts[] = {
+		{ "sizes", required_argument, NULL, 'S' },
+		{ "trace-type-params", required_argument, NULL, 't' },
+		{ "ignore-obj-size", required_argument, NULL, 'I' },
+		{ "lru", required_argument, NULL, 'L' },
+		{ "policy", required_argument, NULL, 'P' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "num-req", required_argument, NULL, 'n' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "locks", no_argument, NULL, 'k' },
+		{ "plot", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *params = NULL, *sizes = "auto";
+	char err[512];
+	long v;
+	int opt;
+
+	c->mode = REPLAY_MODE_FD;
+	c->jobs = lrulab_nr_processors();
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":t:n:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'S':
+			sizes = optarg;
+			break;
+		case 't':
+			params = optarg;
+			break;
+		case 'I':
+			if (!strcmp(optarg, "1") || !strcasecmp(optarg, "true"))
+				c->lo.ignore_obj_size = true;
+			else if (!strcmp(optarg, "0") || !strcasecmp(optarg, "false"))
+				c->lo.ignore_obj_size = false;
+			else
+				return bad("--ignore-obj-size: '%s' is not 0 or 1", optarg);
+			break;
+		case 'L':
+		case 'P':
+			if (parse_list(opt == 'L' ? "--lru" : "--policy", optarg, &c->exact,
+				       &c->classic))
+				return 2;
+			break;
+		case 'M':
+			if (!strcmp(optarg, "fd"))
+				c->mode = REPLAY_MODE_FD;
+			else if (!strcmp(optarg, "mmap"))
+				c->mode = REPLAY_MODE_MMAP;
+			else
+				return bad("--mode: '%s' is not fd or mmap", optarg);
+			break;
+		case 'n':
+			if (parse_long(REPLAY_PROG, "--num-req", optarg, 1, LONG_MAX, &v))
+				return 2;
+			c->lo.max_reqs = (uint64_t)v;
+			break;
+		case 'j':
+			if (parse_long(REPLAY_PROG, "--jobs", optarg, 1, 64, &v))
+				return 2;
+			c->jobs = (int)v;
+			break;
+		case 'J':
+			c->json = true;
+			break;
+		case 'k':
+			c->locks = true;
+			break;
+		case 'p':
+			if (!*optarg)
+				return bad("--plot: no file name");
+			c->plot = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			return bad("%s needs a value", argv[optind - 1]);
+		default:
+			return bad("unknown option '%s' (try --help)", argv[optind - 1]);
+		}
+	}
+	if (argc - optind < 2)
+		return bad("needs TRACE and TYPE (try --help)");
+	if (argc - optind > 2)
+		return bad("unexpected argument '%s'", argv[optind + 2]);
+	c->trace_path = argv[optind];
+	c->type_name = argv[optind + 1];
+	if (!c->exact && !c->classic)
+		c->exact = c->classic = true;
+	replay_params_default(&c->lo.params);
+	if (replay_type_parse(c->type_name, &c->lo.type, err, sizeof(err)) ||
+	    replay_params_parse(params ? params : "", c->lo.type, &c->lo.params, err,
+				sizeof(err)))
+		return bad("%s", err);
+	if (c->lo.type == REPLAY_CSV && !params)
+		return bad("csv traces need -t with obj-id-col=N");
+	c->type_name = replay_type_name(c->lo.type);
+	/* sizes need the trace's working set: parsed after the load */
+	c->sizes_arg = sizes;
+	return 0;
+}
+
+/* ---- the kernel model, one size per child process ---- */
+
+struct child {
+	pid_t pid;
+	int fd;
+	int run;
+	char *buf;
+	size_t len, cap;
+};
+
+static void child_main(struct replay_cmd *c, struct replay_run *r, int fd)
+{
+	char *locks = NULL;
+	size_t locks_len = 0;
+	FILE *lf = c->locks ? open_memstream(&locks, &locks_len) : NULL;
+	const char *p;
+	size_t left;
+
+	replay_linux_run(&c->t, c->mode, r->k.memory_max, &r->k, lf);
+	if (lf)
+		fclose(lf);
+	/* the result, then the lock table */
+	p = (const char *)&r->k;
+	left = sizeof(r->k);
+	while (left) {
+		ssize_t n = write(fd, p, left);
+
+		if (n <= 0)
+			_exit(3);
+		p += n;
+		left -= (size_t)n;
+	}
+	for (p = locks, left = locks ? locks_len : 0; left;) {
+		ssize_t n = write(fd, p, left);
+
+		if (n <= 0)
+			_exit(3);
+		p += n;
+		left -= (size_t)n;
+	}
+	_exit(0);
+}
+
+static int child_start(struct replay_cmd *c, int run, struct child *ch)
+{
+	int fds[2];
+
+	if (pipe(fds))
+		return -1;
+	fflush(NULL);
+	ch->pid = fork();
+	if (ch->pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (!ch->pid) {
+		close(fds[0]);
+		child_main(c, &c->runs[run], fds[1]);
+	}
+	close(fds[1]);
+	ch->fd = fds[0];
+	ch->run = run;
+	ch->len = 0;
+	return 0;
+}
+
+/* Read what is there; 1 once the child closed its end. */
+static int child_read(struct child *ch)
+{
+	ssize_t n;
+
+	if (ch->len == ch->cap) {
+		size_t cap = ch->cap ? ch->cap * 2 : 65536;
+		char *b = realloc(ch->buf, cap);
+
+		if (!b)
+			return -1;
+		ch->buf = b;
+		ch->cap = cap;
+	}
+	n = read(ch->fd, ch->buf + ch->len, ch->cap - ch->len);
+	if (n < 0)
+		return errno == EINTR ? 0 : -1;
+	ch->len += (size_t)n;
+	return n == 0;
+}
+
+static void child_finish(struct replay_cmd *c, struct child *ch)
+{
+	struct replay_run *r = &c->runs[ch->run];
+	int status = 0;
+
+	close(ch->fd);
+	waitpid(ch->pid, &status, 0);
+	ch->pid = 0;
+	if (ch->len < sizeof(r->k) || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		r->failed = true;
+		snprintf(r->k.error, sizeof(r->k.error), "the replay process %s",
+			 WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "failed");
+		return;
+	}
+	memcpy(&r->k, ch->buf, sizeof(r->k));
+	if (ch->len > sizeof(r->k))
+		r->locks = strndup(ch->buf + sizeof(r->k), ch->len - sizeof(r->k));
+	r->failed = r->k.error[0] != '\0';
+	r->c = r->k.c;
+	r->seconds = r->k.seconds;
+}
+
+static int run_classic(struct replay_cmd *c, int first)
+{
+	struct child *ch = calloc((size_t)c->jobs, sizeof(*ch));
+	struct pollfd *pfd = calloc((size_t)c->jobs, sizeof(*pfd));
+	int next = first, active = 0, i;
+
+	if (!ch || !pfd) {
+		free(ch);
+		free(pfd);
+		return -1;
+	}
+	for (;;) {
+		for (i = 0; i < c->jobs; i++) {
+			while (next < c->nr_runs && c->runs[next].skipped)
+				next++;
+			if (ch[i].pid || next == c->nr_runs)
+				continue;
+			if (child_start(c, next, &ch[i])) {
+				fprintf(stderr, REPLAY_PROG ": cannot start a replay process: %s\n",
+					strerror(errno));
+				exit(1);
+			}
+			next++;
+			active++;
+		}
+		if (!active)
+			break;
+		for (i = 0; i < c->jobs; i++) {
+			pfd[i].fd = ch[i].pid ? ch[i].fd : -1;
+			pfd[i].events = POLLIN;
+		}
+		if (poll(pfd, (nfds_t)c->jobs, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, REPLAY_PROG ": poll: %s\n", strerror(errno));
+			exit(1);
+		}
+		for (i = 0; i < c->jobs; i++) {
+			int ret;
+
+			if (!ch[i].pid || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			ret = child_read(&ch[i]);
+			if (ret) {
+				child_finish(c, &ch[i]);
+				active--;
+			}
+		}
+	}
+	for (i = 0; i < c->jobs; i++)
+		free(ch[i].buf);
+	free(ch);
+	free(pfd);
+	return 0;
+}
+
+/*
+ * In object mode one pass gives every size, and each size's rate is that
+ * pass's; in bytes mode each size is its own simulation and timed alone.
+ */
+static int run_exact(struct replay_cmd *c, int *n)
+{
+	struct replay_counts *out = calloc((size_t)c->nr_sizes, sizeof(*out));
+	double t0 = now_sec(), secs;
+	int i;
+
+	if (!out)
+		return -1;
+	if (c->t.objects) {
+		if (lru_exact_stack(&c->t, c->sizes, c->nr_sizes, out)) {
+			free(out);
+			return -1;
+		}
+		secs = now_sec() - t0;
+		for (i = 0; i < c->nr_sizes; i++)
+			c->runs[(*n)++] = (struct replay_run){ .lru = REPLAY_EXACT, .c = out[i],
+							       .seconds = secs };
+		free(out);
+		return 0;
+	}
+	for (i = 0; i < c->nr_sizes; i++) {
+		t0 = now_sec();
+		if (lru_exact_sim(&c->t, c->sizes[i], &out[i])) {
+			free(out);
+			return -1;
+		}
+		c->runs[(*n)++] = (struct replay_run){ .lru = REPLAY_EXACT, .c = out[i],
+						       .seconds = now_sec() - t0 };
+	}
+	free(out);
+	return 0;
+}
+
+/* memory.max for size @s: objects are pages; bytes are rounded down to pages. */
+static int classic_pages(const struct replay_cmd *c, uint64_t s, uint64_t *pages)
+{
+	*pages = c->t.objects ? s : s / 4096;
+	if (!*pages) {
+		fprintf(stderr, REPLAY_PROG ": --sizes: %llu bytes is less than a page, the kernel model's unit\n",
+			(unsigned long long)s);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_cmd c = { 0 };
+	char err[512];
+	double t0;
+	int i, ret, n = 0, status = 0;
+
+	ret = parse_args(argc, argv, &c);
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	t0 = now_sec();
+	if (replay_trace_load(c.trace_path, &c.lo, &c.t, err, sizeof(err))) {
+		replay_trace_free(&c.t);
+		return bad("%s", err);
+	}
+	c.load_seconds = now_sec() - t0;
+	c.nr_sizes = replay_sizes_parse(c.sizes_arg, &c.t, c.sizes, err, sizeof(err));
+	if (c.nr_sizes < 0) {
+		replay_trace_free(&c.t);
+		return bad("%s", err);
+	}
+	c.runs = calloc((size_t)c.nr_sizes * 2, sizeof(*c.runs));
+	if (!c.runs)
+		return bad("out of memory");
+	if (c.exact && run_exact(&c, &n))
+		return bad("out of memory");
+	if (c.classic) {
+		int first = n;
+
+		for (i = 0; i < c.nr_sizes; i++) {
+			struct replay_run *r = &c.runs[n++];
+
+			r->lru = REPLAY_CLASSIC;
+			if (classic_pages(&c, c.sizes[i], &r->k.memory_max))
+				return 2;
+			r->c.size = c.sizes[i];
+			r->skipped = r->k.memory_max < REPLAY_MIN_PAGES;
+		}
+		c.nr_runs = n;
+		if (run_classic(&c, first))
+			return bad("cannot run the kernel model: %s", strerror(errno));
+		/* the child reports memory.max as the size: give back the asked one */
+		for (i = first; i < n; i++)
+			c.runs[i].c.size = c.sizes[i - first];
+	}
+	c.nr_runs = n;
+
+	if (!c.json)
+		replay_print_header(&c, stdout);
+	for (i = 0; i < c.nr_runs; i++) {
+		struct replay_run *r = &c.runs[i];
+
+		if (c.json) {
+			json_t *j = replay_run_json(&c, r);
+			char *s = json_dumps(j, JSON_COMPACT);
+
+			printf("%s\n", s);
+			free(s);
+			json_decref(j);
+		} else {
+			replay_print_run(&c, r, stdout);
+		}
+		if (r->failed) {
+			fprintf(stderr, REPLAY_PROG ": %s at %llu: %s\n",
+				replay_cache_name(r->lru), (unsigned long long)r->c.size,
+				r->k.error);
+			status = 1;
+		}
+	}
+	fflush(stdout);
+	if (c.plot && replay_plot(&c))
+		status = 1;
+	for (i = 0; i < c.nr_runs; i++)
+		free(c.runs[i].locks);
+	free(c.runs);
+	replay_trace_free(&c.t);
+	return status;
+}

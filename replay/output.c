@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What `lrulab replay` prints: cachesim's lines, byte for byte up to
+ * their end (so that the scripts that parse them keep working), then
+ * lrulab's own counters as key=value; one JSON object per size and LRU;
+ * and the miss-ratio curves through gnuplot.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "replay-cmd.h"
+
+#define KiB (1ULL << 10)
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+#define TiB (1ULL << 40)
+
+const char *replay_cache_name(enum replay_lru lru)
+{
+	return lru == REPLAY_EXACT ? "lru" : "linux-classic";
+}
+
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+static double req_per_sec(const struct replay_cmd *c, const struct replay_run *r)
+{
+	return r->seconds > 0 ? (double)r->c.requests / r->seconds : 0;
+}
+
+void replay_print_header(const struct replay_cmd *c, FILE *f)
+{
+	const struct replay_trace *t = &c->t;
+
+	fprintf(f, "lrulab replay: %s (%s): %llu requests in %llu records, %zu objects, working set %llu %s (%llu pages), loaded in %.2f s",
+		c->trace_path, c->type_name, (unsigned long long)t->nr_reqs,
+		(unsigned long long)t->nr_records, t->nr_objs, (unsigned long long)t->wss,
+		t->objects ? "objects" : "bytes", (unsigned long long)t->total_pages,
+		c->load_seconds);
+	if (t->nr_zero_size)
+		fprintf(f, "; %llu zero-size requests skipped (as libCacheSim)",
+			(unsigned long long)t->nr_zero_size);
+	if (t->type == REPLAY_LACKEY)
+		fprintf(f, "; not replayed: %llu instruction fetches, %llu valgrind message lines",
+			(unsigned long long)t->nr_instr, (unsigned long long)t->nr_messages);
+	if (t->ops_unused)
+		fprintf(f, "; lcs op field not replayed (every request is a read)");
+	fprintf(f, "\n");
+	if (c->classic)
+		fprintf(f, "linux-classic: the model's page cache in %s mode, one memcg with memory.max = the cache size%s, memcg reclaim, no kswapd; %s\n",
+			c->mode == REPLAY_MODE_FD ? "fd" : "mmap",
+			t->objects ? " (one page per object)" : " rounded down to pages",
+			t->has_writes ? (c->mode == REPLAY_MODE_FD ?
+					 "writes dirty pages, written back oldest first above 10% of memory.max" :
+					 "writes dirty the PTEs") : "reads only");
+}
+
+/* cachesim's size string for one cache: a count, or a whole number of a unit */
+static void size_str(const struct replay_cmd *c, uint64_t s, char *buf, size_t len)
+{
+	if (c->t.objects)
+		snprintf(buf, len, "%llu", (unsigned long long)s);
+	else if (s >= TiB)
+		snprintf(buf, len, "%.0lfTiB", (double)s / TiB);
+	else if (s >= GiB)
+		snprintf(buf, len, "%.0lfGiB", (double)s / GiB);
+	else if (s >= MiB)
+		snprintf(buf, len, "%.0lfMiB", (double)s / MiB);
+	else if (s >= KiB)
+		snprintf(buf, len, "%.0lfKiB", (double)s / KiB);
+	else
+		snprintf(buf, len, "%lluB", (unsigned long long)s);
+}
+
+/* several caches: one unit for all, from the first size */
+static uint64_t size_unit(const struct replay_cmd *c, const char **suffix)
+{
+	uint64_t first = c->sizes[0];
+
+	*suffix = "";
+	if (c->t.objects)
+		return 1;
+	if (first >= GiB)
+		return *suffix = "GiB", GiB;
+	if (first >= MiB)
+		return *suffix = "MiB", MiB;
+	if (first >= KiB)
+		return *suffix = "KiB", KiB;
+	*suffix = "B";
+	return 1;
+}
+
+void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FILE *f)
+{
+	const struct replay_linux_result *k = &r->k;
+	double mr = ratio(r->c.misses, r->c.requests);
+	double bmr = ratio(r->c.miss_bytes, r->c.bytes);
+	int file = c->mode == REPLAY_MODE_FD;
+
+	if (r->skipped) {
+		fprintf(f, "%s %s cache size %llu: not replayed: memory.max %llu pages is below %d, one per-CPU LRU batch, which reclaim cannot see\n",
+			c->trace_path, replay_cache_name(r->lru), (unsigned long long)r->c.size,
+			(unsigned long long)k->memory_max, REPLAY_MIN_PAGES);
+		return;
+	}
+	if (c->nr_sizes == 1) {
+		char s[32];
+
+		size_str(c, r->c.size, s, sizeof(s));
+		fprintf(f, "%s %s cache size %8s, %16lu req, miss ratio %.4lf", c->trace_path,
+			replay_cache_name(r->lru), s, (unsigned long)r->c.requests, mr);
+		if (!c->t.objects)
+			fprintf(f, ", byte miss ratio %.4lf", bmr);
+		fprintf(f, ", throughput %.2lf MQPS", req_per_sec(c, r) / 1e6);
+	} else {
+		const char *suffix;
+		uint64_t unit = size_unit(c, &suffix);
+
+		fprintf(f, "%s %s cache size %8ld%s, %lld req, miss ratio %.4lf, byte miss ratio %.4lf",
+			c->trace_path, replay_cache_name(r->lru), (long)(r->c.size / unit), suffix,
+			(long long)r->c.requests, mr, bmr);
+	}
+	fprintf(f, " misses=%llu req_per_sec=%.0f", (unsigned long long)r->c.misses,
+		req_per_sec(c, r));
+	if (r->lru == REPLAY_EXACT) {
+		fprintf(f, "\n");
+		return;
+	}
+	if (r->failed) {
+		fprintf(f, " FAILED: %s\n", k->error);
+		return;
+	}
+	fprintf(f, " memory_max=%llu page_misses=%llu page_accesses=%llu workingset_refault_%s=%llu workingset_activate_%s=%llu workingset_restore_%s=%llu pgscan=%llu pgsteal=%llu pgactivate=%llu pgdeactivate=%llu pgrotated=%llu",
+		(unsigned long long)k->memory_max, (unsigned long long)k->page_misses,
+		(unsigned long long)k->page_accesses,
+		file ? "file" : "anon", (unsigned long long)k->refault[file],
+		file ? "file" : "anon", (unsigned long long)k->activate[file],
+		file ? "file" : "anon", (unsigned long long)k->restore[file],
+		(unsigned long long)k->pgscan, (unsigned long long)k->pgsteal,
+		(unsigned long long)k->pgactivate, (unsigned long long)k->pgdeactivate,
+		(unsigned long long)k->pgrotated);
+	if (!file)
+		fprintf(f, " pswpin=%llu pswpout=%llu", (unsigned long long)k->pswpin,
+			(unsigned long long)k->pswpout);
+	if (c->t.has_writes && file)
+		fprintf(f, " written_back=%llu throttled=%llu", (unsigned long long)k->written_back,
+			(unsigned long long)k->throttled);
+	fprintf(f, " resident_avg=%.0f resident_max=%llu\n", k->resident_avg,
+		(unsigned long long)k->resident_max);
+	if (r->locks)
+		fprintf(f, "%s", r->locks);
+}
+
+json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
+{
+	const struct replay_linux_result *k = &r->k;
+	json_t *j = json_object();
+
+	json_object_set_new(j, "trace", json_string(c->trace_path));
+	json_object_set_new(j, "type", json_string(c->type_name));
+	json_object_set_new(j, "lru", json_string(r->lru == REPLAY_EXACT ? "exact" : "classic"));
+	json_object_set_new(j, "cache", json_string(replay_cache_name(r->lru)));
+	json_object_set_new(j, "size", json_integer((json_int_t)r->c.size));
+	json_object_set_new(j, "size_unit", json_string(c->t.objects ? "objects" : "bytes"));
+	if (r->skipped) {
+		json_object_set_new(j, "memory_max_pages", json_integer((json_int_t)k->memory_max));
+		json_object_set_new(j, "skipped", json_string("memory.max below one per-CPU LRU batch"));
+		return j;
+	}
+	json_object_set_new(j, "requests", json_integer((json_int_t)r->c.requests));
+	json_object_set_new(j, "misses", json_integer((json_int_t)r->c.misses));
+	json_object_set_new(j, "miss_ratio", json_real(ratio(r->c.misses, r->c.requests)));
+	json_object_set_new(j, "bytes", json_integer((json_int_t)r->c.bytes));
+	json_object_set_new(j, "miss_bytes", json_integer((json_int_t)r->c.miss_bytes));
+	json_object_set_new(j, "byte_miss_ratio", json_real(ratio(r->c.miss_bytes, r->c.bytes)));
+	json_object_set_new(j, "requests_per_sec", json_real(req_per_sec(c, r)));
+	json_object_set_new(j, "seconds", json_real(r->seconds));
+	json_object_set_new(j, "working_set", json_integer((json_int_t)c->t.wss));
+	if (r->lru == REPLAY_EXACT)
+		return j;
+
+	json_object_set_new(j, "mode", json_string(c->mode == REPLAY_MODE_FD ? "fd" : "mmap"));
+	json_object_set_new(j, "memory_max_pages", json_integer((json_int_t)k->memory_max));
+	json_object_set_new(j, "page_accesses", json_integer((json_int_t)k->page_accesses));
+	json_object_set_new(j, "page_misses", json_integer((json_int_t)k->page_misses));
+#define J(name, v) json_object_set_new(j, name, json_integer((json_int_t)(v)))
+	J("workingset_refault_anon", k->refault[0]);
+	J("workingset_refault_file", k->refault[1]);
+	J("workingset_activate_anon", k->activate[0]);
+	J("workingset_activate_file", k->activate[1]);
+	J("workingset_restore_anon", k->restore[0]);
+	J("workingset_restore_file", k->restore[1]);
+	J("pgscan", k->pgscan);
+	J("pgsteal", k->pgsteal);
+	J("pgactivate", k->pgactivate);
+	J("pgdeactivate", k->pgdeactivate);
+	J("pgrefill", k->pgrefill);
+	J("pgrotated", k->pgrotated);
+	J("pswpin", k->pswpin);
+	J("pswpout", k->pswpout);
+	J("written_back", k->written_back);
+	J("throttled", k->throttled);
+	J("resident_max", k->resident_max);
+	J("invariant_violations", k->invariant_violations);
+#undef J
+	json_object_set_new(j, "resident_avg", json_real(k->resident_avg));
+	json_object_set_new(j, "invariants_ok", json_boolean(!k->invariant_violations && !r->failed));
+	if (r->failed)
+		json_object_set_new(j, "error", json_string(k->error));
+	if (r->locks)
+		json_object_set_new(j, "lock_table", json_string(r->locks));
+	return j;
+}
+
+/* "FILE.png" -> "FILE.EXT" */
+static void sibling(const char *png, const char *ext, char *buf, size_t len)
+{
+	size_t n = strlen(png);
+
+	if (n > 4 && !strcmp(png + n - 4, ".png"))
+		n -= 4;
+	snprintf(buf, len, "%.*s.%s", (int)n, png, ext);
+}
+
+int replay_plot(const struct replay_cmd *c)
+{
+	static const enum replay_lru lrus[] = { REPLAY_EXACT, REPLAY_CLASSIC };
+	char dat[4096], gp[4096];
+	const char *sep = "plot";
+	int i, l, status;
+	pid_t pid;
+	FILE *f;
+
+	sibling(c->plot, "dat", dat, sizeof(dat));
+	sibling(c->plot, "gp", gp, sizeof(gp));
+	f = fopen(dat, "w");
+	if (!f)
+		goto io;
+	/* one block per LRU, two blank lines apart: gnuplot's "index" */
+	for (l = 0; l < 2; l++) {
+		fprintf(f, "# %s: size miss_ratio byte_miss_ratio\n", replay_cache_name(lrus[l]));
+		for (i = 0; i < c->nr_runs; i++) {
+			const struct replay_run *r = &c->runs[i];
+
+			if (r->lru == lrus[l] && !r->failed && !r->skipped)
+				fprintf(f, "%llu %.6f %.6f\n", (unsigned long long)r->c.size,
+					ratio(r->c.misses, r->c.requests),
+					ratio(r->c.miss_bytes, r->c.bytes));
+		}
+		fprintf(f, "\n\n");
+	}
+	if (fclose(f))
+		goto io;
+	f = fopen(gp, "w");
+	if (!f)
+		goto io;
+	fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		   "  set terminal pngcairo size 900,600\n"
+		   "} else {\n"
+		   "  set terminal png size 900,600\n"
+		   "}\n"
+		   "set termoption noenhanced\n"
+		   "set output '%s'\n"
+		   "set title 'miss ratio: %s (%s)'\n"
+		   "set logscale x\n"
+		   "set xlabel 'cache size (%s)'\n"
+		   "set ylabel 'miss ratio'\n"
+		   "set yrange [0:1]\n"
+		   "set grid\n"
+		   "set key bottom left\n",
+		c->plot, strrchr(c->trace_path, '/') ? strrchr(c->trace_path, '/') + 1 : c->trace_path,
+		c->type_name, c->t.objects ? "objects" : "bytes");
+	for (l = 0; l < 2; l++) {
+		if ((lrus[l] == REPLAY_EXACT && !c->exact) || (lrus[l] == REPLAY_CLASSIC && !c->classic))
+			continue;
+		fprintf(f, "%s '%s' index %d using 1:2 with linespoints title '%s'", sep, dat, l,
+			lrus[l] == REPLAY_EXACT ? "lru (exact)" :
+			c->mode == REPLAY_MODE_FD ? "linux-classic (fd)" : "linux-classic (mmap)");
+		sep = ", \\\n    ";
+	}
+	fprintf(f, "\n");
+	if (fclose(f))
+		goto io;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		goto io;
+	if (!pid) {
+		execlp("gnuplot", "gnuplot", gp, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, REPLAY_PROG ": --plot: gnuplot %s on %s: no PNG (install gnuplot-nox)\n",
+			WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "not found" : "failed", gp);
+		return -1;
+	}
+	return 0;
+io:
+	fprintf(stderr, REPLAY_PROG ": --plot: %s: %s\n", c->plot, strerror(errno));
+	return -1;
+}

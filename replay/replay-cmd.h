@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* What `lrulab replay`'s command (replay/cmd.c) and its output (replay/output.c) share. */
+#ifndef LRULAB_REPLAY_CMD_H
+#define LRULAB_REPLAY_CMD_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+#include <lrulab/replay.h>
+#include <lrulab/swap.h>
+
+#define REPLAY_PROG "lrulab replay"
+
+/*
+ * The smallest memory.max the kernel model replays.  Folios waiting in a
+ * CPU's lru_add batch (FOLIO_BATCH_SIZE, 31) are not on the LRU yet, so
+ * get_scan_count() sees nothing to scan and nothing drains the batch:
+ * below one batch the first eviction fails and the memcg OOMs.
+ */
+#define REPLAY_MIN_PAGES (FOLIO_BATCH_SIZE + 1)
+
+/* One curve: the exact LRU, or the kernel's classic LRU in one mode. */
+enum replay_lru { REPLAY_EXACT, REPLAY_CLASSIC };
+
+struct replay_run {
+	enum replay_lru lru;
+	struct replay_counts c;
+	double seconds;			/* of the replay (exact: the pass that gave every size) */
+	bool failed;
+	bool skipped;			/* classic below REPLAY_MIN_PAGES: not replayed */
+	struct replay_linux_result k;	/* classic only */
+	char *locks;			/* classic with --locks: the lock table */
+};
+
+struct replay_cmd {
+	const char *trace_path;
+	const char *type_name;
+	const char *sizes_arg;
+	struct replay_load_opts lo;
+	struct replay_trace t;
+	uint64_t sizes[REPLAY_MAX_SIZES];
+	int nr_sizes;
+	bool exact, classic;
+	enum replay_mode mode;
+	int jobs;
+	bool json, locks;
+	const char *plot;
+	double load_seconds;
+	struct replay_run *runs;	/* exact sizes first, then classic */
+	int nr_runs;
+};
+
+const char *replay_cache_name(enum replay_lru lru);
+void replay_print_header(const struct replay_cmd *c, FILE *f);
+void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FILE *f);
+json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r);
+/* gnuplot: PNG at c->plot, its data and script beside it.  0 or -1 (said why). */
+int replay_plot(const struct replay_cmd *c);
+
+#endif /* LRULAB_REPLAY_CMD_H */

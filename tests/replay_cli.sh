@@ -1,0 +1,97 @@
+#!/bin/sh
+# `lrulab replay` on the command line: every bad flag, file or record gets
+# exactly one error line on stderr and exit status 2; good runs print
+# cachesim's lines and exit 0.  Runs from the repository's root.
+set -u
+LRULAB=${1:?usage: replay_cli.sh path/to/lrulab}
+D=tests/data
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+err=$tmp/err
+out=$tmp/out
+
+bad() {
+	"$LRULAB" replay "$@" >"$out" 2>"$err"
+	rc=$?
+	lines=$(wc -l <"$err")
+	if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q '^lrulab replay: ' "$err"; then
+		echo "FAIL: lrulab replay $*: exit $rc, $lines stderr lines:"
+		cat "$err"
+		fails=$((fails + 1))
+	fi
+}
+
+good() {
+	want=$1
+	shift
+	"$LRULAB" replay "$@" >"$out" 2>"$err"
+	rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q -- "$want" "$out"; then
+		echo "FAIL: lrulab replay $*: exit $rc, '$want' not in output"
+		cat "$err"
+		fails=$((fails + 1))
+	fi
+}
+
+T=$D/cloudPhysicsIO.txt.zst
+OG=$D/cloudPhysicsIO.oracleGeneral.bin.zst
+printf '1\n2\nx\n' >"$tmp/bad.txt"
+printf '1\n2\n1\n' >"$tmp/ok.txt"
+head -c 100 "$OG" >"$tmp/cut.oracleGeneral.zst"
+
+bad
+bad "$T"
+bad "$tmp/missing.txt" txt
+bad "$T" vscsi
+bad "$T" nosuchtype
+bad "$T" txt --lru mglru
+bad "$T" txt --lru fifo
+bad "$T" txt --policy arc
+bad "$T" txt --mode dax
+bad "$T" txt --sizes 12q
+bad "$T" txt --sizes 1mb
+bad "$T" txt --sizes 1.5
+bad "$T" txt --sizes ''
+bad "$T" txt --ignore-obj-size 2
+bad "$T" txt -t obj-id-col=1
+bad "$T" txt -n 0
+bad "$T" txt --jobs 0
+bad "$T" txt extra
+bad "$T" txt --bogus
+bad "$T" txt --plot
+bad "$T" oracleGeneral
+bad "$D/cloudPhysicsIO.csv.zst" csv
+bad "$D/cloudPhysicsIO.csv.zst" csv -t obj-id-col=5
+bad "$D/cloudPhysicsIO.csv.zst" csv -t "obj-id-col=5, has-header=true, ttl-col=2"
+bad "$OG" oracleGeneral --sizes 100 --lru classic
+bad "$tmp/bad.txt" txt
+bad "$tmp/cut.oracleGeneral.zst" oracleGeneral
+
+# libCacheSim's parity: LRU at 4,897 objects, 91,657 misses of 113,872, in every format
+good 'cache size     4897,           113872 req, miss ratio 0.8049, throughput' \
+	"$T" txt --sizes 4897 --policy lru
+good 'misses=91657' "$OG" oracleGeneral --ignore-obj-size 1 --sizes 0.1 --policy lru
+good 'misses=91657' "$D/cloudPhysicsIO.csv.zst" csv --ignore-obj-size 1 --sizes 4897 --policy lru \
+	-t "time-col=2, obj-id-col=5, obj-size-col=4, delimiter=,, has-header=true"
+good 'lru cache size      489, 113872 req, miss ratio 0.8380, byte miss ratio 0.8380' \
+	"$T" txt --policy lru
+# the kernel model, both modes, in parallel processes, JSON and a plot
+good 'lru cache size        2, 3 req, miss ratio 0.6667' "$tmp/ok.txt" txt --sizes 2,3
+good '"lru":"classic"' "$T" txt -n 5000 --sizes 0.1,0.5 --json --jobs 2
+good 'pswpin=' "$T" txt -n 5000 --sizes 100 --mode mmap --lru classic
+good 'lru_lock' "$T" txt -n 2000 --sizes 100 --lru classic --locks
+good 'linux-classic' "$T" txt -n 5000 --sizes 0.1,0.5 --plot "$tmp/mrc.png"
+if [ ! -s "$tmp/mrc.png" ] || [ ! -s "$tmp/mrc.dat" ] || [ ! -s "$tmp/mrc.gp" ]; then
+	echo "FAIL: --plot wrote no $tmp/mrc.png (or its .dat, .gp)"
+	fails=$((fails + 1))
+fi
+good 'linux-classic cache size 5: not replayed: memory.max 5 pages is below 32' \
+	"$tmp/ok.txt" txt --sizes 5 --lru classic
+good 'usage: lrulab replay' --help
+
+if [ "$fails" -ne 0 ]; then
+	echo "replay cli: $fails failures"
+	exit 1
+fi
+echo "replay cli: all passed"
