@@ -10,6 +10,8 @@
  * once.  A folio reclaim found dirty carries PG_reclaim; when its
  * writeback ends it goes to the tail of the inactive list
  * (folio_rotate_reclaimable, pgrotated), where the next scan frees it.
+ * The asynchronous swap device (mm/page_io.c) starts and ends its
+ * writes with the same two functions.
  *
  * Locks: the flusher holds regular_files_lock (a mutex) across its walk
  * and takes folio locks under it; nothing else is held while a folio is
@@ -40,7 +42,7 @@ bool folio_mark_dirty(struct folio *folio)
 	return true;
 }
 
-/* The reverse, for a dirty bit cleared without a write (truncation). */
+/* The reverse: the dirty bit cleared by truncation, or for a write. */
 void folio_account_cleaned(struct folio *folio)
 {
 	long nr = folio_nr_pages(folio);
@@ -50,18 +52,36 @@ void folio_account_cleaned(struct folio *folio)
 }
 
 /*
- * folio_end_writeback: a folio reclaim wanted gone goes to the inactive
- * tail, unless it was dirtied again meanwhile.
+ * Under writeback the pages count in nr_writeback and as write pending
+ * until the write ends.  A dirty file folio's write pending is its dirty
+ * pages' (folio_clear_dirty_for_io hands them over), a swap cache
+ * folio's starts here: its dirty bit was never accounted.
  */
-static void folio_end_writeback(struct folio *folio)
+void folio_start_writeback(struct folio *folio)
 {
 	long nr = folio_nr_pages(folio);
 
+	folio_set_writeback(folio);
+	lruvec_stat_mod_folio(folio, NR_WRITEBACK, (int)nr);
+	zone_stat_mod_folio(folio, NR_ZONE_WRITE_PENDING, nr);
+}
+
+/*
+ * A folio reclaim wanted gone goes to the inactive tail, unless it was
+ * dirtied or locked meanwhile; the rotation is queued before the
+ * writeback bit clears, as the kernel orders it, so a reclaimer that
+ * finds the folio clean finds it rotated too.  The caller holds a
+ * reference: once the bit is clear reclaim may free the folio.
+ */
+void folio_end_writeback(struct folio *folio)
+{
+	long nr = folio_nr_pages(folio);
+
+	if (folio_test_clear_reclaim(folio))
+		folio_rotate_reclaimable(folio);
 	folio_clear_writeback(folio);
 	lruvec_stat_mod_folio(folio, NR_WRITEBACK, -(int)nr);
 	zone_stat_mod_folio(folio, NR_ZONE_WRITE_PENDING, -nr);
-	if (folio_test_clear_reclaim(folio))
-		folio_rotate_reclaimable(folio);
 }
 
 void folio_write_one(struct folio *folio)
@@ -74,10 +94,8 @@ void folio_write_one(struct folio *folio)
 		folio_unlock(folio);
 		return;
 	}
-	lruvec_stat_mod_folio(folio, NR_FILE_DIRTY, -(int)nr);
-	folio_set_writeback(folio);
-	lruvec_stat_mod_folio(folio, NR_WRITEBACK, (int)nr);
-	/* nr_zone_write_pending: the dirty page is now a writeback page */
+	folio_account_cleaned(folio);
+	folio_start_writeback(folio);
 	folio_unlock(folio);
 
 	file_store_write(mapping, folio->index, folio_address(folio));

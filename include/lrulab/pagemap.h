@@ -129,6 +129,13 @@ static inline bool mapping_regular(struct address_space *mapping)
  */
 bool folio_mark_dirty(struct folio *folio);
 void folio_account_cleaned(struct folio *folio);
+/*
+ * Writeback state and its counters (nr_writeback, nr_zone_write_pending)
+ * for a file or swap write; the end rotates a PG_reclaim folio to the
+ * inactive tail (pgrotated).  The ender holds a reference.
+ */
+void folio_start_writeback(struct folio *folio);
+void folio_end_writeback(struct folio *folio);
 void folio_write_one(struct folio *folio);
 unsigned long filemap_write_and_wait(struct address_space *mapping);
 /*
