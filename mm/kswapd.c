@@ -64,9 +64,31 @@ static void kswapd_age_node(struct pglist_data *pgdat, struct scan_control *sc)
 	} while ((memcg = mem_cgroup_iter(NULL, memcg)));
 }
 
-static void balance_pgdat(struct pglist_data *pgdat)
+/*
+ * One pass over the node: reclaim the high watermark's worth (at least
+ * a batch).  True when the pass scanned that much, or reclaimed it (the
+ * kernel also counts pages freed outside the LRU): then the priority
+ * need not rise, since the watermark would be met at full efficiency.
+ */
+static bool kswapd_shrink_node(struct pglist_data *pgdat, struct scan_control *sc)
 {
 	struct zone *zone = &pgdat->node_zones[ZONE_NORMAL];
+	unsigned long nr_reclaimed = sc->nr_reclaimed;
+
+	sc->nr_to_reclaim = max_t(unsigned long, zone->_watermark[WMARK_HIGH],
+				  SWAP_CLUSTER_MAX);
+	shrink_node(pgdat, sc);
+	return max_t(unsigned long, sc->nr_scanned, sc->nr_reclaimed - nr_reclaimed) >=
+	       sc->nr_to_reclaim;
+}
+
+/*
+ * Reclaim until the node is balanced, scanning harder (a lower
+ * priority, so a larger share of each list) after a pass that scanned
+ * too little to meet the watermark, or that freed nothing.
+ */
+static void balance_pgdat(struct pglist_data *pgdat)
+{
 	struct scan_control sc = {
 		.reclaim_idx = MAX_NR_ZONES - 1,
 		.priority = DEF_PRIORITY,
@@ -80,15 +102,15 @@ static void balance_pgdat(struct pglist_data *pgdat)
 	count_vm_event(PAGEOUTRUN);
 	do {
 		unsigned long nr_reclaimed = sc.nr_reclaimed;
+		bool raise_priority = true;
 
 		if (pgdat_balanced(pgdat))
 			break;
-		sc.nr_to_reclaim = max_t(unsigned long, zone->_watermark[WMARK_HIGH],
-					 SWAP_CLUSTER_MAX);
 		kswapd_age_node(pgdat, &sc);
-		shrink_node(pgdat, &sc);
-		/* only a pass without progress raises the pressure */
-		if (sc.nr_reclaimed == nr_reclaimed)
+		sc.nr_scanned = 0;
+		if (kswapd_shrink_node(pgdat, &sc))
+			raise_priority = false;
+		if (raise_priority || sc.nr_reclaimed == nr_reclaimed)
 			sc.priority--;
 	} while (sc.priority >= 1);
 	snapshot_refaults(NULL, pgdat);
