@@ -464,6 +464,47 @@ unsigned long mem_cgroup_usage(struct mem_cgroup *memcg)
 	return page_counter_read(&memcg->memory);
 }
 
+/*
+ * ---------------------------------------------------------------------
+ * The charge path's room and memory.max writes' reclaim
+ * ---------------------------------------------------------------------
+ */
+
+unsigned long mem_cgroup_margin(struct mem_cgroup *memcg)
+{
+	unsigned long margin = PAGE_COUNTER_MAX;
+
+	for (; memcg && !mem_cgroup_is_root(memcg); memcg = parent_mem_cgroup(memcg)) {
+		unsigned long count = page_counter_read(&memcg->memory);
+		unsigned long limit = READ_ONCE(memcg->memory.max);
+		unsigned long m = count < limit ? limit - count : 0;
+
+		if (m < margin)
+			margin = m;
+	}
+	return margin;
+}
+
+bool mem_cgroup_reclaim_to_max(struct mem_cgroup *memcg)
+{
+	int nr_reclaims = MAX_RECLAIM_RETRIES;
+
+	for (;;) {
+		unsigned long nr_pages = page_counter_read(&memcg->memory);
+		unsigned long max = READ_ONCE(memcg->memory.max);
+
+		if (nr_pages <= max)
+			return true;
+		if (nr_reclaims) {
+			if (!try_to_free_mem_cgroup_pages(memcg, nr_pages - max,
+							  MEMCG_RECLAIM_MAY_SWAP, NULL))
+				nr_reclaims--;
+			continue;
+		}
+		return false;
+	}
+}
+
 int mem_cgroup_set_max(struct mem_cgroup *memcg, unsigned long max_pages)
 {
 	if (!memcg || mem_cgroup_is_root(memcg))

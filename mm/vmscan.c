@@ -5,7 +5,8 @@
  * shrink_lruvec/shrink_node and the direct and memcg reclaim entry
  * points.  How a pass splits its work between anon and file (the cost
  * recording and its s1 replacement, get_scan_count) is in
- * scan_balance.c, kswapd in kswapd.c.
+ * scan_balance.c, kswapd in kswapd.c; the memcg charge path's margin
+ * and memory.max reclaim loop are in memcg_charge.c.
  *
  * lru_lock is taken only where the kernel takes it: to isolate a chunk,
  * to put the survivors back, and (switch off) to record and snapshot
@@ -759,45 +760,4 @@ unsigned long try_to_free_pages(unsigned long nr_pages)
 	if (nr_pages > SWAP_CLUSTER_MAX)
 		sc.nr_to_reclaim = nr_pages;
 	return do_try_to_free_pages(&sc, -1);
-}
-
-/*
- * ---------------------------------------------------------------------
- * memcg: the charge path's reclaim and memory.max writes
- * ---------------------------------------------------------------------
- */
-
-unsigned long mem_cgroup_margin(struct mem_cgroup *memcg)
-{
-	unsigned long margin = PAGE_COUNTER_MAX;
-
-	for (; memcg && !mem_cgroup_is_root(memcg); memcg = parent_mem_cgroup(memcg)) {
-		unsigned long count = page_counter_read(&memcg->memory);
-		unsigned long limit = READ_ONCE(memcg->memory.max);
-		unsigned long m = count < limit ? limit - count : 0;
-
-		if (m < margin)
-			margin = m;
-	}
-	return margin;
-}
-
-bool mem_cgroup_reclaim_to_max(struct mem_cgroup *memcg)
-{
-	int nr_reclaims = MAX_RECLAIM_RETRIES;
-
-	for (;;) {
-		unsigned long nr_pages = page_counter_read(&memcg->memory);
-		unsigned long max = READ_ONCE(memcg->memory.max);
-
-		if (nr_pages <= max)
-			return true;
-		if (nr_reclaims) {
-			if (!try_to_free_mem_cgroup_pages(memcg, nr_pages - max,
-							  MEMCG_RECLAIM_MAY_SWAP, NULL))
-				nr_reclaims--;
-			continue;
-		}
-		return false;
-	}
 }
