@@ -56,6 +56,7 @@ int lrulab_init(const struct lrulab_config *cfg)
 			goto out_batches;
 	}
 	mthp_stats_reset();
+	reclaim_throttle_reset();
 	lrulab_up = true;
 	return 0;
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the reclaim files share (mm/vmscan.c, mm/scan_balance.c,
- * mm/kswapd.c): the scan_control predicates, the cost paths' lock sites
- * and the steps kswapd runs.  Not a public interface.
+ * mm/kswapd.c, mm/reclaim_throttle.c): the scan_control predicates, the
+ * cost paths' lock sites, the throttle and the steps kswapd runs.  Not
+ * a public interface.
  */
 #ifndef LRULAB_MM_VMSCAN_INTERNAL_H
 #define LRULAB_MM_VMSCAN_INTERNAL_H
@@ -58,6 +59,10 @@ static inline bool can_reclaim_anon_pages(struct scan_control *sc)
  */
 void note_rotations(struct lruvec *lruvec, bool file, unsigned int nr_io,
 		    unsigned int nr_rotated, struct lock_site *site);
+
+/* mm/reclaim_throttle.c, for shrink_inactive_list() */
+bool too_many_isolated(struct pglist_data *pgdat, int file, struct scan_control *sc);
+void reclaim_throttle(struct pglist_data *pgdat, enum vmscan_throttle_state reason);
 
 /* mm/vmscan.c, for kswapd's passes */
 void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,

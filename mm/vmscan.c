@@ -5,8 +5,9 @@
  * shrink_lruvec/shrink_node and the direct and memcg reclaim entry
  * points.  How a pass splits its work between anon and file (the cost
  * recording and its s1 replacement, get_scan_count) is in
- * scan_balance.c, kswapd in kswapd.c; the memcg charge path's margin
- * and memory.max reclaim loop are in memcg_charge.c.
+ * scan_balance.c, kswapd in kswapd.c, the throttle of too many
+ * isolating reclaimers in reclaim_throttle.c; the memcg charge path's
+ * margin and memory.max reclaim loop are in memcg_charge.c.
  *
  * lru_lock is taken only where the kernel takes it: to isolate a chunk,
  * to put the survivors back, and (switch off) to record and snapshot
@@ -14,13 +15,13 @@
  * with it dropped, on folios this CPU isolated.
  *
  * What the model leaves out: zones other than ZONE_NORMAL (no wrong-zone
- * skips), memory.min/low protection, writeback throttling and
- * too_many_isolated() (swap writeout is synchronous, so no folio stays
- * under writeback), slab shrinkers, demotion, and swapping a large folio
- * whole (the device hands out one slot at a time, so a large anon folio
- * is split and its pages swapped one by one).  The memcg walk
- * of direct reclaim has no shared per-node iterator cookie: each walk
- * starts at the target and stops once it reclaimed enough.
+ * skips), memory.min/low protection, writeback throttling (swap
+ * writeout is synchronous, so no folio stays under writeback), slab
+ * shrinkers, demotion, and swapping a large folio whole (the device
+ * hands out one slot at a time, so a large anon folio is split and its
+ * pages swapped one by one).  The memcg walk of direct reclaim has no
+ * shared per-node iterator cookie: each walk starts at the target and
+ * stops once it reclaimed enough.
  */
 #include <errno.h>
 #include <string.h>
@@ -509,6 +510,16 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	enum vm_event_item item;
 	struct reclaim_stat stat;
 	LIST_HEAD(folio_list);
+	bool stalled = false;
+
+	/* no fatal signals in the model: a throttled reclaimer just waits */
+	while (unlikely(too_many_isolated(pgdat, file, sc))) {
+		if (stalled)
+			return 0;
+		/* wait a bit for the reclaimers ahead to put theirs back */
+		stalled = true;
+		reclaim_throttle(pgdat, VMSCAN_THROTTLE_ISOLATED);
+	}
 
 	lru_add_drain();
 

@@ -118,6 +118,20 @@ void lru_cost_decay(unsigned long *anon_cost, unsigned long *file_cost,
 void lruvec_cost_sample(struct lruvec *lruvec, unsigned long *anon_cost,
 			unsigned long *file_cost);
 
+/*
+ * Reclaim throttling (mm/reclaim_throttle.c).  Only the wait for other
+ * reclaimers to put their isolated pages back is modelled.
+ * reclaim_throttle_stats(): the waits on node @nid for @reason, and the
+ * time spent in them, since reclaim_throttle_reset() (lrulab_init()).
+ */
+enum vmscan_throttle_state {
+	VMSCAN_THROTTLE_ISOLATED,
+	NR_VMSCAN_THROTTLE,
+};
+void reclaim_throttle_stats(int nid, enum vmscan_throttle_state reason,
+			    unsigned long *nr, u64 *ns);
+void reclaim_throttle_reset(void);
+
 /* ---- entry points ---- */
 #define MEMCG_RECLAIM_MAY_SWAP (1 << 1)
 #define MEMCG_RECLAIM_PROACTIVE (1 << 2)
