@@ -3,7 +3,7 @@
  * Set-up shared by the reclaim tests (test_vmscan.c, test_workingset.c):
  * one node of @node_pages, two model CPUs with the test thread as CPU 0,
  * a memcg under the root, every switch off; teardown also turns swap
- * off, since most tests swap.
+ * off, since most tests swap.  Include after cmocka.h.
  */
 #ifndef LRULAB_TESTS_RECLAIM_TEST_H
 #define LRULAB_TESTS_RECLAIM_TEST_H
@@ -40,6 +40,47 @@ static inline int teardown(void **state)
 static inline struct lruvec *lruvec_of(struct mem_cgroup *m)
 {
 	return mem_cgroup_lruvec(m, NODE_DATA(0));
+}
+
+/*
+ * Anon pages a swap-out and swap-in must keep: word i % 512 of page i
+ * holds a value of its own, every other word is zero.
+ */
+static inline void write_pattern(struct vm_area_struct *vma, unsigned long pages)
+{
+	unsigned long i;
+
+	for (i = 0; i < pages; i++) {
+		unsigned long addr = vma->vm_start + i * PAGE_SIZE;
+		unsigned long *p;
+
+		assert_int_equal(mm_access(vma, addr, true), 0);
+		p = folio_address(pte_page(ptep_get(vma_pte(vma, addr))));
+		__atomic_store_n(&p[i % 512], i * 2654435761UL + 1, __ATOMIC_RELAXED);
+	}
+}
+
+static inline void check_pattern(struct vm_area_struct *vma, unsigned long pages)
+{
+	unsigned long i;
+
+	for (i = 0; i < pages; i++) {
+		unsigned long addr = vma->vm_start + i * PAGE_SIZE;
+		unsigned long *p;
+
+		/* a swap PTE faults in through do_swap_page */
+		assert_int_equal(mm_access(vma, addr, false), 0);
+		p = folio_address(pte_page(ptep_get(vma_pte(vma, addr))));
+		assert_int_equal(__atomic_load_n(&p[i % 512], __ATOMIC_RELAXED),
+				 i * 2654435761UL + 1);
+		assert_int_equal(p[(i + 1) % 512], 0);
+	}
+}
+
+static inline unsigned long memcg_ev(struct mem_cgroup *m, enum vm_event_item item)
+{
+	mem_cgroup_flush_all();
+	return memcg_events(m, item);
 }
 
 #endif /* LRULAB_TESTS_RECLAIM_TEST_H */

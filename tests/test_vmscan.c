@@ -296,43 +296,6 @@ static void test_cost_sample(void **state)
 
 /* ---- end-to-end reclaim ---- */
 
-static void write_pattern(struct vm_area_struct *vma, unsigned long pages)
-{
-	unsigned long i;
-
-	for (i = 0; i < pages; i++) {
-		unsigned long addr = vma->vm_start + i * PAGE_SIZE;
-		unsigned long *p;
-
-		assert_int_equal(mm_access(vma, addr, true), 0);
-		p = folio_address(pte_page(ptep_get(vma_pte(vma, addr))));
-		__atomic_store_n(&p[i % 512], i * 2654435761UL + 1, __ATOMIC_RELAXED);
-	}
-}
-
-static void check_pattern(struct vm_area_struct *vma, unsigned long pages)
-{
-	unsigned long i;
-
-	for (i = 0; i < pages; i++) {
-		unsigned long addr = vma->vm_start + i * PAGE_SIZE;
-		unsigned long *p;
-
-		/* a swap PTE faults in through do_swap_page */
-		assert_int_equal(mm_access(vma, addr, false), 0);
-		p = folio_address(pte_page(ptep_get(vma_pte(vma, addr))));
-		assert_int_equal(__atomic_load_n(&p[i % 512], __ATOMIC_RELAXED),
-				 i * 2654435761UL + 1);
-		assert_int_equal(p[(i + 1) % 512], 0);
-	}
-}
-
-static unsigned long memcg_ev(struct mem_cgroup *m, enum vm_event_item item)
-{
-	mem_cgroup_flush_all();
-	return memcg_events(m, item);
-}
-
 static void test_shmem_reclaim(void **state)
 {
 	struct address_space *file = shmem_file_setup(256, 0);
