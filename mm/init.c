@@ -5,8 +5,8 @@
  * root memcg, then the per-CPU LRU batches, and last the periodic memcg
  * stats flusher when the config asks for one.  Teardown stops the
  * threads a run may have started (kswapd, the writeback flusher, the
- * memcg stats flusher) before it frees what they read, and turns swap
- * off last.
+ * swap device, the memcg stats flusher) before it frees what they read,
+ * and turns swap off last.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -83,6 +83,7 @@ void lrulab_exit(void)
 	for (nid = 0; nid < MAX_NUMNODES; nid++)
 		kswapd_stop(nid);
 	wb_flusher_stop();
+	swap_io_stop();
 	mem_cgroup_flusher_stop();
 	lru_batches_exit();
 	mem_cgroup_exit();

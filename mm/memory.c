@@ -689,6 +689,7 @@ void tlb_flush_mmu(struct mmu_gather *tlb)
 	lru_add_drain();
 	folio_batch_init(&fbatch);
 	for (i = 0; i < tlb->nr; i++) {
+		free_swap_cache(tlb->folios[i]);
 		refs[folio_batch_count(&fbatch)] = tlb->refs[i];
 		if (!folio_batch_add(&fbatch, tlb->folios[i])) {
 			folios_put_refs(&fbatch, refs);

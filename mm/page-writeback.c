@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 
 #include <lrulab/kthread.h>
 #include <lrulab/memcontrol.h>
@@ -82,6 +83,17 @@ void folio_end_writeback(struct folio *folio)
 	folio_clear_writeback(folio);
 	lruvec_stat_mod_folio(folio, NR_WRITEBACK, -(int)nr);
 	zone_stat_mod_folio(folio, NR_ZONE_WRITE_PENDING, -nr);
+}
+
+/*
+ * The kernel sleeps on the folio's PG_writeback wait queue; the model
+ * has no page wait queues and gives the CPU up until the write ended
+ * (the device ends it without the folio lock, which a waiter may hold).
+ */
+void folio_wait_writeback(struct folio *folio)
+{
+	while (folio_test_writeback(folio))
+		sched_yield();
 }
 
 void folio_write_one(struct folio *folio)

@@ -90,6 +90,8 @@ static int shmem_swapin_folio(struct address_space *mapping, unsigned long index
 	folio = swapin_folio(entry, memcg, &err);
 	if (!folio)
 		return err == -ENOENT ? -EAGAIN : err;
+	/* the page cache takes it back whole: not while its write is out */
+	folio_wait_writeback(folio);
 	if (!filemap_replace_swap_by_folio(mapping, index, swap, folio)) {
 		folio_unlock(folio);
 		folio_put(folio);

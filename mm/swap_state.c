@@ -221,8 +221,14 @@ vm_fault_t do_swap_page(struct vm_area_struct *vma, unsigned long addr, bool wri
 	spin_unlock(ptl);
 
 	swap_free(entry);
-	/* nothing names the slot any more: the copy in swap is stale */
-	if (!__swap_count(entry) && folio_swapcache_is(folio, entry))
+	/*
+	 * Nothing names the slot any more: the copy in swap is stale.  A
+	 * write still in flight keeps it cached (folio_free_swap() refuses
+	 * a folio under writeback), until the zap (free_swap_cache) or
+	 * reclaim finds it unmapped.
+	 */
+	if (!__swap_count(entry) && folio_swapcache_is(folio, entry) &&
+	    !folio_test_writeback(folio))
 		delete_from_swap_cache(folio);
 	folio_unlock(folio);
 	return 0;
@@ -241,9 +247,19 @@ void free_swap_and_cache(swp_entry_t entry)
 		return;
 	if (folio_trylock(folio)) {
 		if (folio_swapcache_is(folio, entry) && !__swap_count(entry) &&
-		    !folio_mapped(folio))
+		    !folio_mapped(folio) && !folio_test_writeback(folio))
 			delete_from_swap_cache(folio);
 		folio_unlock(folio);
 	}
 	folio_put(folio);
+}
+
+void free_swap_cache(struct folio *folio)
+{
+	if (!folio_test_swapcache(folio) || folio_mapped(folio) || !folio_trylock(folio))
+		return;
+	if (folio_test_swapcache(folio) && !folio_test_writeback(folio) &&
+	    !__swap_count(folio_swap_entry(folio)))
+		delete_from_swap_cache(folio);
+	folio_unlock(folio);
 }

@@ -301,6 +301,8 @@ void swapoff(void)
 
 	if (!swap_info.on)
 		return;
+	/* the writes in flight end first: they store into the slots */
+	swap_io_stop();
 	WRITE_ONCE(swap_info.on, false);
 	for (i = 1; i < swap_info.max; i++)
 		free(swap_info.slots[i].data);

@@ -15,13 +15,13 @@
  * with it dropped, on folios this CPU isolated.
  *
  * What the model leaves out: zones other than ZONE_NORMAL (no wrong-zone
- * skips), memory.min/low protection, writeback throttling (swap
- * writeout is synchronous, so no folio stays under writeback), slab
- * shrinkers, demotion, and swapping a large folio whole (the device
- * hands out one slot at a time, so a large anon folio is split and its
- * pages swapped one by one).  The memcg walk of direct reclaim has no
- * shared per-node iterator cookie: each walk starts at the target and
- * stops once it reclaimed enough.
+ * skips), memory.min/low protection, writeback throttling (kswapd's
+ * PGDAT_WRITEBACK and the congestion waits), slab shrinkers, demotion,
+ * and swapping a large folio whole (the device hands out one slot at a
+ * time, so a large anon folio is split and its pages swapped one by
+ * one).  The memcg walk of direct reclaim has no shared per-node
+ * iterator cookie: each walk starts at the target and stops once it
+ * reclaimed enough.
  */
 #include <errno.h>
 #include <string.h>
@@ -187,18 +187,33 @@ static enum folio_references folio_check_references(struct folio *folio,
 	return FOLIOREF_RECLAIM;
 }
 
-/* Swap writeout of a locked, unmapped, swap-cached folio (pageout()). */
-static bool pageout(struct folio *folio, struct scan_control *sc)
+/* What pageout() did with the folio. */
+typedef enum {
+	PAGE_KEEP,	/* not written: still locked */
+	PAGE_SUCCESS,	/* write started: unlocked, under writeback until it ends */
+	PAGE_WRITTEN,	/* written synchronously: still locked, clean */
+} pageout_t;
+
+/*
+ * Swap writeout of a locked, unmapped, swap-cached folio.  PG_reclaim
+ * asks the write's end to rotate it to the inactive tail; a write that
+ * is already over needs no rotation.  The kernel's synchronous write
+ * hands the folio back unlocked for reclaim to trylock it again; the
+ * model's never lets go of it.
+ */
+static pageout_t pageout(struct folio *folio, struct scan_control *sc)
 {
 	struct address_space *mapping = READ_ONCE(folio->mapping);
 	long nr = folio_nr_pages(folio);
 	bool shmem = mapping && !folio_test_anon(folio);
 	int expected = 1 + (int)nr + (shmem ? (int)nr : 0);
+	bool started;
 
 	/* someone else holds a reference: writing would be wasted */
 	if (folio_ref_count(folio) != expected)
-		return false;
+		return PAGE_KEEP;
 	folio_clear_dirty(folio);
+	folio_set_reclaim(folio);
 	/*
 	 * shmem_writeout: the page cache gives the page up for its swap
 	 * entry, which then names the slot, and drops its references.
@@ -207,13 +222,15 @@ static bool pageout(struct folio *folio, struct scan_control *sc)
 		swap_duplicate(folio_swap_entry(folio));
 		folio_put_refs(folio, (int)nr);
 	}
-	swap_writeout(folio);
+	started = swap_writeout(folio);
+	if (!folio_test_writeback(folio))
+		folio_clear_reclaim(folio);
 	/* s1 makes the pageout counter per-lruvec, a cost input for reclaim */
 	if (lrulab_switch_on(SW_VMSTAT_SCAN_COST))
 		lruvec_stat_mod_folio(folio, NR_VMSCAN_WRITE, (int)nr);
 	else
 		node_stat_mod_folio(folio, NR_VMSCAN_WRITE, nr);
-	return true;
+	return started ? PAGE_SUCCESS : PAGE_WRITTEN;
 }
 
 /*
@@ -374,6 +391,8 @@ unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data
 				goto activate_locked;
 			if (folio_alloc_swap(folio))
 				goto activate_locked;
+			/* the new slot holds nothing yet, whatever the PTEs say */
+			folio_set_dirty(folio);
 		}
 
 		if (folio_mapped(folio) && !try_to_unmap(folio)) {
@@ -381,13 +400,28 @@ unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data
 			goto activate_locked;
 		}
 
-		if (folio_test_swapbacked(folio)) {
-			/* the model keeps no clean copy in swap: always write */
+		/* clean and swap-cached: its slot holds the page already */
+		if (folio_test_swapbacked(folio) && folio_test_dirty(folio)) {
 			if (!sc->may_writepage)
 				goto keep_locked;
-			if (!pageout(folio, sc))
+			switch (pageout(folio, sc)) {
+			case PAGE_KEEP:
 				goto keep_locked;
-			stat->nr_pageout += (unsigned int)nr_pages;
+			case PAGE_SUCCESS:
+				stat->nr_pageout += (unsigned int)nr_pages;
+				/* the write's end rotates it; the next scan frees it */
+				if (folio_test_writeback(folio) || folio_test_dirty(folio))
+					goto keep;
+				/* it ended already: free it now if it is still ours */
+				if (!folio_trylock(folio))
+					goto keep;
+				if (folio_test_dirty(folio) || folio_test_writeback(folio))
+					goto keep_locked;
+				break;
+			case PAGE_WRITTEN:
+				stat->nr_pageout += (unsigned int)nr_pages;
+				break;
+			}
 		} else if (file_dirty) {
 			/*
 			 * Reclaim no longer writes filesystem folios (as the
@@ -424,7 +458,7 @@ activate_locked:
 keep_locked:
 		/* a swap-cached copy that nothing names any more is dead weight */
 		if (folio_test_swapcache(folio) && !folio_mapped(folio) &&
-		    !__swap_count(folio_swap_entry(folio)))
+		    !folio_test_writeback(folio) && !__swap_count(folio_swap_entry(folio)))
 			delete_from_swap_cache(folio);
 		folio_unlock(folio);
 keep:

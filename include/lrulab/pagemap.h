@@ -136,6 +136,8 @@ void folio_account_cleaned(struct folio *folio);
  */
 void folio_start_writeback(struct folio *folio);
 void folio_end_writeback(struct folio *folio);
+/* Return once @folio is no longer under writeback. */
+void folio_wait_writeback(struct folio *folio);
 void folio_write_one(struct folio *folio);
 unsigned long filemap_write_and_wait(struct address_space *mapping);
 /*

@@ -72,8 +72,42 @@ unsigned long swap_cache_nr(void);
  * -ENOMEM when the device is full or absent, -EINVAL for large folios.
  */
 int folio_alloc_swap(struct folio *folio);
-/* Write the folio's memory to its slot (compressing it): PSWPOUT. */
-void swap_writeout(struct folio *folio);
+/*
+ * Write the folio's memory to its slot: PSWPOUT.  On the synchronous
+ * device (the default) the page is stored (compressed) before it
+ * returns false, the folio still locked.  On the asynchronous one it
+ * returns true having only started the write: the folio is under
+ * writeback (nr_writeback) and unlocked, and the device ends the write
+ * later (folio_end_writeback, which rotates a PG_reclaim folio).  A
+ * zero-filled page needs no I/O there either and is stored at once.
+ */
+bool swap_writeout(struct folio *folio);
+
+/*
+ * The asynchronous device, a disk behind a swap file: from
+ * swap_io_start() on, writes go to a device thread on model CPU @cpu
+ * (which the caller sets aside) and end @latency_us after they were
+ * submitted, the page stored (as --swap says) at the end.  0, -EINVAL,
+ * -EBUSY, -ENOMEM or -EAGAIN.  swap_io_stop() ends every queued write
+ * first, at its due time; swapoff() and lrulab_exit() stop it too.
+ * swap_io_wait_idle() returns once every write submitted before it has
+ * ended and its rotation reached the lists.  swap_io_quiesce(true)
+ * holds completions back (blk_mq_quiesce_queue), false lets them go;
+ * do not wait for idle while quiesced.
+ */
+int swap_io_start(int cpu, unsigned int latency_us);
+void swap_io_stop(void);
+bool swap_io_async(void);
+void swap_io_wait_idle(void);
+void swap_io_quiesce(bool quiesce);
+
+struct swap_io_stat {
+	unsigned long async_writes;	/* writes queued to the device */
+	unsigned long in_flight;	/* of those, not yet ended */
+	unsigned long rounds;		/* the device's completion rounds (one drain each) */
+};
+/* Counts since the last swap_io_start(). */
+void swap_io_stats(struct swap_io_stat *st);
 /*
  * Remove a folio whose refcount reclaim froze from the swap cache,
  * leaving @shadow (may be NULL) in the slot.
@@ -113,6 +147,14 @@ vm_fault_t do_swap_page(struct vm_area_struct *vma, unsigned long addr, bool wri
  * after clearing the PTE.
  */
 void free_swap_and_cache(swp_entry_t entry);
+
+/*
+ * An unmapped folio the swap cache holds for a slot nothing names (a
+ * swap-in found it there while its write was in flight, which kept it
+ * cached): let it go, if its lock is free.  The zap calls it with the
+ * last mapping gone (the kernel's free_pages_and_swap_cache).
+ */
+void free_swap_cache(struct folio *folio);
 
 /* The swap cache's folio at @entry, no reference taken: quiescent only
  * (the invariant checker). */
