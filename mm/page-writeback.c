@@ -26,6 +26,7 @@
 #include <lrulab/mm.h>
 #include <lrulab/pagemap.h>
 #include <lrulab/swap.h>
+#include <lrulab/swap_state.h>
 #include <lrulab/vmstat.h>
 #include <lrulab/workqueue.h>
 
@@ -86,14 +87,19 @@ void folio_end_writeback(struct folio *folio)
 }
 
 /*
- * The kernel sleeps on the folio's PG_writeback wait queue; the model
- * has no page wait queues and gives the CPU up until the write ended
- * (the device ends it without the folio lock, which a waiter may hold).
+ * The kernel sleeps on the folio's PG_writeback wait queue until the
+ * completion interrupt ends the write.  The model has neither: the
+ * waiter ends the swap writes that are due itself, and gives the CPU up
+ * until this one's is (it needs no folio lock, which the waiter may
+ * hold).  File writes here are synchronous and never waited for.
  */
 void folio_wait_writeback(struct folio *folio)
 {
-	while (folio_test_writeback(folio))
-		sched_yield();
+	while (folio_test_writeback(folio)) {
+		swap_complete_due_writes();
+		if (folio_test_writeback(folio))
+			sched_yield();
+	}
 }
 
 void folio_write_one(struct folio *folio)

@@ -12,34 +12,37 @@
  * The synchronous device (zram's way, the default) stores the page on
  * the reclaiming CPU before swap_writeout() returns, so reclaim frees
  * the folio in the same pass.  The asynchronous one (a disk's, such as
- * the swap file of the s1 mail; swap_io_start()) only starts the write:
- * the folio is put under writeback and unlocked, reclaim keeps it, and
- * a device thread, a model CPU of its own, stores it latency_us later
- * and ends the writeback there.  The end rotates the folio, PG_reclaim
- * since pageout(), through the device CPU's lru_move_tail batch to the
- * inactive tail (pgrotated); the device drains that batch after each
- * round of completions (lru_add_drain_cpu, the s1 mail's top lru_lock
- * site), and the next scan frees the clean folio.  In the kernel the
- * completion interrupt usually lands on the CPU that submitted the
- * write, whose own reclaim then drains the batch; here one CPU takes
- * all of them.  A zero-filled page needs no I/O on a disk either (the
- * kernel's zeromap): it completes at once.
+ * the swap file of the s1 mail; swap_io_start()) stores the page as the
+ * write is submitted, as DMA would read it, but only starts the write:
+ * the folio is put under writeback and unlocked, and reclaim keeps it.
+ * The write ends latency_us later with a completion interrupt on the
+ * CPU that submitted it (blk-mq completes a request where it was
+ * issued).  A model CPU has no interrupts, so it takes the completions
+ * that are due when it enters a list shrinker (swap_complete_writes()),
+ * just before the lru_add_drain() there: each ends the folio's
+ * writeback and rotates it, PG_reclaim since pageout(), into this CPU's
+ * lru_move_tail batch; the drain puts the batch on the inactive tail
+ * under lru_lock (lru_add_drain_cpu, the s1 mail's top lru_lock site,
+ * pgrotated), and the scan frees the clean folio.  Completions due on a
+ * CPU that no longer reclaims wait for swap_io_wait_idle().  A
+ * zero-filled page needs no I/O on a disk either (the kernel's zeromap):
+ * it completes at once.
  *
- * Each model CPU submits to a queue of its own (blk-mq's software
- * queues), SWAP_IO_DEPTH deep; a submitter that finds its queue full
- * waits for the device, as one waits for a tag.
+ * Each model CPU's writes in flight queue on the CPU, SWAP_IO_DEPTH
+ * deep; a submitter that finds its queue full waits for the oldest
+ * write's end, as one waits for a tag.  A CPU that waits for a write
+ * (folio_wait_writeback) ends every due write itself, whoever submitted
+ * it: the submitter may be the one holding what the waiter needs.
  *
  * Lock order: as in mm/swapfile.c's header.  Here a cluster's lock is
- * taken alone, only to set or read the slot's data; the device's mutex
- * is never held across a completion.
+ * taken alone, only to set or read the slot's data.
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <lrulab/memcontrol.h>
@@ -189,47 +192,38 @@ struct swap_io_req {
 	u64 due;			/* CLOCK_MONOTONIC ns */
 };
 
-/* A model CPU's submissions: it fills at tail, the device takes at head. */
+/*
+ * A model CPU's writes in flight, oldest first.  The CPU adds and ends
+ * its own; a CPU that must wait for a write ends what is due anywhere
+ * (an interrupt does not wait for its CPU to come round), so each queue
+ * has a lock, which only such a waiter ever contends.
+ */
 struct swap_io_queue {
-	unsigned long tail;		/* written by the queue's CPU */
-	CACHELINE_PADDING(_pad1_);
-	unsigned long head;		/* written by the device */
-	CACHELINE_PADDING(_pad2_);
+	pthread_spinlock_t lock;
+	unsigned long head, tail;
 	struct swap_io_req reqs[SWAP_IO_DEPTH];
 };
 
-static void swap_io_submit(struct folio *folio);
-
 static struct swap_io {
-	bool running;			/* set-up thread only; read by submitters */
-	int cpu;
+	bool on;			/* set-up thread only; read by submitters */
+	bool quiesced;			/* completions held back */
 	u64 latency_ns;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wait;		/* the device: work, or a state change */
-	pthread_cond_t done;		/* wait_idle: nothing in flight */
-	bool stop, quiesced;		/* under lock */
-	int sleeping;			/* with nothing queued: submitters wake it */
-	atomic_long_t in_flight;	/* submitted, not yet ended and drained */
-	atomic_long_t nr_async, nr_rounds;
-	struct swap_io_queue *queues;	/* one per model CPU */
-} swap_io = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.done = PTHREAD_COND_INITIALIZER,
-};
+	struct swap_io_queue *queues;	/* per CPU */
+	atomic_long_t in_flight, nr_async, nr_irqs;
+} swap_io;
+
+static void swap_io_submit(struct folio *folio);
 
 bool swap_writeout(struct folio *folio)
 {
-	if (!smp_load_acquire(&swap_io.running)) {
-		swap_store_page(folio);
+	swap_store_page(folio);
+	if (!smp_load_acquire(&swap_io.on)) {
 		count_swpout(folio);
 		return false;
 	}
-	if (folio_zero_filled(folio)) {
-		/* no I/O: the slot records the zero page */
-		swap_store_page(folio);
+	/* no I/O for a zero page: the slot records it */
+	if (folio_zero_filled(folio))
 		return false;
-	}
 	count_swpout(folio);
 	folio_start_writeback(folio);
 	folio_unlock(folio);
@@ -279,215 +273,173 @@ static u64 swap_io_now(void)
 }
 
 /*
- * The folio holds a reference for the device until its write ends; the
- * swap cache holds one too, and nothing takes a folio under writeback
- * out of the cache, so the slot stays the folio's.
+ * end_swap_bio_write: the write is on the device.  The queue held a
+ * reference, since the folio may be freed as soon as the bit clears.
+ * Off every model CPU (stopping the device at teardown) there is no
+ * batch to rotate through: the folio is left where it is.
  */
-static void swap_io_submit(struct folio *folio)
-{
-	struct swap_io_queue *q = &swap_io.queues[smp_processor_id()];
-	unsigned long tail = q->tail;
-
-	while (tail - smp_load_acquire(&q->head) >= SWAP_IO_DEPTH)
-		sched_yield();
-	folio_get(folio);
-	q->reqs[tail % SWAP_IO_DEPTH] = (struct swap_io_req){
-		.folio = folio, .due = swap_io_now() + swap_io.latency_ns,
-	};
-	atomic_long_inc(&swap_io.in_flight);
-	atomic_long_inc(&swap_io.nr_async);
-	/* publish, then look whether the device went to sleep on an empty queue */
-	__atomic_store_n(&q->tail, tail + 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&swap_io.sleeping, __ATOMIC_SEQ_CST)) {
-		pthread_mutex_lock(&swap_io.lock);
-		pthread_cond_broadcast(&swap_io.wait);
-		pthread_mutex_unlock(&swap_io.lock);
-	}
-}
-
-/* The earliest due time among the queues' heads; false if all are empty. */
-static bool swap_io_next_due(u64 *due)
-{
-	bool found = false;
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct swap_io_queue *q = &swap_io.queues[cpu];
-		unsigned long head = q->head;
-
-		if (head == __atomic_load_n(&q->tail, __ATOMIC_SEQ_CST))
-			continue;
-		if (!found || q->reqs[head % SWAP_IO_DEPTH].due < *due)
-			*due = q->reqs[head % SWAP_IO_DEPTH].due;
-		found = true;
-	}
-	return found;
-}
-
-/* end_swap_bio_write: the page is on the device, the writeback ends. */
 static void swap_io_end_write(struct folio *folio)
 {
-	swap_store_page(folio);
+	if (smp_processor_id() < 0)
+		folio_clear_reclaim(folio);
 	folio_end_writeback(folio);
 	folio_put(folio);
-}
-
-/* Every write due by @now, queue by queue; how many. */
-static long swap_io_complete(u64 now)
-{
-	long n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct swap_io_queue *q = &swap_io.queues[cpu];
-		unsigned long head = q->head;
-
-		while (head != smp_load_acquire(&q->tail) &&
-		       q->reqs[head % SWAP_IO_DEPTH].due <= now) {
-			swap_io_end_write(q->reqs[head % SWAP_IO_DEPTH].folio);
-			smp_store_release(&q->head, ++head);
-			n++;
-		}
-	}
-	return n;
-}
-
-static void swap_io_timedwait(u64 due)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(due / 1000000000ULL),
-		.tv_nsec = (long)(due % 1000000000ULL),
-	};
-
-	pthread_cond_timedwait(&swap_io.wait, &swap_io.lock, &ts);
+	atomic_long_sub(1, &swap_io.in_flight);
 }
 
 /*
- * The device: sleep until the earliest write is due, end every write
- * that is, then drain this CPU's batches so that the rotations reach the
- * lists.  Stopping ends what is queued first, at its due time.
+ * End the writes of @q due by @now (all of them: ~0), oldest first, a
+ * batch at a time, with the queue's lock dropped: the ends take the
+ * LRU's locks.  How many.
  */
-static void *swap_io_thread(void *arg)
+static unsigned long swap_io_complete(struct swap_io_queue *q, u64 now)
 {
-	(void)arg;
-	if (cpu_enter(swap_io.cpu, false)) {
-		fprintf(stderr, "lrulab: swap device: model CPU %d is not free\n", swap_io.cpu);
-		abort();
-	}
-	/* a wakeup 50 us late (the default slack) would be half a latency */
-	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	pthread_mutex_lock(&swap_io.lock);
-	for (;;) {
-		long n;
-		u64 due;
+	struct folio *done[32];
+	unsigned long n, total = 0, i;
 
-		if (swap_io.quiesced && !swap_io.stop) {
-			pthread_cond_wait(&swap_io.wait, &swap_io.lock);
-			continue;
-		}
-		if (!swap_io_next_due(&due)) {
-			if (swap_io.stop)
-				break;
-			__atomic_store_n(&swap_io.sleeping, 1, __ATOMIC_SEQ_CST);
-			if (!swap_io_next_due(&due))
-				pthread_cond_wait(&swap_io.wait, &swap_io.lock);
-			__atomic_store_n(&swap_io.sleeping, 0, __ATOMIC_SEQ_CST);
-			continue;
-		}
-		if (due > swap_io_now()) {
-			swap_io_timedwait(due);
-			continue;
-		}
-		pthread_mutex_unlock(&swap_io.lock);
-		n = swap_io_complete(swap_io_now());
-		lru_add_drain();
-		atomic_long_inc(&swap_io.nr_rounds);
-		pthread_mutex_lock(&swap_io.lock);
-		if (!atomic_long_sub_return(n, &swap_io.in_flight))
-			pthread_cond_broadcast(&swap_io.done);
-	}
-	pthread_mutex_unlock(&swap_io.lock);
-	cpu_exit();
-	return NULL;
+	do {
+		n = 0;
+		pthread_spin_lock(&q->lock);
+		while (n < ARRAY_SIZE(done) && q->head != q->tail &&
+		       q->reqs[q->head % SWAP_IO_DEPTH].due <= now)
+			done[n++] = q->reqs[q->head++ % SWAP_IO_DEPTH].folio;
+		pthread_spin_unlock(&q->lock);
+		for (i = 0; i < n; i++)
+			swap_io_end_write(done[i]);
+		total += n;
+	} while (n == ARRAY_SIZE(done));
+	return total;
 }
 
-int swap_io_start(int cpu, unsigned int latency_us)
+/* The completion interrupts due on this CPU. */
+void swap_complete_writes(void)
 {
-	pthread_condattr_t attr;
+	int cpu = smp_processor_id();
 
-	if (cpu < 0 || cpu >= nr_cpu_ids)
-		return -EINVAL;
-	if (swap_io.running)
+	if (!smp_load_acquire(&swap_io.on) || cpu < 0 || READ_ONCE(swap_io.quiesced))
+		return;
+	if (swap_io_complete(per_cpu_ptr(swap_io.queues, cpu), swap_io_now()))
+		atomic_long_inc(&swap_io.nr_irqs);
+}
+
+/*
+ * For a CPU that waits for a write: end what is due on any CPU (an
+ * interrupt does not wait for its CPU to come round), the rotations
+ * going to the waiter's batch.
+ */
+void swap_complete_due_writes(void)
+{
+	int cpu;
+
+	if (!smp_load_acquire(&swap_io.on) || smp_processor_id() < 0 ||
+	    READ_ONCE(swap_io.quiesced))
+		return;
+	for_each_possible_cpu(cpu)
+		swap_io_complete(per_cpu_ptr(swap_io.queues, cpu), swap_io_now());
+}
+
+/* Sleep until @due: the device takes its time. */
+static void swap_io_wait(u64 due)
+{
+	u64 now = swap_io_now();
+
+	if (due > now)
+		usleep((useconds_t)((due - now + 999) / 1000));
+}
+
+static void swap_io_submit(struct folio *folio)
+{
+	struct swap_io_queue *q = this_cpu_ptr(swap_io.queues);
+	u64 oldest;
+
+	folio_get(folio);
+	pthread_spin_lock(&q->lock);
+	/* no tag free: wait for the oldest write's end */
+	while (q->tail - q->head == SWAP_IO_DEPTH) {
+		oldest = q->reqs[q->head % SWAP_IO_DEPTH].due;
+		pthread_spin_unlock(&q->lock);
+		swap_io_wait(oldest);
+		swap_io_complete(q, swap_io_now());
+		pthread_spin_lock(&q->lock);
+	}
+	q->reqs[q->tail++ % SWAP_IO_DEPTH] = (struct swap_io_req){
+		.folio = folio, .due = swap_io_now() + swap_io.latency_ns,
+	};
+	pthread_spin_unlock(&q->lock);
+	atomic_long_inc(&swap_io.in_flight);
+	atomic_long_inc(&swap_io.nr_async);
+}
+
+int swap_io_start(unsigned int latency_us)
+{
+	int cpu;
+
+	if (swap_io.on)
 		return -EBUSY;
-	if (posix_memalign((void **)&swap_io.queues, L1_CACHE_BYTES,
-			   (size_t)nr_cpu_ids * sizeof(*swap_io.queues)))
+	swap_io.queues = alloc_percpu(struct swap_io_queue);
+	if (!swap_io.queues)
 		return -ENOMEM;
-	memset(swap_io.queues, 0, (size_t)nr_cpu_ids * sizeof(*swap_io.queues));
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&swap_io.wait, &attr);
-	pthread_condattr_destroy(&attr);
-	swap_io.cpu = cpu;
+	for_each_possible_cpu(cpu)
+		pthread_spin_init(&per_cpu_ptr(swap_io.queues, cpu)->lock, PTHREAD_PROCESS_PRIVATE);
 	swap_io.latency_ns = latency_us * 1000ULL;
-	swap_io.stop = swap_io.quiesced = false;
-	swap_io.sleeping = 0;
+	swap_io.quiesced = false;
 	atomic_long_set(&swap_io.in_flight, 0);
 	atomic_long_set(&swap_io.nr_async, 0);
-	atomic_long_set(&swap_io.nr_rounds, 0);
-	if (pthread_create(&swap_io.thread, NULL, swap_io_thread, NULL)) {
-		pthread_cond_destroy(&swap_io.wait);
-		free(swap_io.queues);
-		swap_io.queues = NULL;
-		return -EAGAIN;
-	}
-	smp_store_release(&swap_io.running, true);
+	atomic_long_set(&swap_io.nr_irqs, 0);
+	smp_store_release(&swap_io.on, true);
 	return 0;
-}
-
-void swap_io_stop(void)
-{
-	if (!swap_io.running)
-		return;
-	pthread_mutex_lock(&swap_io.lock);
-	swap_io.stop = true;
-	pthread_cond_broadcast(&swap_io.wait);
-	pthread_mutex_unlock(&swap_io.lock);
-	pthread_join(swap_io.thread, NULL);
-	smp_store_release(&swap_io.running, false);
-	pthread_cond_destroy(&swap_io.wait);
-	free(swap_io.queues);
-	swap_io.queues = NULL;
 }
 
 bool swap_io_async(void)
 {
-	return smp_load_acquire(&swap_io.running);
+	return smp_load_acquire(&swap_io.on);
 }
 
 void swap_io_wait_idle(void)
 {
-	if (!swap_io.running)
+	int cpu;
+
+	if (!swap_io.on)
 		return;
-	pthread_mutex_lock(&swap_io.lock);
-	while (atomic_long_read(&swap_io.in_flight))
-		pthread_cond_wait(&swap_io.done, &swap_io.lock);
-	pthread_mutex_unlock(&swap_io.lock);
+	for_each_possible_cpu(cpu) {
+		struct swap_io_queue *q = per_cpu_ptr(swap_io.queues, cpu);
+		u64 last = 0;
+
+		pthread_spin_lock(&q->lock);
+		if (q->head != q->tail)
+			last = q->reqs[(q->tail - 1) % SWAP_IO_DEPTH].due;
+		pthread_spin_unlock(&q->lock);
+		swap_io_wait(last);
+		swap_io_complete(q, ~0ULL);
+	}
+	/* the rotations reach the lists */
+	if (smp_processor_id() >= 0)
+		lru_add_drain();
+}
+
+void swap_io_stop(void)
+{
+	int cpu;
+
+	if (!swap_io.on)
+		return;
+	swap_io_wait_idle();
+	smp_store_release(&swap_io.on, false);
+	for_each_possible_cpu(cpu)
+		pthread_spin_destroy(&per_cpu_ptr(swap_io.queues, cpu)->lock);
+	free_percpu(swap_io.queues);
+	swap_io.queues = NULL;
 }
 
 /* blk_mq_quiesce_queue: writes still queue, none completes. */
 void swap_io_quiesce(bool quiesce)
 {
-	if (!swap_io.running)
-		return;
-	pthread_mutex_lock(&swap_io.lock);
-	swap_io.quiesced = quiesce;
-	pthread_cond_broadcast(&swap_io.wait);
-	pthread_mutex_unlock(&swap_io.lock);
+	WRITE_ONCE(swap_io.quiesced, quiesce);
 }
 
 void swap_io_stats(struct swap_io_stat *st)
 {
 	st->async_writes = (unsigned long)atomic_long_read(&swap_io.nr_async);
 	st->in_flight = (unsigned long)atomic_long_read(&swap_io.in_flight);
-	st->rounds = (unsigned long)atomic_long_read(&swap_io.nr_rounds);
+	st->irqs = (unsigned long)atomic_long_read(&swap_io.nr_irqs);
 }

@@ -489,6 +489,8 @@ void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
 	LIST_HEAD(l_active);
 	LIST_HEAD(l_inactive);
 
+	/* the writes that ended since: their rotations join the drain */
+	swap_complete_writes();
 	lru_add_drain();
 
 	spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
@@ -555,6 +557,7 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 		reclaim_throttle(pgdat, VMSCAN_THROTTLE_ISOLATED);
 	}
 
+	swap_complete_writes();
 	lru_add_drain();
 
 	spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));

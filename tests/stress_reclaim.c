@@ -10,7 +10,9 @@
  * workingset code.  Each also writes, fsyncs and reads back its slice of
  * one shared regular file, while a flusher CPU writes back what reclaim
  * wakes it for.  A control CPU drains every CPU's batches and reads
- * memory.stat meanwhile.  Run with vmstat-scan-cost off, then on.
+ * memory.stat meanwhile.  Run with vmstat-scan-cost off and the
+ * zram-like swap device, then with the switch on and the asynchronous
+ * device, whose writes end on their CPUs later and rotate their folios.
  * Checks: every page keeps its data, memory.current never exceeds
  * memory.max, the invariant checker passes, and after teardown every
  * page and swap slot is free.
@@ -180,7 +182,7 @@ static void *control_fn(void *arg)
 	return NULL;
 }
 
-static void run(bool scan_cost)
+static void run(bool scan_cost, bool async)
 {
 	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
 	struct worker *w = calloc(NR_WORKERS, sizeof(*w));
@@ -200,7 +202,8 @@ static void run(bool scan_cost)
 		die("lrulab_init failed");
 	if (lrulab_oversubscribed())
 		lrulab_spin_yield_loops = 0;
-	if (swapon(NR_WORKERS * (FILE_PAGES + ANON_PAGES) + 64, SWAP_STORE_ZSTD))
+	if (swapon(NR_WORKERS * (FILE_PAGES + ANON_PAGES) + 64, SWAP_STORE_ZSTD) ||
+	    (async && swap_io_start(20)))
 		die("swapon failed");
 	free_before = zone_free_pages_exact(&NODE_DATA(0)->node_zones[ZONE_NORMAL]);
 	parent = mem_cgroup_create(NULL, "p");
@@ -238,6 +241,11 @@ static void run(bool scan_cost)
 
 	if (failures)
 		die("pages lost their data");
+	/* the writes still in flight end: nothing is under writeback at rest */
+	if (cpu_enter(0, false))
+		die("cpu_enter failed");
+	swap_io_wait_idle();
+	cpu_exit();
 	for (i = 0; i < NR_WORKERS; i++) {
 		/* the page counter refuses past max; the batch is not an excuse */
 		if (w[i].max_seen > LEAF_MAX)
@@ -276,10 +284,10 @@ static void run(bool scan_cost)
 	drain_all_pages();
 	if (zone_free_pages_exact(&NODE_DATA(0)->node_zones[ZONE_NORMAL]) != free_before)
 		die("pages leaked");
-	printf("stress_reclaim: vmstat-scan-cost %s: %d workers x %d rounds, pgsteal %lu anon %lu file, pswpin %lu, cost-site lru_lock acquisitions %lu\n",
-	       scan_cost ? "on" : "off", NR_WORKERS, rounds,
+	printf("stress_reclaim: vmstat-scan-cost %s, swap-io %s: %d workers x %d rounds, pgsteal %lu anon %lu file, pswpin %lu, pgrotated %lu, cost-site lru_lock acquisitions %lu\n",
+	       scan_cost ? "on" : "off", async ? "async" : "sync", NR_WORKERS, rounds,
 	       sum_vm_event(PGSTEAL_ANON), sum_vm_event(PGSTEAL_FILE), sum_vm_event(PSWPIN),
-	       lru_lock_cost);
+	       sum_vm_event(PGROTATED), lru_lock_cost);
 	cpu_exit();
 	swapoff();
 	lrulab_exit();
@@ -291,7 +299,7 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--short"))
 		rounds = 2;
-	run(false);
-	run(true);
+	run(false, false);
+	run(true, true);
 	return 0;
 }

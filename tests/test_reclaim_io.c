@@ -22,8 +22,6 @@
 
 #include "reclaim_test.h"
 
-#define DEVICE_CPU 1
-
 static int setup(void **state)
 {
 	return reclaim_test_setup(16384, "t");
@@ -123,7 +121,7 @@ static void test_async_swapout(void **state)
 	unsigned long i;
 
 	assert_int_equal(swapon(256, SWAP_STORE_COPY), 0);
-	assert_int_equal(swap_io_start(DEVICE_CPU, 100), 0);
+	assert_int_equal(swap_io_start(100), 0);
 	assert_true(swap_io_async());
 	write_pattern(vma, 64);
 	lru_add_drain();
@@ -200,7 +198,7 @@ static void test_swapin_during_writeback(void **state)
 	pte_t pte;
 
 	assert_int_equal(swapon(64, SWAP_STORE_ZSTD), 0);
-	assert_int_equal(swap_io_start(DEVICE_CPU, 100), 0);
+	assert_int_equal(swap_io_start(100), 0);
 	write_pattern(vma, 32);
 	lru_add_drain();
 	age_ptes(vma, 0, 32);

@@ -74,40 +74,44 @@ unsigned long swap_cache_nr(void);
 int folio_alloc_swap(struct folio *folio);
 /*
  * Write the folio's memory to its slot: PSWPOUT.  On the synchronous
- * device (the default) the page is stored (compressed) before it
- * returns false, the folio still locked.  On the asynchronous one it
- * returns true having only started the write: the folio is under
- * writeback (nr_writeback) and unlocked, and the device ends the write
- * later (folio_end_writeback, which rotates a PG_reclaim folio).  A
- * zero-filled page needs no I/O there either and is stored at once.
+ * device (the default) the write is over when it returns false, the
+ * folio still locked.  On the asynchronous one it returns true having
+ * only started it: the folio is under writeback (nr_writeback) and
+ * unlocked, and the write ends later (folio_end_writeback, which
+ * rotates a PG_reclaim folio).  A zero-filled page needs no I/O there
+ * either: false, at once.
  */
 bool swap_writeout(struct folio *folio);
 
 /*
  * The asynchronous device, a disk behind a swap file: from
- * swap_io_start() on, writes go to a device thread on model CPU @cpu
- * (which the caller sets aside) and end @latency_us after they were
- * submitted, the page stored (as --swap says) at the end.  0, -EINVAL,
- * -EBUSY, -ENOMEM or -EAGAIN.  swap_io_stop() ends every queued write
- * first, at its due time; swapoff() and lrulab_exit() stop it too.
- * swap_io_wait_idle() returns once every write submitted before it has
- * ended and its rotation reached the lists.  swap_io_quiesce(true)
- * holds completions back (blk_mq_quiesce_queue), false lets them go;
- * do not wait for idle while quiesced.
+ * swap_io_start() on, a write ends @latency_us after it was submitted,
+ * on the submitting CPU, which takes the completions due when it next
+ * enters a list shrinker (swap_complete_writes(): folio_end_writeback,
+ * which rotates the folio).  0, -EBUSY or -ENOMEM.  swap_io_wait_idle(),
+ * at a quiescent point, ends every write in flight when it is due, on
+ * the calling CPU, and drains that CPU's batches if it is a model CPU.
+ * swap_io_stop() ends the writes and turns the device back to sync;
+ * swapoff() and lrulab_exit() stop it too.  swap_io_quiesce(true) holds
+ * completions back (blk_mq_quiesce_queue), false lets them go.
  */
-int swap_io_start(int cpu, unsigned int latency_us);
+int swap_io_start(unsigned int latency_us);
 void swap_io_stop(void);
 bool swap_io_async(void);
+void swap_complete_writes(void);
+/* For a writeback waiter: end the writes due on every CPU, here. */
+void swap_complete_due_writes(void);
 void swap_io_wait_idle(void);
 void swap_io_quiesce(bool quiesce);
 
 struct swap_io_stat {
-	unsigned long async_writes;	/* writes queued to the device */
+	unsigned long async_writes;	/* writes that went to the device */
 	unsigned long in_flight;	/* of those, not yet ended */
-	unsigned long rounds;		/* the device's completion rounds (one drain each) */
+	unsigned long irqs;		/* swap_complete_writes() calls that ended some */
 };
 /* Counts since the last swap_io_start(). */
 void swap_io_stats(struct swap_io_stat *st);
+
 /*
  * Remove a folio whose refcount reclaim froze from the swap cache,
  * leaving @shadow (may be NULL) in the slot.
