@@ -54,6 +54,8 @@ static const struct option bench_long_options[] = {
 	{ "calibrate", no_argument, NULL, 'C' },
 	{ "flush-ms", required_argument, NULL, 'R' },
 	{ "swap", required_argument, NULL, 'S' },
+	{ "swap-io", required_argument, NULL, 'I' },
+	{ "swap-latency", required_argument, NULL, 'Y' },
 	{ "profile-hold", no_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
@@ -72,7 +74,7 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 	if (!w || (w->opts & BENCH_OPT_MAX))
 		fprintf(f, " [--max SIZE]");
 	if (!w || (w->opts & BENCH_OPT_SWAP))
-		fprintf(f, " [--swap zstd|copy]");
+		fprintf(f, " [--swap zstd|copy] [--swap-io sync|async] [--swap-latency US]");
 	/* a workload with its own model (usemem) takes the common options only */
 	if (w && w->main)
 		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--seconds S] [--lock IMPL]\n"
@@ -273,6 +275,27 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 				return 2;
 			}
 			o->swap_copy = !strcmp(optarg, "copy");
+			o->swap_store_given = true;
+			break;
+		case 'I':
+		case 'Y':
+			if (!(w->opts & BENCH_OPT_SWAP)) {
+				fprintf(stderr, "%s: --%s: %s runs without swap\n", prog,
+					c == 'I' ? "swap-io" : "swap-latency", w->name);
+				return 2;
+			}
+			if (c == 'Y') {
+				if (parse_long(prog, "--swap-latency", optarg, 0, 1000000,
+					       &o->swap_latency_us))
+					return 2;
+				break;
+			}
+			if (strcmp(optarg, "sync") && strcmp(optarg, "async")) {
+				fprintf(stderr, "%s: --swap-io: unknown device '%s' (sync or async)\n",
+					prog, optarg);
+				return 2;
+			}
+			o->swap_async = !strcmp(optarg, "async");
 			break;
 		case 'R':
 			if (parse_long(prog, "--flush-ms", optarg, 0, 60000, &o->flush_ms))
@@ -332,6 +355,7 @@ void bench_defaults(const struct bench_workload *w, struct bench_opts *o)
 	o->memcgs = 1;
 	o->lock = LOCK_QSPINLOCK;
 	o->flush_ms = -1;
+	o->swap_latency_us = -1;
 	memset(o->sw, -1, sizeof(o->sw));
 	w->defaults(o);
 }

@@ -240,6 +240,7 @@ static const struct option repro_long_options[] = {
 	{ "memcgs", required_argument, NULL, 'M' },
 	{ "loops", required_argument, NULL, 'l' },
 	{ "usemem-seconds", required_argument, NULL, 'u' },
+	{ "swap-io", required_argument, NULL, 'I' },
 	{ "mem", required_argument, NULL, 'm' },
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "out", required_argument, NULL, 'o' },
@@ -253,8 +254,9 @@ static const struct option repro_long_options[] = {
 static void repro_usage(FILE *f)
 {
 	fprintf(f, "usage: lrulab repro s0|s1|s3|s4|all [--quick] [--reps N] [--seconds S]\n"
-		   "                    [--memcgs N] [--loops N] [--usemem-seconds S] [--mem SIZE] [--cpus N]\n"
-		   "                    [--out DIR] [--before-bin PATH] [--after-bin PATH] [--json]\n"
+		   "                    [--memcgs N] [--loops N] [--usemem-seconds S] [--swap-io sync|async]\n"
+		   "                    [--mem SIZE] [--cpus N] [--out DIR] [--before-bin PATH]\n"
+		   "                    [--after-bin PATH] [--json]\n"
 		   "\n"
 		   "Rebuilds each seed mail's table at this machine's scale (20 and 80 threads\n"
 		   "of the mails' 80 CPUs become 25%% and 100%% of --cpus, by default the\n"
@@ -262,7 +264,9 @@ static void repro_usage(FILE *f)
 		   "DIR/SEED.json, the runs behind it, and a gnuplot PNG (DIR: results).\n"
 		   "s3 runs the pn-default and pn-cold-pairing builds (build/release and\n"
 		   "build/pncold, or --before-bin and --after-bin).  s1 runs usemem with all\n"
-		   "processors (at most the mail's 16), --usemem-seconds each (default 4.5).\n"
+		   "processors (at most the mail's 16), --usemem-seconds each (default 4.5),\n"
+		   "swapping to zram's synchronous device, or with --swap-io async to a disk as\n"
+		   "the mail's swap file (its table is then s1-vmstat-scan-cost-async).\n"
 		   "--quick: tiny runs, for tests.\n");
 }
 
@@ -383,6 +387,14 @@ int cmd_repro(int argc, char **argv)
 					 &ro.usemem_seconds))
 				return 2;
 			usemem_given = true;
+			break;
+		case 'I':
+			if (strcmp(optarg, "sync") && strcmp(optarg, "async")) {
+				fprintf(stderr, "%s: --swap-io: unknown device '%s' (sync or async)\n",
+					REPRO_PROG, optarg);
+				return 2;
+			}
+			ro.swap_async = !strcmp(optarg, "async");
 			break;
 		case 'm':
 			if (parse_size(REPRO_PROG, "--mem", optarg, &mem))

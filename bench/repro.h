@@ -24,6 +24,7 @@ struct repro_opts {
 	long memcgs;
 	long loops;		/* per mmap-madvise run */
 	double usemem_seconds;	/* per s1 usemem run */
+	bool swap_async;	/* s1: --swap-io async, the mail's disk-backed swap */
 	char mem[24];
 	const char *out_dir;
 	const char *before_bin, *after_bin;

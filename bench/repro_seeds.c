@@ -265,7 +265,7 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 	long r;
 	int k, err = 0;
 
-	t->seed = "s1-vmstat-scan-cost";
+	t->seed = ro->swap_async ? "s1-vmstat-scan-cost-async" : "s1-vmstat-scan-cost";
 	t->title = "mm/vmscan: reduce lru_lock contention via vmstat-derived scan-balance cost";
 	t->before_name = "vmstat-scan-cost off";
 	t->after_name = "vmstat-scan-cost on";
@@ -278,6 +278,10 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 	repro_cell_argf(&c, "%ld", n);
 	repro_cell_arg(&c, "--seconds");
 	repro_cell_argf(&c, "%g", ro->usemem_seconds);
+	if (ro->swap_async) {
+		repro_cell_arg(&c, "--swap-io");
+		repro_cell_arg(&c, "async");
+	}
 	repro_cell_switch(&c, self, "vmstat-scan-cost");
 	snprintf(what, sizeof(what), "usemem, %d processes (here %ld threads)",
 		 S1_MAIL_PROCESSES, n);
@@ -294,6 +298,10 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 						     s1_rates[i].after, "%s / s",
 						     s1_rates[i].label),
 				     &c, 0, 1, s1_rates[i].metric);
+	/* the writes' ends: what feeds lru_add_drain_cpu with the async device */
+	if (!err)
+		err = repro_row_fill(repro_table_row(t, "/s", NAN, NAN, "pgrotated / s"),
+				     &c, 0, 1, "pgrotated_per_sec");
 	for (i = 0; !err && i < ARRAY_SIZE(s1_sites); i++) {
 		const struct s1_site *p = &s1_sites[i];
 
@@ -326,6 +334,9 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 		return -1;
 	repro_table_note(t, "usemem --random, %ld threads x %s in a two-level memcg, leaf memory.max an eighth of it; %g s measured per run after the prefault",
 			 n, "8M", ro->usemem_seconds);
+	repro_table_note(t, ro->swap_async ?
+			 "swap: async, a disk as the mail's swap file: pages copied, writes end 100 us later and rotate their folios to the inactive tail" :
+			 "swap: sync, zram-like (zstd), written and freed in one pass; the mail swapped to a file (--swap-io async)");
 	repro_table_note(t, "median of %ld runs, before/after alternating, each a fresh process; wait in ms: published over the mail's %d s window, ours over each run's",
 			 ro->reps, S1_MAIL_WINDOW_S);
 	repro_table_note(t, "compare the deltas and the acquisitions per 1000 reclaimed pages (which hold on any machine), not the absolute rates");

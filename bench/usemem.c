@@ -157,6 +157,25 @@ static unsigned long usemem_max_pages(const struct bench_opts *o, long threads)
  */
 #define USEMEM_FLUSH_MS	0U
 
+/*
+ * --swap-io async: a disk behind a swap file, the s1 mail's setup.  An
+ * NVMe write of a page takes tens of microseconds, queued behind
+ * others more: 100 us.  A disk stores pages as they are, so the store
+ * is a copy unless --swap says otherwise.
+ */
+#define USEMEM_SWAP_LATENCY_US	100
+
+static bool usemem_swap_copy(const struct bench_opts *o)
+{
+	return o->swap_store_given ? o->swap_copy : o->swap_async;
+}
+
+static unsigned int usemem_swap_latency_us(const struct bench_opts *o)
+{
+	return o->swap_latency_us >= 0 ? (unsigned int)o->swap_latency_us :
+	       USEMEM_SWAP_LATENCY_US;
+}
+
 static unsigned int usemem_flush_ms(const struct bench_opts *o)
 {
 	return o->flush_ms >= 0 ? (unsigned int)o->flush_ms : USEMEM_FLUSH_MS;
@@ -205,7 +224,10 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	unsigned long pages = o->mem / PAGE_SIZE, total = pages * (unsigned long)threads;
 	unsigned long max = usemem_max_pages(o, threads);
 	unsigned long span = 1UL << MAX_PAGE_ORDER, ev0[NR_VM_EVENT_ITEMS], ev1[NR_VM_EVENT_ITEMS];
-	unsigned long refaults, refaults_file, scan, steal, accesses = 0;
+	unsigned long refaults, refaults_file, scan, steal, accesses = 0, written, throttled;
+	unsigned long throttled0;
+	u64 throttled_ns, throttled_ns0;
+	struct swap_io_stat io = { 0 };
 	const char *type = o->mixed ? "mixed" : o->regular ? "file" : o->shmem ? "shmem" : "anon";
 	struct mem_cgroup *parent, *leaf;
 	struct usemem_thread *t;
@@ -231,7 +253,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		lrulab_switches_clear();
 		return err;
 	}
-	if (swapon(total + 64, o->swap_copy ? SWAP_STORE_COPY : SWAP_STORE_ZSTD)) {
+	if (swapon(total + 64, usemem_swap_copy(o) ? SWAP_STORE_COPY : SWAP_STORE_ZSTD) ||
+	    (o->swap_async && swap_io_start(usemem_swap_latency_us(o)))) {
 		lrulab_exit();
 		lrulab_switches_clear();
 		return -ENOMEM;
@@ -242,11 +265,15 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	if (!leaf || !t || mem_cgroup_set_max(leaf, max))
 		return -ENOMEM;
 	oversubscribed = lrulab_oversubscribed();
+	if (text && o->swap_async)
+		fprintf(text, "lrulab bench usemem: swap-io async: writes end %u us after submission, on the submitting CPU at its next list shrink, which rotates their folios (pgrotated) before its lru_add_drain\n",
+			usemem_swap_latency_us(o));
 	if (text)
-		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random %s, leaf memory.max %lu KiB, swap %s, %s%.0u%s, %.1f s, vmstat-scan-cost %s%s\n",
+		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random %s, leaf memory.max %lu KiB, swap %s (%s I/O), %s%.0u%s, %.1f s, vmstat-scan-cost %s%s\n",
 			threads, o->mem >> 10, type,
 			o->mixed ? "anon writes and file reads" : o->regular ? "reads" : "writes",
-			max * (PAGE_SIZE >> 10), o->swap_copy ? "copy" : "zstd",
+			max * (PAGE_SIZE >> 10), usemem_swap_copy(o) ? "copy" : "zstd",
+			o->swap_async ? "async" : "sync",
 			cfg.memcg_flush_ms ? "memcg flush every " : "no memcg flusher",
 			cfg.memcg_flush_ms, cfg.memcg_flush_ms ? " ms" : "", o->seconds,
 			lrulab_switches[SW_VMSTAT_SCAN_COST] ? "on" : "off",
@@ -284,6 +311,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	all_vm_events(ev0);
 	refaults = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_ANON);
 	refaults_file = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_FILE);
+	written = node_page_state_snapshot(NODE_DATA(0), NR_VMSCAN_WRITE);
+	reclaim_throttle_stats(0, VMSCAN_THROTTLE_ISOLATED, &throttled0, &throttled_ns0);
 	lockstat_reset();
 	t0 = now_sec();
 	while (now_sec() - t0 < o->seconds)
@@ -300,6 +329,11 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	refaults = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_ANON) - refaults;
 	refaults_file = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_FILE) -
 			refaults_file;
+	written = node_page_state_snapshot(NODE_DATA(0), NR_VMSCAN_WRITE) - written;
+	reclaim_throttle_stats(0, VMSCAN_THROTTLE_ISOLATED, &throttled, &throttled_ns);
+	throttled -= throttled0;
+	throttled_ns -= throttled_ns0;
+	swap_io_stats(&io);
 	/* all reclaim is the leaf's and it is direct: the type sums are pgscan_direct */
 #define d(item) (ev1[item] - ev0[item])
 	scan = d(PGSCAN_ANON) + d(PGSCAN_FILE);
@@ -325,6 +359,11 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			fprintf(text, "%-32s %14.0f\n", "workingset_refault_file",
 				refaults_file / secs);
 		fprintf(text, "%-32s %14.0f\n", "pswpout", (ev1[PSWPOUT] - ev0[PSWPOUT]) / secs);
+		fprintf(text, "%-32s %14.0f\n", "nr_vmscan_write", written / secs);
+		/* the writes' ends: the lru_move_tail batch's rotations */
+		fprintf(text, "%-32s %14.0f\n", "pgrotated", d(PGROTATED) / secs);
+		fprintf(text, "%-32s %14.0f   (%.1f ms asleep)\n",
+			"reclaim throttled (isolated)", throttled / secs, throttled_ns / 1e6);
 		fprintf(text, "%-32s %14.0f\n", o->mixed ? "random accesses" :
 			o->regular ? "random reads" : "random writes", accesses / secs);
 		fprintf(text, "\n");
@@ -353,7 +392,13 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	json_object_set_new(j, "mem_per_thread", json_integer(o->mem));
 	json_object_set_new(j, "memory_max", json_integer(max * PAGE_SIZE));
 	json_object_set_new(j, "memcg_flush_ms", json_integer(cfg.memcg_flush_ms));
-	json_object_set_new(j, "swap_store", json_string(o->swap_copy ? "copy" : "zstd"));
+	json_object_set_new(j, "swap_store", json_string(usemem_swap_copy(o) ? "copy" : "zstd"));
+	json_object_set_new(j, "swap_io", json_string(o->swap_async ? "async" : "sync"));
+	if (o->swap_async) {
+		json_object_set_new(j, "swap_latency_us", json_integer(usemem_swap_latency_us(o)));
+		json_object_set_new(j, "swap_async_writes", json_integer(io.async_writes));
+		json_object_set_new(j, "swap_io_irqs", json_integer(io.irqs));
+	}
 	json_object_set_new(j, "seconds", json_real(secs));
 	json_object_set_new(j, "accesses", json_integer(accesses));
 	/* the workload's rate, for `lrulab ab`'s default metric */
@@ -373,6 +418,11 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	json_object_set_new(j, "workingset_refault_file_per_sec", json_real(refaults_file / secs));
 	json_object_set_new(j, "pswpout_per_sec", json_real((ev1[PSWPOUT] - ev0[PSWPOUT]) / secs));
 	json_object_set_new(j, "pswpin_per_sec", json_real((ev1[PSWPIN] - ev0[PSWPIN]) / secs));
+	json_object_set_new(j, "nr_vmscan_write_per_sec", json_real(written / secs));
+	json_object_set_new(j, "pgrotated", json_integer(d(PGROTATED)));
+	json_object_set_new(j, "pgrotated_per_sec", json_real(d(PGROTATED) / secs));
+	json_object_set_new(j, "throttled_isolated", json_integer(throttled));
+	json_object_set_new(j, "throttled_isolated_ms", json_real(throttled_ns / 1e6));
 	json_object_set_new(j, "lru_lock_acquired", json_integer(lru.acquired));
 	json_object_set_new(j, "lru_lock_contended", json_integer(lru.contended));
 	json_object_set_new(j, "lru_lock_wait_total_ns", json_integer(lru.wait_total_ns));
@@ -385,6 +435,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	json_object_set_new(j, "locks", bench_locks_json());
 
 	if (cpu_enter(0, false) == 0) {
+		/* the writes still out end before the teardown unmaps their pages */
+		swap_io_wait_idle();
 		for (i = 0; i < threads; i++) {
 			if (o->regular) {
 				file_free(t[i].file);
@@ -449,6 +501,11 @@ static int usemem_check(const char *prog, const struct bench_opts *o)
 	}
 	if (o->memcgs != 1 || o->folio_order || o->fault_work_ns || o->profile_hold) {
 		fprintf(stderr, "%s: --memcgs, --folio-size, --fault-work and --profile-hold do not apply to usemem\n",
+			prog);
+		return -1;
+	}
+	if (o->swap_latency_us >= 0 && !o->swap_async) {
+		fprintf(stderr, "%s: --swap-latency: only the async device (--swap-io async) has one\n",
 			prog);
 		return -1;
 	}
@@ -517,7 +574,11 @@ const struct bench_workload usemem_workload = {
 		   "--type file reads a regular file at random instead: clean page cache dropped\n"
 		   "and refaulted, no swap; --type mixed splits the working set between anon\n"
 		   "writes and file reads, so the anon/file scan balance decides.  --swap copy\n"
-		   "stores swapped pages with memcpy instead of zstd (zram's cost, the default).",
+		   "stores swapped pages with memcpy instead of zstd (zram's cost, the default).\n"
+		   "--swap-io async swaps to a disk, as the mail's swap file: writes end\n"
+		   "--swap-latency US later (default 100) and rotate their folios to the\n"
+		   "inactive tail (pgrotated); pages are copied unless --swap zstd.  The\n"
+		   "default, sync, is zram's: written and freed in the same pass.",
 	.opts = BENCH_OPT_TYPE | BENCH_OPT_MAX | BENCH_OPT_TYPE_FILE | BENCH_OPT_SWAP,
 	.defaults = usemem_defaults,
 	.main = usemem_main,

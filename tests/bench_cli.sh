@@ -91,6 +91,10 @@ bad "$B" bench usemem --type hugetlb
 bad "$B" bench fault-free --type file
 bad "$B" bench fault-free --swap copy
 bad "$B" bench usemem --swap lz4
+bad "$B" bench usemem --swap-io disk
+bad "$B" bench usemem --swap-latency 10
+bad "$B" bench usemem --swap-io async --swap-latency -1
+bad "$B" bench fault-free --swap-io async
 bad "$B" bench usemem --with lru-stat-batch
 bad "$B" bench usemem --with no-such-switch
 bad "$B" bench usemem --with vmstat-scan-cost --without vmstat-scan-cost
@@ -117,6 +121,7 @@ bad "$R" repro s0 --cpus 0
 bad "$R" repro s0 --mem 4K
 bad "$R" repro s0 --bogus
 bad "$R" repro s1 --usemem-seconds 0
+bad "$R" repro s1 --swap-io disk
 
 good 'usage: lrulab bench' bench --help
 good 'usage: lrulab bench fault-free' bench fault-free --help
@@ -176,6 +181,14 @@ grep -q '"switches":\["vmstat-scan-cost"\]' "$out" || fail "bench usemem --json:
 grep -q 'memcg flush every 5 ms' "$out" || fail "bench usemem --flush-ms 5: period not in the header"
 good 'no difference' ab --reps 1 --metric threads -- usemem --threads 1 --mem 2M --seconds 0.05
 good 'swap copy' bench usemem --threads 1 --mem 4M --seconds 0.05 --swap copy
+# the disk-like device: writes end later and rotate; pages copied unless --swap says
+good 'swap copy (async I/O)' bench usemem --threads 1 --mem 4M --seconds 0.05 --swap-io async
+good 'swap zstd (async I/O)' bench usemem --threads 1 --mem 4M --seconds 0.05 --swap-io async \
+	--swap zstd --swap-latency 0
+"$LRULAB" bench usemem --threads 1 --mem 4M --seconds 0.05 --swap-io async --json >"$out" 2>"$err" ||
+	fail "bench usemem --swap-io async: exit $?"
+grep -q '"swap_io":"async"' "$out" || fail "bench usemem --swap-io async: not async"
+grep -q '"swap_async_writes":0,' "$out" && fail "bench usemem --swap-io async: no async write"
 # anon writes and file reads: reclaim takes from both lists
 "$LRULAB" bench usemem --type mixed --threads 1 --mem 8M --seconds 0.1 --json >"$out" 2>"$err" ||
 	fail "bench usemem --type mixed: exit $?"
@@ -215,6 +228,9 @@ for key in seed rows label published_before published_after before after delta_p
 done
 good 'lruvec_cost_sample' repro s1 --quick --out "$tmp/res"
 [ -s "$tmp/res/s1-vmstat-scan-cost.json" ] || fail "repro s1: no s1-vmstat-scan-cost.json"
+good 'swap: async' repro s1 --quick --swap-io async --reps 1 --out "$tmp/res"
+[ -s "$tmp/res/s1-vmstat-scan-cost-async.json" ] ||
+	fail "repro s1 --swap-io async: no s1-vmstat-scan-cost-async.json"
 if [ -x "$(dirname "$LRULAB")/../pncold/lrulab" ]; then
 	"$LRULAB" repro all --quick --json --out "$tmp/res" >"$out" 2>"$err" ||
 		fail "repro all --quick: exit $?"

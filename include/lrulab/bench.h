@@ -26,7 +26,8 @@
 #define BENCH_OPT_TYPE		(1U << 0)	/* --type shmem|anon */
 #define BENCH_OPT_MAX		(1U << 1)	/* --max SIZE: the leaf's memory.max */
 #define BENCH_OPT_TYPE_FILE	(1U << 2)	/* --type file|mixed: a regular file */
-#define BENCH_OPT_SWAP		(1U << 3)	/* --swap zstd|copy: how swap stores a page */
+#define BENCH_OPT_SWAP		(1U << 3)	/* --swap zstd|copy, --swap-io sync|async,
+						 * --swap-latency US: the swap device */
 
 struct bench_opts {
 	const char *workload;
@@ -34,6 +35,9 @@ struct bench_opts {
 	bool regular;			/* --type file (or mixed) */
 	bool mixed;			/* --type mixed: half anon, half file */
 	bool swap_copy;			/* --swap copy: memcpy instead of zstd */
+	bool swap_store_given;		/* --swap given (async defaults to copy) */
+	bool swap_async;		/* --swap-io async: a disk's writes */
+	long swap_latency_us;		/* --swap-latency: each async write's */
 	long threads[BENCH_MAX_THREAD_COUNTS];
 	int nr_threads;
 	unsigned long mem;		/* bytes per thread */
