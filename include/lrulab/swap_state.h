@@ -88,11 +88,12 @@ bool swap_writeout(struct folio *folio);
  * swap_io_start() on, a write ends @latency_us after it was submitted,
  * on the submitting CPU, which takes the completions due when it next
  * enters a list shrinker (swap_complete_writes(): folio_end_writeback,
- * which rotates the folio).  0, -EBUSY or -ENOMEM.  swap_io_wait_idle(),
- * at a quiescent point, ends every write in flight when it is due, on
- * the calling CPU, and drains that CPU's batches if it is a model CPU.
- * swap_io_stop() ends the writes and turns the device back to sync;
- * swapoff() and lrulab_exit() stop it too.  swap_io_quiesce(true) holds
+ * which rotates the folio).  0, -EBUSY or -ENOMEM.  swap_io_wait_idle()
+ * ends every write in flight when it is due, on the calling CPU (even
+ * quiesced), and drains that CPU's batches if it is a model CPU: for
+ * quiescent points, such as a teardown.  swap_io_stop() ends the writes
+ * and turns the device back to sync; swapoff() and lrulab_exit() stop
+ * it too.  swap_io_quiesce(true) holds the shrinkers' and waiters'
  * completions back (blk_mq_quiesce_queue), false lets them go.
  */
 int swap_io_start(unsigned int latency_us);
