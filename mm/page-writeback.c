@@ -97,8 +97,11 @@ void folio_wait_writeback(struct folio *folio)
 {
 	while (folio_test_writeback(folio)) {
 		swap_complete_due_writes();
-		if (folio_test_writeback(folio))
-			sched_yield();
+		if (!folio_test_writeback(folio))
+			break;
+		cpu_sleep_begin();
+		sched_yield();
+		cpu_sleep_end();
 	}
 }
 

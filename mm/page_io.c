@@ -49,6 +49,7 @@
 #include <lrulab/pagemap.h>
 #include <lrulab/swap.h>
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 #include "swap-internal.h"
 
@@ -343,8 +344,11 @@ static void swap_io_wait(u64 due)
 {
 	u64 now = swap_io_now();
 
-	if (due > now)
-		usleep((useconds_t)((due - now + 999) / 1000));
+	if (due <= now)
+		return;
+	cpu_sleep_begin();
+	usleep((useconds_t)((due - now + 999) / 1000));
+	cpu_sleep_end();
 }
 
 static void swap_io_submit(struct folio *folio)

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include <lrulab/vmstat.h>
+#include <lrulab/workqueue.h>
 
 #include "vmscan-internal.h"
 
@@ -66,7 +67,9 @@ void reclaim_throttle(struct pglist_data *pgdat, enum vmscan_throttle_state reas
 	pthread_mutex_lock(&rw->lock);
 	__atomic_store_n(&rw->nr_waiters, rw->nr_waiters + 1, __ATOMIC_SEQ_CST);
 	/* one wait, as schedule_timeout(): a wakeup or the timeout ends it */
+	cpu_sleep_begin();
 	pthread_cond_timedwait(&rw->wait, &rw->lock, &deadline);
+	cpu_sleep_end();
 	__atomic_store_n(&rw->nr_waiters, rw->nr_waiters - 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&rw->lock);
 	atomic_long_add((long)(throttle_now() - t0), &rw->ns_throttled);
