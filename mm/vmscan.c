@@ -195,11 +195,9 @@ typedef enum {
 } pageout_t;
 
 /*
- * Swap writeout of a locked, unmapped, swap-cached folio.  PG_reclaim
- * asks the write's end to rotate it to the inactive tail; a write that
- * is already over needs no rotation.  The kernel's synchronous write
- * hands the folio back unlocked for reclaim to trylock it again; the
- * model's never lets go of it.
+ * Swap writeout of a locked, unmapped, swap-cached folio.  PG_reclaim:
+ * the write's end rotates it to the inactive tail.  (The kernel's sync
+ * write hands the folio back unlocked; the model's never lets go.)
  */
 static pageout_t pageout(struct folio *folio, struct scan_control *sc)
 {
@@ -410,11 +408,10 @@ unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data
 			case PAGE_SUCCESS:
 				stat->nr_pageout += (unsigned int)nr_pages;
 				/* the write's end rotates it; the next scan frees it */
-				if (folio_test_writeback(folio) || folio_test_dirty(folio))
+				if (folio_test_writeback(folio) || folio_test_dirty(folio) ||
+				    !folio_trylock(folio))
 					goto keep;
-				/* it ended already: free it now if it is still ours */
-				if (!folio_trylock(folio))
-					goto keep;
+				/* it ended already and is still ours: free it now */
 				if (folio_test_dirty(folio) || folio_test_writeback(folio))
 					goto keep_locked;
 				break;
