@@ -74,7 +74,7 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 	if (!w || (w->opts & BENCH_OPT_MAX))
 		fprintf(f, " [--max SIZE]");
 	if (!w || (w->opts & BENCH_OPT_SWAP))
-		fprintf(f, " [--swap zstd|copy] [--swap-io sync|async] [--swap-latency US]");
+		fprintf(f, " [--swap zstd|copy]\n       [--swap-io sync|async] [--swap-latency US]");
 	/* a workload with its own model (usemem) takes the common options only */
 	if (w && w->main)
 		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--seconds S] [--lock IMPL]\n"
