@@ -111,13 +111,11 @@ static bool page_same_filled(const unsigned long *p, unsigned long *fill)
 }
 
 /*
- * The folio is in the swap cache and unmapped, and no write of it runs
- * (it is locked, or under writeback, which nobody else starts).  Its
- * memory is copied word by word with atomic loads: an access through a
- * PTE that try_to_unmap() cleared just before (what a TLB shootdown
- * waits for in the kernel), or through one a swap-in set up while the
- * asynchronous write waited, may still be storing to it, and the copy,
- * not the page, is what gets stored.
+ * The folio is locked, unmapped and in the swap cache.  Its memory is
+ * first copied word by word with atomic loads: an access that went
+ * through a PTE just before try_to_unmap() cleared it (what a TLB
+ * shootdown waits for in the kernel) may still be storing to it, and
+ * the copy, not the page, is what gets stored.
  */
 static void swap_store_page(struct folio *folio)
 {
