@@ -64,10 +64,11 @@ static const struct s0_published {
  *   lru_add_drain_cpu+0x34            1.96 s    917.71 ms
  *   Total LRU lock wait              ~4.23 s     ~1.66 s
  *
- * Our sites are named by function: shrink_node+0x4ad is where shrink_node
- * inlines prepare_scan_control (the anon_cost/file_cost snapshot), and
- * lru_add_drain_cpu+0x34 the lru_lock of the folio_batch_move_lru it
- * inlines.
+ * Rows go by lrulab's site (a lock site's fn): shrink_node+0x4ad is where
+ * shrink_node inlines prepare_scan_control (the anon_cost/file_cost
+ * snapshot), lru_add_drain_cpu+0x34 the lru_lock of the batches a drain
+ * moves (rotations among them); a batch moved because it filled up is
+ * folio_batch_move_lru's, a row of its own.
  */
 #define S1_MAIL_PROCESSES	16
 #define S1_MAIL_WINDOW_S	30
@@ -80,14 +81,15 @@ static const struct s1_rate {
 	{ "workingset_refault_anon", "workingset_refault_anon_per_sec", 40696, 39830 },
 };
 static const struct s1_site {
-	const char *cls, *caller, *mail;	/* mail: its name there, if another */
+	const char *cls, *fn, *mail;	/* mail: its name there, if another */
 	double before_ms, after_ms;	/* NAN: not in the mail */
 } s1_sites[] = {
 	{ "lru_lock", "lru_note_cost_unlock_irq", "shrink_lruvec+0x770", 722.84, 0 },
 	{ "lru_lock", "lru_note_cost_refault", "workingset_refault+0x167", 385.26, 0 },
 	{ "lru_lock", "prepare_scan_control", "shrink_node+0x4ad", 689.43, 26.95 },
 	{ "lru_lock", "shrink_active_list", NULL, 208.34, 15.97 },
-	{ "lru_lock", "folio_batch_move_lru", "lru_add_drain_cpu+0x34", 1960, 917.71 },
+	{ "lru_lock", "lru_add_drain_cpu", "lru_add_drain_cpu+0x34", 1960, 917.71 },
+	{ "lru_lock", "folio_batch_move_lru", NULL, NAN, NAN },
 	{ "lru_lock", "shrink_inactive_list", NULL, NAN, NAN },
 	{ "cost_lock", "lruvec_cost_sample", NULL, NAN, NAN },
 };
@@ -231,17 +233,16 @@ static void s1_add_sites(json_t *run)
 
 		json_array_foreach(json_object_get(run, "locks"), i, l) {
 			const char *cls = json_string_value(json_object_get(l, "class"));
-			const char *caller = json_string_value(json_object_get(l, "caller"));
+			const char *fn = json_string_value(json_object_get(l, "fn"));
 
-			if (!cls || !caller || strcmp(cls, s1_sites[k].cls) ||
-			    strcmp(caller, s1_sites[k].caller))
+			if (!cls || !fn || strcmp(cls, s1_sites[k].cls) || strcmp(fn, s1_sites[k].fn))
 				continue;
 			acq += bench_json_number(l, "acquired");
 			wait += bench_json_number(l, "wait_total_ns");
 		}
-		snprintf(key, sizeof(key), "%s_wait_ms", s1_sites[k].caller);
+		snprintf(key, sizeof(key), "%s_wait_ms", s1_sites[k].fn);
 		json_object_set_new(o, key, json_real(wait / 1e6));
-		snprintf(key, sizeof(key), "%s_per_1k", s1_sites[k].caller);
+		snprintf(key, sizeof(key), "%s_per_1k", s1_sites[k].fn);
 		json_object_set_new(o, key, json_real(reclaimed > 0 ? 1000 * acq / reclaimed : 0));
 	}
 	json_object_set_new(o, "lru_lock_wait_ms",
@@ -305,10 +306,10 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 	for (i = 0; !err && i < ARRAY_SIZE(s1_sites); i++) {
 		const struct s1_site *p = &s1_sites[i];
 
-		snprintf(key, sizeof(key), "s1_sites.%s_wait_ms", p->caller);
+		snprintf(key, sizeof(key), "s1_sites.%s_wait_ms", p->fn);
 		err = repro_row_fill(repro_table_row(t, "ms", p->before_ms, p->after_ms,
 						     "wait %s%s%s%s%s", s1_site_prefix(p),
-						     p->caller, p->mail ? " (" : "",
+						     p->fn, p->mail ? " (" : "",
 						     p->mail ? p->mail : "", p->mail ? ")" : ""),
 				     &c, 0, 1, key);
 	}
@@ -319,10 +320,10 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 				     &c, 0, 1, "s1_sites.lru_lock_wait_ms");
 	/* what holds on any machine: how often reclaim takes the locks */
 	for (i = 0; !err && i < ARRAY_SIZE(s1_sites); i++) {
-		snprintf(key, sizeof(key), "s1_sites.%s_per_1k", s1_sites[i].caller);
+		snprintf(key, sizeof(key), "s1_sites.%s_per_1k", s1_sites[i].fn);
 		err = repro_row_fill(repro_table_row(t, "/1k recl", NAN, NAN, "acquisitions %s%s",
 						     s1_site_prefix(&s1_sites[i]),
-						     s1_sites[i].caller),
+						     s1_sites[i].fn),
 				     &c, 0, 1, key);
 	}
 	if (!err)
