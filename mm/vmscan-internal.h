@@ -27,6 +27,25 @@ static inline bool current_is_kswapd(void)
 #define COST_SITE_AT(caller_, fn_) LOCK_SITE_AT("lru_lock", (caller_), (fn_))
 #define COST_SITE(fn_) COST_SITE_AT((fn_), (fn_))
 
+/*
+ * lru_lock sites as `perf lock contention` names them on a v7 kernel:
+ * move_folios_to_lru() and shrink_active_list() stay functions of their
+ * own; shrink_inactive_list() is inlined into shrink_lruvec(), so its
+ * isolation, putback and cost re-lock are shrink_lruvec's rows (the s1
+ * mail's shrink_lruvec+0x770 is the cost re-lock).  The fn beside each
+ * tells the rows of one caller apart, as perf's offsets do.
+ */
+#define VMSCAN_SITE(caller_, fn_) LOCK_SITE_AT("lru_lock", (caller_), (fn_))
+#define SITE_MOVE_UNEVICTABLE	VMSCAN_SITE("move_folios_to_lru", "move_folios_to_lru:unevictable")
+#define SITE_MOVE_FREE		VMSCAN_SITE("move_folios_to_lru", "move_folios_to_lru:free")
+#define SITE_MOVE_END		VMSCAN_SITE("move_folios_to_lru", "move_folios_to_lru:free_end")
+#define SITE_ACTIVE_ISOLATE	VMSCAN_SITE("shrink_active_list", "shrink_active_list:isolate")
+#define SITE_ACTIVE_PUTBACK	VMSCAN_SITE("shrink_active_list", "shrink_active_list:putback")
+#define SITE_ACTIVE_COST	VMSCAN_SITE("shrink_active_list", "shrink_active_list:lru_note_cost")
+#define SITE_INACTIVE_ISOLATE	VMSCAN_SITE("shrink_lruvec", "shrink_inactive_list:isolate")
+#define SITE_INACTIVE_PUTBACK	VMSCAN_SITE("shrink_lruvec", "shrink_inactive_list:putback")
+#define SITE_INACTIVE_COST	VMSCAN_SITE("shrink_lruvec", "shrink_inactive_list:lru_note_cost")
+
 /* sc->may_deactivate: which active lists may shrink this pass */
 #define DEACTIVATE_ANON 1
 #define DEACTIVATE_FILE 2

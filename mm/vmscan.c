@@ -120,7 +120,7 @@ unsigned int move_folios_to_lru(struct lruvec *lruvec, struct list_head *list)
 		if (unlikely(!folio_evictable(folio))) {
 			spin_unlock(&lruvec->lru_lock);
 			folio_putback_lru(folio);
-			spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+			spin_lock_at(&lruvec->lru_lock, SITE_MOVE_UNEVICTABLE);
 			continue;
 		}
 		folio_set_lru(folio);
@@ -129,7 +129,7 @@ unsigned int move_folios_to_lru(struct lruvec *lruvec, struct list_head *list)
 			if (!folio_batch_add(&free_folios, folio)) {
 				spin_unlock(&lruvec->lru_lock);
 				free_folio_batch(&free_folios);
-				spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+				spin_lock_at(&lruvec->lru_lock, SITE_MOVE_FREE);
 			}
 			continue;
 		}
@@ -141,7 +141,7 @@ unsigned int move_folios_to_lru(struct lruvec *lruvec, struct list_head *list)
 	if (folio_batch_count(&free_folios)) {
 		spin_unlock(&lruvec->lru_lock);
 		free_folio_batch(&free_folios);
-		spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+		spin_lock_at(&lruvec->lru_lock, SITE_MOVE_END);
 	}
 	return nr_moved;
 }
@@ -490,7 +490,7 @@ void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
 	swap_complete_writes();
 	lru_add_drain();
 
-	spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+	spin_lock_at(&lruvec->lru_lock, SITE_ACTIVE_ISOLATE);
 	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &l_hold, &nr_scanned, sc, lru);
 	mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, (long)nr_taken);
 	if (!cgroup_reclaim(sc))
@@ -522,7 +522,7 @@ void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
 		list_add(&folio->lru, &l_inactive);
 	}
 
-	spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+	spin_lock_at(&lruvec->lru_lock, SITE_ACTIVE_PUTBACK);
 	move_folios_to_lru(lruvec, &l_active);
 	nr_deactivate = move_folios_to_lru(lruvec, &l_inactive);
 	spin_unlock(&lruvec->lru_lock);
@@ -530,7 +530,7 @@ void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
 	__count_vm_events(PGDEACTIVATE, nr_deactivate);
 	count_memcg_events(memcg, PGDEACTIVATE, nr_deactivate);
 	mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, -(long)nr_taken);
-	note_rotations(lruvec, file, 0, nr_rotated, COST_SITE("lru_note_cost_unlock_irq"));
+	note_rotations(lruvec, file, 0, nr_rotated, SITE_ACTIVE_COST);
 }
 
 static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruvec *lruvec,
@@ -557,7 +557,7 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	swap_complete_writes();
 	lru_add_drain();
 
-	spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+	spin_lock_at(&lruvec->lru_lock, SITE_INACTIVE_ISOLATE);
 	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &folio_list, &nr_scanned, sc, lru);
 	mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, (long)nr_taken);
 	/* no pgscan_proactive item yet: proactive reclaim counts as direct */
@@ -574,7 +574,7 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 
 	nr_reclaimed = shrink_folio_list(&folio_list, pgdat, sc, &stat, false);
 
-	spin_lock_at(&lruvec->lru_lock, LOCK_SITE("lru_lock"));
+	spin_lock_at(&lruvec->lru_lock, SITE_INACTIVE_PUTBACK);
 	move_folios_to_lru(lruvec, &folio_list);
 	spin_unlock(&lruvec->lru_lock);
 
@@ -589,7 +589,7 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	/* pages that came back instead of going: the price of this type */
 	note_rotations(lruvec, file, stat.nr_pageout,
 		       (unsigned int)(nr_scanned - nr_reclaimed),
-		       COST_SITE("lru_note_cost_unlock_irq"));
+		       SITE_INACTIVE_COST);
 
 	/*
 	 * Every folio taken was dirty and nobody had queued it for
