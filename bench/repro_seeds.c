@@ -80,19 +80,44 @@ static const struct s1_rate {
 	{ "pgsteal_direct", "pgsteal_per_sec", 67162, 66306 },
 	{ "workingset_refault_anon", "workingset_refault_anon_per_sec", 40696, 39830 },
 };
+/*
+ * Each row sums the lrulab sites (by fn) that make up the mail's row:
+ * shrink_lruvec+0x770 is lru_note_cost_unlock_irq() as shrink_lruvec()
+ * inlines it from shrink_inactive_list(), the cost re-lock and the walk
+ * up the ancestors.
+ */
+#define S1_MAX_FNS 4
 static const struct s1_site {
-	const char *cls, *fn, *mail;	/* mail: its name there, if another */
+	const char *cls, *fn, *mail;	/* fn: the row's name; mail: its name there */
+	const char *fns[S1_MAX_FNS];	/* the sites it sums, NULL-terminated */
 	double before_ms, after_ms;	/* NAN: not in the mail */
 } s1_sites[] = {
-	{ "lru_lock", "lru_note_cost_unlock_irq", "shrink_lruvec+0x770", 722.84, 0 },
-	{ "lru_lock", "lru_note_cost_refault", "workingset_refault+0x167", 385.26, 0 },
-	{ "lru_lock", "prepare_scan_control", "shrink_node+0x4ad", 689.43, 26.95 },
-	{ "lru_lock", "shrink_active_list", NULL, 208.34, 15.97 },
-	{ "lru_lock", "lru_add_drain_cpu", "lru_add_drain_cpu+0x34", 1960, 917.71 },
-	{ "lru_lock", "folio_batch_move_lru", NULL, NAN, NAN },
-	{ "lru_lock", "shrink_inactive_list", NULL, NAN, NAN },
-	{ "cost_lock", "lruvec_cost_sample", NULL, NAN, NAN },
+	{ "lru_lock", "lru_note_cost_unlock_irq", "shrink_lruvec+0x770",
+	  { "shrink_inactive_list:lru_note_cost", "lru_note_cost_unlock_irq" }, 722.84, 0 },
+	{ "lru_lock", "lru_note_cost_refault", "workingset_refault+0x167",
+	  { "lru_note_cost_refault" }, 385.26, 0 },
+	{ "lru_lock", "prepare_scan_control", "shrink_node+0x4ad",
+	  { "prepare_scan_control" }, 689.43, 26.95 },
+	{ "lru_lock", "shrink_active_list", NULL,
+	  { "shrink_active_list:isolate", "shrink_active_list:putback",
+	    "shrink_active_list:lru_note_cost" }, 208.34, 15.97 },
+	{ "lru_lock", "lru_add_drain_cpu", "lru_add_drain_cpu+0x34",
+	  { "lru_add_drain_cpu" }, 1960, 917.71 },
+	{ "lru_lock", "folio_batch_move_lru", NULL, { "folio_batch_move_lru" }, NAN, NAN },
+	{ "lru_lock", "shrink_inactive_list", NULL,
+	  { "shrink_inactive_list:isolate", "shrink_inactive_list:putback" }, NAN, NAN },
+	{ "cost_lock", "lruvec_cost_sample", NULL, { "lruvec_cost_sample" }, NAN, NAN },
 };
+
+static bool s1_site_has(const struct s1_site *p, const char *fn)
+{
+	int i;
+
+	for (i = 0; i < S1_MAX_FNS && p->fns[i]; i++)
+		if (!strcmp(p->fns[i], fn))
+			return true;
+	return false;
+}
 #define S1_TOTAL_WAIT_BEFORE_MS	4230.0
 #define S1_TOTAL_WAIT_AFTER_MS	1660.0
 
@@ -235,7 +260,8 @@ static void s1_add_sites(json_t *run)
 			const char *cls = json_string_value(json_object_get(l, "class"));
 			const char *fn = json_string_value(json_object_get(l, "fn"));
 
-			if (!cls || !fn || strcmp(cls, s1_sites[k].cls) || strcmp(fn, s1_sites[k].fn))
+			if (!cls || !fn || strcmp(cls, s1_sites[k].cls) ||
+			    !s1_site_has(&s1_sites[k], fn))
 				continue;
 			acq += bench_json_number(l, "acquired");
 			wait += bench_json_number(l, "wait_total_ns");
