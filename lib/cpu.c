@@ -25,13 +25,25 @@ __thread bool rcu_thread_registered;
 struct cpu_state cpu_states[LRULAB_MAX_CPUS];
 static bool cpus_oversubscribed;
 
+/*
+ * The processors the process may use, read once: a thread that pinned
+ * itself as a model CPU passes its one processor on to every thread it
+ * creates, and those must still spread over all of them.
+ */
+static cpu_set_t allowed_set;
+static int nr_allowed;
+static pthread_once_t allowed_once = PTHREAD_ONCE_INIT;
+
+static void allowed_read(void)
+{
+	if (sched_getaffinity(0, sizeof(allowed_set), &allowed_set) == 0)
+		nr_allowed = CPU_COUNT(&allowed_set);
+}
+
 int lrulab_nr_processors(void)
 {
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		return CPU_COUNT(&set);
-	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+	pthread_once(&allowed_once, allowed_read);
+	return nr_allowed ? nr_allowed : (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 bool lrulab_oversubscribed(void)
@@ -45,6 +57,7 @@ int lrulab_cpus_init(int nr_cpus)
 
 	if (nr_cpus < 1 || nr_cpus > LRULAB_MAX_CPUS)
 		return -EINVAL;
+	pthread_once(&allowed_once, allowed_read);
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		if (READ_ONCE(cpu_states[cpu].state))
 			return -EBUSY;
@@ -67,17 +80,14 @@ void lrulab_cpus_exit(void)
 /* The n-th processor this process may run on. */
 static int nth_allowed_processor(int n)
 {
-	cpu_set_t set;
-	int i, seen = 0, count;
+	int i, seen = 0;
 
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+	pthread_once(&allowed_once, allowed_read);
+	if (!nr_allowed)
 		return -1;
-	count = CPU_COUNT(&set);
-	if (count == 0)
-		return -1;
-	n %= count;
+	n %= nr_allowed;
 	for (i = 0; i < CPU_SETSIZE; i++) {
-		if (!CPU_ISSET(i, &set))
+		if (!CPU_ISSET(i, &allowed_set))
 			continue;
 		if (seen++ == n)
 			return i;

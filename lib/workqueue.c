@@ -117,10 +117,17 @@ void cpu_sleep_begin(void)
 	__atomic_fetch_and(&cpu_states[cpu].state, ~CPU_ACTIVE, __ATOMIC_RELEASE);
 }
 
-/* Waiting for another CPU, as the kernel's waiter would sleep. */
+/*
+ * Waiting for another CPU.  The kernel's waiter sleeps and is woken the
+ * moment the work completes; a waiter here that gave its processor away
+ * (sched_yield) would come back only after whatever else the machine runs
+ * had its time slice, milliseconds for a drain that takes microseconds.
+ * So it spins, on its own processor, unless the run has more model CPUs
+ * than processors: then the CPU it waits for may need this processor.
+ */
 static void wait_relax(unsigned int *loops)
 {
-	if (++*loops < 1000) {
+	if (++*loops < 1000 || !lrulab_oversubscribed()) {
 		cpu_relax();
 	} else {
 		*loops = 0;
