@@ -53,6 +53,7 @@ static const struct option bench_long_options[] = {
 	{ "fault-work", required_argument, NULL, 'F' },
 	{ "calibrate", no_argument, NULL, 'C' },
 	{ "flush-ms", required_argument, NULL, 'R' },
+	{ "drain-all-us", required_argument, NULL, 'D' },
 	{ "swap", required_argument, NULL, 'S' },
 	{ "swap-io", required_argument, NULL, 'I' },
 	{ "swap-latency", required_argument, NULL, 'Y' },
@@ -83,7 +84,7 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--folio-size 4K|16K|32K|64K]\n"
 			   "       [--seconds S | --loops N] [--memcgs N] [--lock IMPL]\n"
 			   "       [--with SWITCH]... [--without SWITCH]... [--fault-work NS | --calibrate]\n"
-			   "       [--flush-ms MS] [--profile-hold] [--json]\n");
+			   "       [--flush-ms MS] [--drain-all-us US] [--profile-hold] [--json]\n");
 	if (w)
 		fprintf(f, "\n%s\n", w->summary);
 	fprintf(f, "\nswitches: %s\nlocks: qspinlock ticket tas pthread-spin mutex\n",
@@ -301,6 +302,16 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 			if (parse_long(prog, "--flush-ms", optarg, 0, 60000, &o->flush_ms))
 				return 2;
 			break;
+		case 'D':
+			if (w->main) {
+				fprintf(stderr, "%s: --drain-all-us: %s has no drainer thread\n",
+					prog, w->name);
+				return 2;
+			}
+			if (parse_long(prog, "--drain-all-us", optarg, 1, 10000000,
+				       &o->drain_all_us))
+				return 2;
+			break;
 		case 'p':
 			o->profile_hold = true;
 			break;
@@ -365,6 +376,7 @@ void bench_defaults(const struct bench_workload *w, struct bench_opts *o)
 struct bench_phase {
 	pthread_barrier_t start;
 	int stop;
+	int done;		/* workers past their last pass */
 	long loops;		/* > 0: passes per thread; 0: until stop */
 };
 
@@ -400,12 +412,35 @@ static void *bench_worker_fn(void *arg)
 			bw->pages_done += bw->t.pages;
 	}
 	bw->end_ns = lrulab_now_ns();
+	__atomic_fetch_add(&ph->done, 1, __ATOMIC_RELEASE);
 	if (entered) {
 		bw->w->teardown(&bw->t);
 		lru_add_drain();
 		cpu_exit();
 	}
 	return NULL;
+}
+
+/*
+ * --drain-all-us: this thread, no model CPU, drains every CPU's batches
+ * that often while the workers run, as the kernel's split, long-term pin
+ * and reuse paths do with s4 (the cost its review argued about), until
+ * @seconds are up or, with --loops, every worker is done.
+ */
+static void drain_all_until(struct bench_phase *ph, long threads, double seconds,
+			    long every_us)
+{
+	struct timespec ts = { every_us / 1000000, (every_us % 1000000) * 1000 };
+	u64 end = lrulab_now_ns() + (u64)(seconds * 1e9);
+
+	for (;;) {
+		if (ph->loops ? __atomic_load_n(&ph->done, __ATOMIC_ACQUIRE) >= threads :
+				lrulab_now_ns() >= end)
+			break;
+		lru_add_drain_all();
+		nanosleep(&ts, NULL);
+	}
+	__atomic_store_n(&ph->stop, 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -440,7 +475,9 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 		}
 	}
 	barrier_wait_sleep(&ph.start);
-	if (!loops) {
+	if (o->drain_all_us) {
+		drain_all_until(&ph, threads, seconds, o->drain_all_us);
+	} else if (!loops) {
 		struct timespec ts = {
 			.tv_sec = (time_t)seconds,
 			.tv_nsec = (long)((seconds - (time_t)seconds) * 1e9),

@@ -16,7 +16,12 @@
  * CPU's per-CPU data, whoever made it.
  */
 #define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,6 +30,10 @@
 
 /* Nonzero while this thread runs work as another CPU. */
 static __thread int borrowing;
+
+/* work->pending: queued or running, and a waiter sleeps on it */
+#define WORK_PENDING	1
+#define WORK_SLEEPER	2
 
 static void queue_lock(struct cpu_state *cs)
 {
@@ -46,7 +55,7 @@ bool queue_work_on(int cpu, struct work_struct *work)
 		fprintf(stderr, "lrulab: queue_work_on: no CPU %d\n", cpu);
 		abort();
 	}
-	if (__atomic_exchange_n(&work->pending, 1, __ATOMIC_ACQ_REL))
+	if (__atomic_exchange_n(&work->pending, WORK_PENDING, __ATOMIC_ACQ_REL))
 		return false;
 	cs = &cpu_states[cpu];
 	__atomic_store_n(&work->cpu, cpu, __ATOMIC_RELAXED);
@@ -84,7 +93,15 @@ void run_pending_work(void)
 			next = work->next;
 			work->func(work);
 			WRITE_ONCE(cs->nr_work_run, READ_ONCE(cs->nr_work_run) + 1);
-			__atomic_store_n(&work->pending, 0, __ATOMIC_RELEASE);
+			/*
+			 * Once 0, the work may be gone (work_on_cpu()'s is on
+			 * its waiter's stack): a wake then finds nobody, or
+			 * someone whose wait loop checks again.
+			 */
+			if (__atomic_exchange_n(&work->pending, 0, __ATOMIC_RELEASE) ==
+			    WORK_SLEEPER)
+				syscall(SYS_futex, &work->pending, FUTEX_WAKE_PRIVATE,
+					INT_MAX, NULL, NULL, 0);
 		}
 	}
 }
@@ -117,14 +134,7 @@ void cpu_sleep_begin(void)
 	__atomic_fetch_and(&cpu_states[cpu].state, ~CPU_ACTIVE, __ATOMIC_RELEASE);
 }
 
-/*
- * Waiting for another CPU.  The kernel's waiter sleeps and is woken the
- * moment the work completes; a waiter here that gave its processor away
- * (sched_yield) would come back only after whatever else the machine runs
- * had its time slice, milliseconds for a drain that takes microseconds.
- * So it spins, on its own processor, unless the run has more model CPUs
- * than processors: then the CPU it waits for may need this processor.
- */
+/* Waiting for a CPU to hand back its state word (cpu_sleep_end()). */
 static void wait_relax(unsigned int *loops)
 {
 	if (++*loops < 1000 || !lrulab_oversubscribed()) {
@@ -133,6 +143,33 @@ static void wait_relax(unsigned int *loops)
 		*loops = 0;
 		sched_yield();
 	}
+}
+
+/*
+ * Waiting for @work to be run by its CPU.  The kernel's waiter sleeps and
+ * is woken the moment the work completes.  A model CPU with a processor
+ * of its own spins there; a thread that is no model CPU, or any thread of
+ * an oversubscribed run, shares its processor, so after a short spin it
+ * sleeps on the pending word and the runner wakes it: giving the
+ * processor away with sched_yield() would bring it back only after the
+ * others' time slices, milliseconds for a drain of microseconds.  The
+ * sleep is bounded, because the target may stop running just as we
+ * decide to sleep, and then it is ours to run (run_work_for()).
+ */
+static void wait_for_work(struct work_struct *work, unsigned int *loops)
+{
+	struct timespec ts = { 0, 100 * 1000 };
+	int p = WORK_PENDING;
+
+	if ((lrulab_cpu >= 0 && !lrulab_oversubscribed()) || ++*loops < 100) {
+		cpu_relax();
+		return;
+	}
+	if (__atomic_compare_exchange_n(&work->pending, &p, WORK_SLEEPER, false,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED) ||
+	    p == WORK_SLEEPER)
+		syscall(SYS_futex, &work->pending, FUTEX_WAIT_PRIVATE, WORK_SLEEPER,
+			&ts, NULL, 0);
 }
 
 static bool cpu_take_active(unsigned int *state)
@@ -196,7 +233,7 @@ bool flush_work(struct work_struct *work)
 	cpu_sleep_begin();
 	while (__atomic_load_n(&work->pending, __ATOMIC_ACQUIRE))
 		if (!run_work_for(cpu))
-			wait_relax(&loops);
+			wait_for_work(work, &loops);
 	cpu_sleep_end();
 	return true;
 }

@@ -69,6 +69,9 @@ bad "$B" bench fault-free --fault-work -5
 bad "$B" bench fault-free --flush-ms -1
 bad "$B" bench fault-free --flush-ms 60001
 bad "$B" bench usemem --flush-ms x
+bad "$B" bench usemem --drain-all-us 5
+bad "$B" bench fault-free --drain-all-us 0
+bad "$B" bench mmap-madvise --drain-all-us x
 bad "$B" bench fault-free --bogus
 bad "$B" bench fault-free extra
 bad "$B" bench mmap-madvise --type shmem
@@ -177,6 +180,11 @@ grep -q '"switches":\["vmstat-scan-cost"\]' "$out" || fail "bench usemem --json:
 # no periodic flusher unless asked for
 [ "$(grep -c '"memcg_flush_ms":0,' "$out")" -eq 2 ] || fail "bench usemem --json: a flusher by default"
 # (a flusher this slow may walk a 1M leaf into the stale-stats OOM: only the header counts)
+# a drainer: every call counted, the CPUs it drained by work in JSON
+"$LRULAB" bench mmap-madvise --threads 2 --loops 5 --drain-all-us 200 --json >"$out" 2>"$err" ||
+	fail "bench mmap-madvise --drain-all-us 200: exit $?"
+grep -q '"lru_add_drain_all":[1-9]' "$out" ||
+	fail "bench mmap-madvise --drain-all-us 200: no lru_add_drain_all counted"
 "$LRULAB" bench usemem --threads 1 --mem 4M --seconds 0.05 --flush-ms 5 >"$out" 2>"$err"
 grep -q 'memcg flush every 5 ms' "$out" || fail "bench usemem --flush-ms 5: period not in the header"
 good 'no difference' ab --reps 1 --metric threads -- usemem --threads 1 --mem 2M --seconds 0.05

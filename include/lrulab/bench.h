@@ -51,6 +51,7 @@ struct bench_opts {
 	signed char sw[NR_LRULAB_SWITCHES];
 	unsigned long fault_work_ns;
 	long flush_ms;			/* memcg flusher period; -1: the workload's */
+	long drain_all_us;		/* lru_add_drain_all() this often; 0: never */
 	bool json;
 	bool profile_hold;
 	bool calibrate;			/* --calibrate: --fault-work from the host */
