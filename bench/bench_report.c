@@ -375,6 +375,11 @@ json_t *bench_result_json(const struct bench_workload *w,
 		"lru_add_drain_all", (json_int_t)r->drains.all,
 		"lru_add_drain_all_works", (json_int_t)r->drains.all_works,
 		"lru_add_drain_all_ns", (json_int_t)r->drains.all_ns));
+	/* top level, for `lrulab ab --metric` */
+	json_object_set_new(j, "lru_add_drain_all_calls", json_integer(r->drains.all));
+	json_object_set_new(j, "lru_add_drain_all_works", json_integer(r->drains.all_works));
+	json_object_set_new(j, "lru_add_drain_all_ns_per_call",
+			    json_real(r->drains.all ? (double)r->drains.all_ns / r->drains.all : 0));
 	json_object_set_new(j, "vmstat", bench_deltas_json(&r->vmstat));
 	json_object_set_new(j, "mthp", bench_deltas_json(&r->mthp));
 	json_object_set_new(j, "memory_stat", bench_deltas_json(&r->memory_stat));
