@@ -219,6 +219,7 @@ void repro_cell_fault_free(const struct repro_opts *ro, struct repro_cell *c,
 	repro_cell_argf(c, "%g", ro->seconds);
 	repro_cell_arg(c, "--memcgs");
 	repro_cell_argf(c, "%ld", memcgs);
+	repro_cell_calibrate(ro, c, "fault-free", type, 0);
 }
 
 /* Before and after: @bin without and with switch @sw. */
@@ -245,6 +246,7 @@ static const struct option repro_long_options[] = {
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "out", required_argument, NULL, 'o' },
 	{ "before-bin", required_argument, NULL, 'B' },
+	{ "calibrate", no_argument, NULL, 'C' },
 	{ "after-bin", required_argument, NULL, 'A' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
@@ -256,7 +258,7 @@ static void repro_usage(FILE *f)
 	fprintf(f, "usage: lrulab repro s0|s1|s3|s4|all [--quick] [--reps N] [--seconds S]\n"
 		   "                    [--memcgs N] [--loops N] [--usemem-seconds S] [--swap-io sync|async]\n"
 		   "                    [--mem SIZE] [--cpus N] [--out DIR] [--before-bin PATH]\n"
-		   "                    [--after-bin PATH] [--json]\n"
+		   "                    [--after-bin PATH] [--calibrate] [--json]\n"
 		   "\n"
 		   "Rebuilds each seed mail's table at this machine's scale (20 and 80 threads\n"
 		   "of the mails' 80 CPUs become 25%% and 100%% of --cpus, by default the\n"
@@ -267,6 +269,9 @@ static void repro_usage(FILE *f)
 		   "processors (at most the mail's 16), --usemem-seconds each (default 4.5),\n"
 		   "swapping to zram's synchronous device, or with --swap-io async to a disk as\n"
 		   "the mail's swap file (its table is then s1-vmstat-scan-cost-async).\n"
+		   "--calibrate: the fault-free and mmap-madvise runs get the --fault-work that\n"
+		   "matches this machine's kernel, found once per workload shape (as bench\n"
+		   "--calibrate finds it) before the table runs.\n"
 		   "--quick: tiny runs, for tests.\n");
 }
 
@@ -342,6 +347,7 @@ int cmd_repro(int argc, char **argv)
 		.loops = 50,
 		.usemem_seconds = 4.5,
 		.mem = "16M",
+		.mem_bytes = 16UL << 20,
 		.out_dir = "results",
 	};
 	static const char *const all[] = { "s0", "s1", "s3", "s4" };
@@ -405,6 +411,7 @@ int cmd_repro(int argc, char **argv)
 				return 2;
 			}
 			snprintf(ro.mem, sizeof(ro.mem), "%luK", mem >> 10);
+			ro.mem_bytes = mem;
 			mem_given = true;
 			break;
 		case 'c':
@@ -414,6 +421,9 @@ int cmd_repro(int argc, char **argv)
 			break;
 		case 'o':
 			ro.out_dir = optarg;
+			break;
+		case 'C':
+			ro.calibrate = true;
 			break;
 		case 'B':
 			ro.before_bin = optarg;

@@ -26,6 +26,8 @@ struct repro_opts {
 	double usemem_seconds;	/* per s1 usemem run */
 	bool swap_async;	/* s1: --swap-io async, the mail's disk-backed swap */
 	char mem[24];
+	unsigned long mem_bytes;
+	bool calibrate;		/* --calibrate: fault work from the host kernel */
 	const char *out_dir;
 	const char *before_bin, *after_bin;
 	bool json, quick;
@@ -106,6 +108,14 @@ void repro_cell_fault_free(const struct repro_opts *ro, struct repro_cell *c,
 void repro_cell_switch(struct repro_cell *c, const char *bin, const char *sw);
 
 /* repro_seeds.c */
+/* bench/repro_calibrate.c */
+const char *repro_fault_work(const struct repro_opts *ro, const char *workload,
+			     const char *type, unsigned int order);
+void repro_cell_calibrate(const struct repro_opts *ro, struct repro_cell *c,
+			  const char *workload, const char *type, unsigned int order);
+void repro_calib_note(const struct repro_opts *ro, struct repro_table *t,
+		      const char *workload);
+
 int repro_s0(const struct repro_opts *ro, struct repro_table *t);
 int repro_s1(const struct repro_opts *ro, struct repro_table *t);
 int repro_s3(struct repro_opts *ro, struct repro_table *t,

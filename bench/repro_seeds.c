@@ -234,6 +234,7 @@ int repro_s0(const struct repro_opts *ro, struct repro_table *t)
 	}
 	repro_table_note(t, "fault-free, %ld fresh memcg%s per run, %g s per run; median of %ld runs per cell, before/after alternating, each a fresh process",
 			 ro->memcgs, ro->memcgs == 1 ? "" : "s", ro->seconds, ro->reps);
+	repro_calib_note(ro, t, "fault-free");
 	repro_table_note(t, "* hold sampled 1/%d per thread, the clock's cost taken off; the share rows time every hold and section (--profile-hold: expensive, it lengthens the holds)",
 			 LOCKSTAT_HOLD_SAMPLE);
 	return 0;
@@ -550,6 +551,7 @@ int repro_s3(struct repro_opts *ro, struct repro_table *t,
 	}
 	repro_table_note(t, "fault-free, %ld fresh memcg%s per run, %g s per run; median of %ld runs per cell, the three alternating, each a fresh process",
 			 ro->memcgs, ro->memcgs == 1 ? "" : "s", ro->seconds, ro->reps);
+	repro_calib_note(ro, t, "fault-free");
 	return 0;
 }
 
@@ -585,6 +587,8 @@ int repro_s4(const struct repro_opts *ro, struct repro_table *t)
 		repro_cell_argf(&c, "%ld", ro->loops);
 		repro_cell_arg(&c, "--folio-size");
 		repro_cell_argf(&c, "%luK", kb);
+		repro_cell_calibrate(ro, &c, "mmap-madvise", "anon",
+				     (unsigned int)__builtin_ctzl(sizes[i] / PAGE_SIZE));
 		repro_cell_switch(&c, self, "mthp-lru-cache");
 		snprintf(what, sizeof(what), "mmap-madvise %luK, %d threads (here %ld)", kb,
 			 S4_MAIL_THREADS, n);
@@ -620,6 +624,7 @@ int repro_s4(const struct repro_opts *ro, struct repro_table *t)
 	}
 	repro_table_note(t, "mmap-madvise (the mail's microbenchmark), 100%% of the processors (the mail's 20 threads all ran at once), %ld loops; median of %ld runs per cell, alternating, fresh processes",
 			 ro->loops, ro->reps);
+	repro_calib_note(ro, t, "mmap-madvise");
 	repro_table_note(t, "published contended counts are Shivank Garg's Graph500 runs (320 cores); compare their deltas, not the counts");
 	return 0;
 }
