@@ -35,4 +35,13 @@ static inline unsigned long *file_store_page(struct address_space *mapping,
 /* Write @buf (a page) to page @index of the store. */
 void file_store_write(struct address_space *mapping, unsigned long index, const void *buf);
 
+/*
+ * Read page @index of the store into a new folio in the cache and on
+ * the LRU (PG_readahead set when @readahead): 0 with *@foliop
+ * referenced (when not NULL), -ENOMEM, or -EAGAIN when a folio got
+ * there first.  mm/file.c's misses and mm/readahead.c's windows.
+ */
+int file_read_folio(struct address_space *mapping, unsigned long index,
+		    struct mem_cgroup *memcg, bool readahead, struct folio **foliop);
+
 #endif /* LRULAB_MM_FILE_INTERNAL_H */

@@ -19,10 +19,12 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <lrulab/rcupdate.h>
 #include <urcu/rculfhash.h>
 
+#include <lrulab/fs.h>
 #include <lrulab/memcontrol.h>
 #include <lrulab/mm.h>
 #include <lrulab/pagemap.h>
@@ -91,13 +93,15 @@ void file_store_write(struct address_space *mapping, unsigned long index, const 
 }
 
 /*
- * A miss: a new folio charged to @memcg, filled from the store, put in
- * place of the page's shadow (or of nothing) and on the LRU after
- * workingset_refault() has seen the shadow.  -EAGAIN when another
- * thread's folio got there first: look the page up again.
+ * A miss, or a readahead page: a new folio charged to @memcg, filled
+ * from the store, put in place of the page's shadow (or of nothing) and
+ * on the LRU after workingset_refault() has seen the shadow.  Readahead
+ * sets PG_readahead on it before anyone can find it.  -EAGAIN when
+ * another thread's folio got there first.  @foliop NULL: no reference
+ * is kept.
  */
-static int file_read_folio(struct address_space *mapping, unsigned long index,
-			   struct mem_cgroup *memcg, struct folio **foliop)
+int file_read_folio(struct address_space *mapping, unsigned long index,
+		    struct mem_cgroup *memcg, bool readahead, struct folio **foliop)
 {
 	unsigned long shadow = filemap_get_swap(mapping, index);
 	struct folio *folio;
@@ -111,9 +115,12 @@ static int file_read_folio(struct address_space *mapping, unsigned long index,
 		return -ENOMEM;
 	}
 	__folio_set_locked(folio);
+	if (readahead)
+		__folio_set_readahead(folio);
 	file_store_read(mapping, index, folio_address(folio));
 	__folio_set_uptodate(folio);
-	count_vm_events(PGPGIN, 1);
+	/* submit_bio() counts 512-byte sectors */
+	count_vm_events(PGPGIN, PAGE_SIZE >> 9);
 	if (shadow) {
 		err = filemap_replace_swap_by_folio(mapping, index, shadow, folio) ? 0 : -EAGAIN;
 		if (!err)
@@ -125,13 +132,17 @@ static int file_read_folio(struct address_space *mapping, unsigned long index,
 	}
 	if (err) {
 		__folio_clear_locked(folio);
+		__folio_clear_readahead(folio);
 		__folio_clear_uptodate(folio);
 		folio_put(folio);
 		return err;
 	}
 	folio_add_lru(folio);
 	folio_unlock(folio);
-	*foliop = folio;
+	if (foliop)
+		*foliop = folio;
+	else
+		folio_put(folio);
 	return 0;
 }
 
@@ -150,7 +161,7 @@ static int file_get_folio(struct address_space *mapping, unsigned long index,
 			*foliop = folio;
 			return 0;
 		}
-		err = file_read_folio(mapping, index, memcg, foliop);
+		err = file_read_folio(mapping, index, memcg, false, foliop);
 		if (err != -EAGAIN)
 			return err;
 	}
@@ -169,6 +180,68 @@ int file_read_page(struct address_space *mapping, unsigned long index,
 	folio_mark_accessed(folio);
 	folio_put(folio);
 	return 0;
+}
+
+ssize_t filemap_read(struct file *file, long long pos, size_t count,
+		     struct mem_cgroup *memcg, void *buf)
+{
+	struct address_space *mapping = file->f_mapping;
+	struct file_ra_state *ra = &file->f_ra;
+	unsigned long page[PAGE_SIZE / sizeof(long)];
+	long long isize, last_pos = ra->prev_pos;
+	unsigned long last_index;
+	size_t copied = 0;
+	int err = 0;
+
+	if (!mapping_regular(mapping) || pos < 0)
+		return -EINVAL;
+	isize = (long long)mapping->size_pages << PAGE_SHIFT;
+	if (pos >= isize || !count)
+		return 0;
+	if ((unsigned long long)count > (unsigned long long)(isize - pos))
+		count = (size_t)(isize - pos);
+	last_index = (unsigned long)((pos + (long long)count + PAGE_SIZE - 1) >> PAGE_SHIFT);
+
+	while (copied < count) {
+		unsigned long index = (unsigned long)(pos >> PAGE_SHIFT);
+		size_t offset = (size_t)(pos & (PAGE_SIZE - 1));
+		size_t n = min_t(size_t, PAGE_SIZE - offset, count - copied);
+		struct folio *folio = filemap_get_folio(mapping, index);
+
+		if (!folio) {
+			page_cache_sync_ra(file, index, last_index - index, memcg);
+			folio = filemap_get_folio(mapping, index);
+		}
+		/* readahead gave up (or lost the page again): read it alone */
+		while (!folio) {
+			err = file_read_folio(mapping, index, memcg, false, &folio);
+			if (err == -EAGAIN) {
+				folio = filemap_get_folio(mapping, index);
+				continue;
+			}
+			if (err)
+				goto out;
+		}
+		if (folio_test_readahead(folio))
+			page_cache_async_ra(file, folio, last_index - index, memcg);
+		if (buf) {
+			copy_words(page, folio_address(folio));
+			memcpy((char *)buf + copied, (char *)page + offset, n);
+		}
+		/*
+		 * Once per run of reads within a folio: not again for a read
+		 * that starts in the folio where the previous one ended.
+		 */
+		if (copied || (pos >> PAGE_SHIFT) != ((last_pos - 1) >> PAGE_SHIFT))
+			folio_mark_accessed(folio);
+		folio_put(folio);
+		pos += (long long)n;
+		copied += n;
+		last_pos = pos;
+	}
+out:
+	ra->prev_pos = last_pos;
+	return copied ? (ssize_t)copied : err;
 }
 
 int file_write_page(struct address_space *mapping, unsigned long index,

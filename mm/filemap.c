@@ -173,6 +173,44 @@ unsigned int filemap_get_folios(struct address_space *mapping, unsigned long *st
 	return found;
 }
 
+/* A folio (not a shadow, not nothing) at @index: the gaps readahead seeks. */
+static bool filemap_has_folio(struct address_space *mapping, unsigned long index)
+{
+	struct page_cache_entry *e;
+	bool ret;
+
+	rcu_read_lock();
+	e = page_cache_entry(mapping, index);
+	ret = e && entry_folio(e);
+	rcu_tsan_release();
+	rcu_read_unlock();
+	return ret;
+}
+
+unsigned long page_cache_next_miss(struct address_space *mapping, unsigned long index,
+				   unsigned long max_scan)
+{
+	while (max_scan--) {
+		if (!filemap_has_folio(mapping, index))
+			break;
+		if (++index == 0)
+			break;
+	}
+	return index;
+}
+
+unsigned long page_cache_prev_miss(struct address_space *mapping, unsigned long index,
+				   unsigned long max_scan)
+{
+	while (max_scan--) {
+		if (!filemap_has_folio(mapping, index))
+			break;
+		if (index-- == 0)
+			break;
+	}
+	return index;
+}
+
 static void filemap_account_folio(struct address_space *mapping, struct folio *folio,
 				  int nr)
 {

@@ -120,7 +120,8 @@ void folio_write_one(struct folio *folio)
 	folio_unlock(folio);
 
 	file_store_write(mapping, folio->index, folio_address(folio));
-	count_vm_events(PGPGOUT, (unsigned long)nr);
+	/* submit_bio() counts 512-byte sectors */
+	count_vm_events(PGPGOUT, (unsigned long)nr << (PAGE_SHIFT - 9));
 	folio_end_writeback(folio);
 }
 

@@ -58,6 +58,16 @@ struct folio *filemap_get_folio(struct address_space *mapping, unsigned long ind
 unsigned int filemap_get_folios(struct address_space *mapping, unsigned long *start,
 				unsigned long end, struct folio_batch *fbatch);
 /*
+ * The first index from @index (going up, or down) that holds no folio
+ * (a hole or a shadow), scanning at most @max_scan slots; when all of
+ * them hold folios, an index outside the range scanned (ULONG_MAX, or 0
+ * going up, where the scan wrapped).
+ */
+unsigned long page_cache_next_miss(struct address_space *mapping, unsigned long index,
+				   unsigned long max_scan);
+unsigned long page_cache_prev_miss(struct address_space *mapping, unsigned long index,
+				   unsigned long max_scan);
+/*
  * Insert a new folio (refcount held by the caller, charged, not yet
  * visible to anyone) at @index: sets ->mapping/->index, takes the cache's
  * nr_pages references, accounts it.  0, or -EEXIST when the index is
