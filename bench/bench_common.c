@@ -57,6 +57,8 @@ static const struct option bench_long_options[] = {
 	{ "swap", required_argument, NULL, 'S' },
 	{ "swap-io", required_argument, NULL, 'I' },
 	{ "swap-latency", required_argument, NULL, 'Y' },
+	{ "pattern", required_argument, NULL, 'A' },
+	{ "fadvise", required_argument, NULL, 'V' },
 	{ "profile-hold", no_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
@@ -76,6 +78,8 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 		fprintf(f, " [--max SIZE]");
 	if (!w || (w->opts & BENCH_OPT_SWAP))
 		fprintf(f, " [--swap zstd|copy]\n       [--swap-io sync|async] [--swap-latency US]");
+	if (!w || (w->opts & BENCH_OPT_PATTERN))
+		fprintf(f, "\n       [--pattern random|zipf:A|seq] [--fadvise normal|random|sequential]");
 	/* a workload with its own model (usemem) takes the common options only */
 	if (w && w->main)
 		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--seconds S] [--lock IMPL]\n"
@@ -298,6 +302,18 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 			}
 			o->swap_async = !strcmp(optarg, "async");
 			break;
+		case 'A':
+		case 'V':
+			if (!(w->opts & BENCH_OPT_PATTERN)) {
+				fprintf(stderr, "%s: --pattern and --fadvise: %s reads no file\n",
+					prog, w->name);
+				return 2;
+			}
+			if (c == 'A' ? usemem_pattern_parse(prog, optarg, o) :
+				       usemem_fadvise_parse(prog, optarg, o))
+				return 2;
+			o->pattern_given |= c == 'A';
+			break;
 		case 'R':
 			if (parse_long(prog, "--flush-ms", optarg, 0, 60000, &o->flush_ms))
 				return 2;
@@ -367,6 +383,7 @@ void bench_defaults(const struct bench_workload *w, struct bench_opts *o)
 	o->lock = LOCK_QSPINLOCK;
 	o->flush_ms = -1;
 	o->swap_latency_us = -1;
+	o->fadvise = -1;
 	memset(o->sw, -1, sizeof(o->sw));
 	w->defaults(o);
 }

@@ -18,6 +18,7 @@
  * refault through their shadows (the file LRU, no swap).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 
 #include <lrulab/bench.h>
 #include <lrulab/commands.h>
+#include <lrulab/fs.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/parse.h>
 #include <lrulab/swap_state.h>
@@ -40,6 +42,8 @@ struct usemem_thread {
 	const struct bench_opts *o;
 	struct mem_cgroup *memcg;
 	struct address_space *file;	/* shmem or regular */
+	struct file f;			/* the regular file, opened */
+	struct usemem_stream stream;	/* --pattern's pages (--type file) */
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
 	pthread_barrier_t *start;
@@ -83,7 +87,8 @@ static int usemem_touch(struct usemem_thread *t, unsigned long page)
 	unsigned long anon = t->o->mixed ? t->o->mem / PAGE_SIZE / 2 : 0;
 
 	if (t->o->regular && page >= anon)
-		return file_read_page(t->file, page - anon, t->memcg, NULL);
+		return filemap_read(&t->f, (long long)(page - anon) * PAGE_SIZE, PAGE_SIZE,
+				    t->memcg, NULL) == PAGE_SIZE ? 0 : -ENOMEM;
 	return mm_access(t->vma, t->vma->vm_start + page * PAGE_SIZE, true) ? -ENOMEM : 0;
 }
 
@@ -112,7 +117,8 @@ static void *usemem_worker(void *arg)
 			x ^= x << 13;
 			x ^= x >> 7;
 			x ^= x << 17;
-			if (usemem_touch(t, x % pages)) {
+			if (usemem_touch(t, t->stream.pages ? usemem_stream_next(&t->stream) :
+					 x % pages)) {
 				usemem_oom_snapshot(t);
 				t->err = -ENOMEM;
 				break;
@@ -234,7 +240,9 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	pthread_barrier_t start;
 	volatile int stop = 0;
 	struct lock_stat lru, cost;
+	struct usemem_stats stats;
 	bool oversubscribed;
+	char pat[32];
 	json_t *j, *sw;
 	double t0, secs;
 	int i, err = 0, bad;
@@ -278,6 +286,11 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			cfg.memcg_flush_ms, cfg.memcg_flush_ms ? " ms" : "", o->seconds,
 			lrulab_switches[SW_VMSTAT_SCAN_COST] ? "on" : "off",
 			oversubscribed ? " (OVERSUBSCRIBED)" : "");
+	if (text && o->regular && !o->mixed)
+		fprintf(text, "file reads: 4K pread()s, pattern %s, fadvise %s, readahead up to %lu KiB\n",
+			usemem_pattern_name(o, pat, sizeof(pat)), usemem_fadvise_name(o),
+			(o->fadvise == POSIX_FADV_SEQUENTIAL ? 2 : 1) * VM_READAHEAD_PAGES *
+			(PAGE_SIZE >> 10));
 	pthread_barrier_init(&start, NULL, (unsigned int)threads + 1);
 	for (i = 0; i < threads; i++) {
 		t[i] = (struct usemem_thread){ .cpu = i, .o = o, .memcg = leaf,
@@ -288,8 +301,12 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			t[i].file = file_setup(pages - anon);
 			t[i].mm = anon ? mm_alloc(leaf) : NULL;
 			t[i].vma = t[i].mm ? mmap_anon(t[i].mm, anon * PAGE_SIZE, 0) : NULL;
-			if (!t[i].file || (anon && !t[i].vma))
+			if (!t[i].file || (anon && !t[i].vma) ||
+			    (!o->mixed && usemem_stream_init(&t[i].stream, o, pages, (unsigned long)i)))
 				return -ENOMEM;
+			file_open(&t[i].f, t[i].file);
+			if (o->fadvise >= 0)
+				vfs_fadvise(&t[i].f, o->fadvise);
 			pthread_create(&t[i].tid, NULL, usemem_worker, &t[i]);
 			continue;
 		}
@@ -313,6 +330,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	refaults_file = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_FILE);
 	written = node_page_state_snapshot(NODE_DATA(0), NR_VMSCAN_WRITE);
 	reclaim_throttle_stats(0, VMSCAN_THROTTLE_ISOLATED, &throttled0, &throttled_ns0);
+	if (o->regular)
+		usemem_stats_begin(&stats, leaf);
 	lockstat_reset();
 	t0 = now_sec();
 	while (now_sec() - t0 < o->seconds)
@@ -433,6 +452,12 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	json_object_set_new(j, "cost_sites_acquisitions_per_1k_reclaimed",
 			    json_real(per_1k(cost.acquired, steal)));
 	json_object_set_new(j, "locks", bench_locks_json());
+	if (o->regular && !o->mixed) {
+		json_object_set_new(j, "pattern", json_string(usemem_pattern_name(o, pat, sizeof(pat))));
+		json_object_set_new(j, "fadvise", json_string(usemem_fadvise_name(o)));
+	}
+	if (o->regular)
+		usemem_stats_end(&stats, leaf, text, j);
 
 	if (cpu_enter(0, false) == 0) {
 		/* the writes still out end before the teardown unmaps their pages */
@@ -440,6 +465,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		for (i = 0; i < threads; i++) {
 			if (o->regular) {
 				file_free(t[i].file);
+				usemem_stream_free(&t[i].stream);
 				if (!t[i].vma)
 					continue;
 				munmap_vma(t[i].vma);
@@ -501,6 +527,11 @@ static int usemem_check(const char *prog, const struct bench_opts *o)
 	}
 	if (o->memcgs != 1 || o->folio_order || o->fault_work_ns || o->profile_hold) {
 		fprintf(stderr, "%s: --memcgs, --folio-size, --fault-work and --profile-hold do not apply to usemem\n",
+			prog);
+		return -1;
+	}
+	if ((o->pattern_given || o->fadvise >= 0) && (!o->regular || o->mixed)) {
+		fprintf(stderr, "%s: --pattern and --fadvise: only --type file reads a file that way\n",
 			prog);
 		return -1;
 	}
@@ -571,15 +602,18 @@ const struct bench_workload usemem_workload = {
 		   "leaf memory.max is an eighth of the working set (--max; at least 1M per thread):\n"
 		   "continuous reclaim, swap-out and refaults.  --mem is the working set per thread\n"
 		   "(default 8M), --seconds the measured window after the prefault (default 2).\n"
-		   "--type file reads a regular file at random instead: clean page cache dropped\n"
-		   "and refaulted, no swap; --type mixed splits the working set between anon\n"
+		   "--type file reads a regular file instead, 4K pread()s with readahead, pages\n"
+		   "as --pattern says (random, zipf:A, seq; default random) and --fadvise advises:\n"
+		   "clean page cache dropped and refaulted, no swap, vmstat and memory.stat deltas;\n"
+		   "--type mixed splits the working set between anon\n"
 		   "writes and file reads, so the anon/file scan balance decides.  --swap copy\n"
 		   "stores swapped pages with memcpy instead of zstd (zram's cost, the default).\n"
 		   "--swap-io async swaps to a disk, as the mail's swap file: writes end\n"
 		   "--swap-latency US later (default 100) and rotate their folios to the\n"
 		   "inactive tail (pgrotated); pages are copied unless --swap zstd.  The\n"
 		   "default, sync, is zram's: written and freed in the same pass.",
-	.opts = BENCH_OPT_TYPE | BENCH_OPT_MAX | BENCH_OPT_TYPE_FILE | BENCH_OPT_SWAP,
+	.opts = BENCH_OPT_TYPE | BENCH_OPT_MAX | BENCH_OPT_TYPE_FILE | BENCH_OPT_SWAP |
+		BENCH_OPT_PATTERN,
 	.defaults = usemem_defaults,
 	.main = usemem_main,
 };

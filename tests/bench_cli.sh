@@ -209,6 +209,22 @@ grep -q '"pgsteal_file":0,' "$out" && fail "bench usemem --type mixed: no file r
 grep -q '"type":"file"' "$out" || fail "bench usemem --type file: type not file"
 grep -q '"pswpout_per_sec":0' "$out" || fail "bench usemem --type file: it swapped"
 grep -q '"workingset_refault_file_per_sec":0[,.]' "$out" && fail "bench usemem --type file: no file refaults"
+# --pattern and --fadvise: a file's reads only, checked values, the deltas in the kernel's keys
+bad "lrulab bench" bench usemem --pattern seq
+bad "lrulab bench" bench usemem --type mixed --fadvise random
+bad "lrulab bench" bench fault-free --pattern random
+bad "lrulab bench" bench usemem --type file --pattern zipf:0
+bad "lrulab bench" bench usemem --type file --pattern zipf:x
+bad "lrulab bench" bench usemem --type file --pattern sequential
+bad "lrulab bench" bench usemem --type file --fadvise willneed
+"$LRULAB" bench usemem --type file --threads 1 --mem 4M --seconds 0.05 --pattern zipf:0.8 \
+	--fadvise random --json >"$out" 2>"$err" || fail "bench usemem --pattern zipf: exit $?"
+grep -q '"pattern":"zipf:0.8","fadvise":"random"' "$out" || fail "bench usemem --pattern zipf: no pattern"
+grep -q '"vmstat":{.*"pgpgin":[1-9]' "$out" || fail "bench usemem --type file: no vmstat pgpgin"
+grep -q '"memory_stat":{.*"workingset_refault_file":[1-9]' "$out" ||
+	fail "bench usemem --type file: no memory_stat refaults"
+good 'pattern seq, fadvise sequential, readahead up to 256 KiB' bench usemem --type file \
+	--threads 1 --mem 4M --seconds 0.05 --pattern seq --fadvise sequential
 
 # ab on two identical configurations, on a figure that is the same run to
 # run (lock acquisitions per 1000 pages of a fixed number of passes):

@@ -28,6 +28,13 @@
 #define BENCH_OPT_TYPE_FILE	(1U << 2)	/* --type file|mixed: a regular file */
 #define BENCH_OPT_SWAP		(1U << 3)	/* --swap zstd|copy, --swap-io sync|async,
 						 * --swap-latency US: the swap device */
+#define BENCH_OPT_PATTERN	(1U << 4)	/* --pattern, --fadvise: file reads */
+
+enum usemem_pattern {
+	USEMEM_PATTERN_RANDOM,
+	USEMEM_PATTERN_ZIPF,
+	USEMEM_PATTERN_SEQ,
+};
 
 struct bench_opts {
 	const char *workload;
@@ -55,7 +62,33 @@ struct bench_opts {
 	bool json;
 	bool profile_hold;
 	bool calibrate;			/* --calibrate: --fault-work from the host */
+	enum usemem_pattern pattern;	/* --pattern: which pages a file read reads */
+	double zipf_a;			/* --pattern zipf:A */
+	int fadvise;			/* POSIX_FADV_*; -1: not given (NORMAL) */
+	bool pattern_given;
 };
+
+/*
+ * --pattern and --fadvise (bench/usemem_pattern.c): 0, or -1 after one
+ * error line.  A stream gives the pages one reader reads, the same on
+ * the model and on the host for the same @seed.
+ */
+int usemem_pattern_parse(const char *prog, const char *s, struct bench_opts *o);
+int usemem_fadvise_parse(const char *prog, const char *s, struct bench_opts *o);
+const char *usemem_pattern_name(const struct bench_opts *o, char *buf, size_t len);
+const char *usemem_fadvise_name(const struct bench_opts *o);
+
+struct usemem_stream {
+	enum usemem_pattern kind;
+	unsigned long pages, next, stride;
+	u64 x;
+	double *cdf;			/* zipf: cumulative share by rank */
+};
+
+int usemem_stream_init(struct usemem_stream *s, const struct bench_opts *o,
+		       unsigned long pages, unsigned long seed);
+unsigned long usemem_stream_next(struct usemem_stream *s);
+void usemem_stream_free(struct usemem_stream *s);
 
 struct bench_thread;
 
@@ -211,6 +244,15 @@ void bench_deltas_free(struct bench_deltas *d);
 /* The non-zero deltas under @title, as text; as a JSON object */
 void bench_print_deltas(FILE *f, const char *title, const struct bench_deltas *d);
 json_t *bench_deltas_json(const struct bench_deltas *d);
+
+/* The model's /proc/vmstat and the leaf's memory.stat over a window. */
+struct usemem_stats {
+	struct bench_deltas vm0, memcg0;
+};
+struct mem_cgroup;
+void usemem_stats_begin(struct usemem_stats *s, struct mem_cgroup *memcg);
+void usemem_stats_end(struct usemem_stats *s, struct mem_cgroup *memcg, FILE *text,
+		      json_t *j);
 
 /* "lru-stat-batch, memcg-direct-stat, ...": every switch, for messages */
 const char *bench_switch_list(void);
