@@ -82,6 +82,7 @@ check-unit: $(TESTS) $(STRESS) $(TOOL)
 	@./tests/cli.sh $(TOOL)
 	@./tests/bench_cli.sh $(TOOL)
 	@./tests/replay_cli.sh $(TOOL)
+	@./tests/host_cli.sh $(TOOL)
 	@echo "unit tests: all passed"
 
 # In the pn-cold-pairing build: the layout test and the memcg test, whose

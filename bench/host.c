@@ -46,9 +46,10 @@ static int fault_free_main(const char *prog, int argc, char **argv);
 
 static const struct host_workload host_workloads[] = {
 	{ "fault-free", fault_free_main },
+	{ "usemem", host_usemem_main },
 };
 
-#define HOST_WORKLOAD_NAMES "fault-free"
+#define HOST_WORKLOAD_NAMES "fault-free, usemem"
 
 /* ---- one run ---- */
 

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include <lrulab/host.h>
 
@@ -26,7 +27,7 @@
 
 /* ---- undo, at exit and on signals ---- */
 
-enum host_undo_kind { UNDO_WRITE, UNDO_UNLINK, UNDO_RMDIR };
+enum host_undo_kind { UNDO_WRITE, UNDO_UNLINK, UNDO_RMDIR, UNDO_KILL };
 
 /*
  * @idle is 1 while a slot is free, being filled or already undone, and
@@ -38,6 +39,7 @@ struct host_undo {
 	enum host_undo_kind kind;
 	char path[256];
 	char value[64];
+	pid_t pid;		/* UNDO_KILL */
 };
 
 static struct host_undo undos[HOST_MAX_UNDO];
@@ -66,6 +68,12 @@ static void undo_run(struct host_undo *u)
 		break;
 	case UNDO_RMDIR:
 		rmdir(u->path);
+		break;
+	case UNDO_KILL:
+		/* a child that still runs in a cgroup about to be removed */
+		kill(u->pid, SIGKILL);
+		while (waitpid(u->pid, NULL, 0) < 0 && errno == EINTR)
+			;
 		break;
 	}
 }
@@ -122,7 +130,8 @@ static void undo_handlers_install(void)
 }
 
 /* Registration is the main thread's: only the handlers run concurrently. */
-static int undo_add(enum host_undo_kind kind, const char *path, const char *value)
+static int undo_add_pid(enum host_undo_kind kind, const char *path, const char *value,
+			pid_t pid)
 {
 	int n = __atomic_load_n(&nr_undos, __ATOMIC_RELAXED);
 	struct host_undo *u;
@@ -136,9 +145,15 @@ static int undo_add(enum host_undo_kind kind, const char *path, const char *valu
 	u->kind = kind;
 	snprintf(u->path, sizeof(u->path), "%s", path);
 	snprintf(u->value, sizeof(u->value), "%s", value ? value : "");
+	u->pid = pid;
 	__atomic_store_n(&nr_undos, n + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&u->idle, 0, __ATOMIC_RELEASE);
 	return 0;
+}
+
+static int undo_add(enum host_undo_kind kind, const char *path, const char *value)
+{
+	return undo_add_pid(kind, path, value, 0);
 }
 
 int host_undo_write(const char *path, const char *value)
@@ -154,6 +169,11 @@ int host_undo_unlink(const char *path)
 int host_undo_rmdir(const char *path)
 {
 	return undo_add(UNDO_RMDIR, path, NULL);
+}
+
+int host_undo_kill(pid_t pid)
+{
+	return pid > 0 ? undo_add_pid(UNDO_KILL, "-", NULL, pid) : -1;
 }
 
 /* ---- files ---- */

@@ -12,6 +12,8 @@
 #ifndef LRULAB_HOST_H
 #define LRULAB_HOST_H
 
+#include <sys/types.h>
+
 #include <lrulab/bench.h>
 
 struct host_opts {
@@ -51,6 +53,9 @@ int host_fault_free_run(const struct host_opts *o, long threads,
 void host_result_free(struct host_result *r);
 json_t *host_result_json(const struct host_opts *o, const struct host_result *r);
 
+/* `lrulab host usemem` (bench/host_usemem.c): the exit status */
+int host_usemem_main(const char *prog, int argc, char **argv);
+
 /* ---- the machine (bench/host_sys.c) ---- */
 
 /*
@@ -79,6 +84,8 @@ bool host_thp_size_active(bool shmem, const char *size_val, const char *top_val)
 int host_undo_write(const char *path, const char *value);
 int host_undo_unlink(const char *path);
 int host_undo_rmdir(const char *path);
+/* SIGKILL child @pid and reap it (one still running in a cgroup to remove) */
+int host_undo_kill(pid_t pid);
 void host_undo_all(void);
 
 /* Pin the calling thread to the @n-th processor it may run on (modulo). */

@@ -1,0 +1,106 @@
+#!/bin/sh
+# `lrulab host usemem`: bad options and a missing root or memory
+# controller get one error line and a non-zero exit; as root with a
+# memory controller, a short real run reports the kernel's counters and
+# leaves no cgroup and no file behind, after a normal end and after
+# SIGINT.  What is checked holds on any machine; the real runs are
+# skipped (and said so) where the machine cannot make a memory cgroup.
+set -u
+LRULAB=${1:?usage: host_cli.sh path/to/lrulab}
+fails=0
+tmp=$(mktemp -d)
+err=$tmp/err
+out=$tmp/out
+trap 'rm -rf "$tmp" "${files:-}"' EXIT
+
+fail() {
+	echo "FAIL: $*"
+	sed 's/^/  | /' "$err"
+	fails=$((fails + 1))
+}
+
+# expect RC PREFIX ARGS...: exit RC, one stderr line starting with PREFIX
+expect() {
+	want=$1
+	prefix=$2
+	shift 2
+	"$@" >"$out" 2>"$err"
+	rc=$?
+	lines=$(wc -l <"$err")
+	if [ "$rc" -ne "$want" ] || [ "$lines" -ne 1 ] || ! grep -q "^$prefix: " "$err"; then
+		fail "$*: exit $rc, $lines stderr lines"
+	fi
+}
+
+P="lrulab host usemem"
+expect 2 "$P" "$LRULAB" host usemem
+expect 2 "$P" "$LRULAB" host usemem --type anon
+expect 2 "$P" "$LRULAB" host usemem --type file --pattern zipf:-1
+expect 2 "$P" "$LRULAB" host usemem --type file --fadvise dontneed
+expect 2 "$P" "$LRULAB" host usemem --type file --mem 4M --max 4M
+expect 2 "$P" "$LRULAB" host usemem --type file --mem 5000
+expect 2 "lrulab host" "$LRULAB" host no-such-workload
+# no memory controller where cgroups are looked for
+LRULAB_CGROUP_ROOT=$tmp expect 1 "$P" "$LRULAB" host usemem --type file
+grep -q 'no memory controller' "$err" || fail "no controller: wrong error"
+
+if [ "$(id -u)" -ne 0 ]; then
+	expect 1 "$P" "$LRULAB" host usemem --type file
+	grep -q 'needs root' "$err" || fail "not root: wrong error"
+	echo "host_cli: not root: real runs skipped"
+elif command -v setpriv >/dev/null 2>&1; then
+	expect 1 "$P" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$LRULAB" host usemem --type file
+	grep -q 'needs root' "$err" || fail "not root: wrong error"
+fi
+
+# what a run with pid $1 may leave: its cgroup (v2 or v1) and files
+leftovers() {
+	ls -d /sys/fs/cgroup/lrulab-"$1" /sys/fs/cgroup/memory/lrulab-"$1" 2>/dev/null
+	ls -A "$files"
+}
+
+files=$(mktemp -d -p /var/tmp)
+if [ "$(id -u)" -eq 0 ] && [ "$(stat -f -c %T "$files")" != tmpfs ] &&
+   { grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null ||
+     [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; }; then
+	TMPDIR=$files "$LRULAB" host usemem --type file --mem 16M --max 4M --seconds 0.2 \
+		--fadvise random --json >"$out" 2>"$err" &
+	pid=$!
+	wait $pid || fail "host usemem: exit $?"
+	grep -q '"engine":"host-kernel"' "$out" || fail "host usemem: no engine"
+	grep -q '"pattern":"random","fadvise":"random"' "$out" || fail "host usemem: no pattern"
+	grep -q '"memory_stat":{.*"workingset_refault_file":[1-9]' "$out" ||
+		fail "host usemem: no refaults in memory_stat"
+	grep -q '"vmstat":{.*"pgpgin":[1-9]' "$out" || fail "host usemem: no pgpgin"
+	[ -z "$(leftovers $pid)" ] || fail "host usemem: left $(leftovers $pid)"
+
+	env --default-signal=INT true 2>/dev/null ||
+		{ echo "host_cli: env has no --default-signal: SIGINT run skipped"; exit $fails; }
+	# SIGINT while it reads: the same clean-up (a background job starts
+	# with SIGINT ignored, and lrulab leaves an ignored signal so)
+	TMPDIR=$files env --default-signal=INT "$LRULAB" host usemem --type file --mem 16M \
+		--max 4M --seconds 60 >"$out" 2>"$err" &
+	pid=$!
+	i=0
+	while [ $i -lt 100 ] && [ -z "$(ls -A "$files")" ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	sleep 0.5
+	[ -n "$(ls -d /sys/fs/cgroup/lrulab-$pid /sys/fs/cgroup/memory/lrulab-$pid 2>/dev/null)" ] ||
+		fail "host usemem: no cgroup while running"
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	[ "$rc" -eq 130 ] || fail "host usemem SIGINT: exit $rc, not 130"
+	[ -z "$(leftovers $pid)" ] || fail "host usemem SIGINT: left $(leftovers $pid)"
+else
+	echo "host_cli: no root, no memory controller or /var/tmp on tmpfs: real runs skipped"
+fi
+
+if [ "$fails" -ne 0 ]; then
+	echo "host_cli: $fails failures"
+	exit 1
+fi
+echo "host_cli: all passed"
