@@ -307,6 +307,7 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	pthread_barrier_t ready, go;
 	unsigned long reads = 0;
 	int stop = 0, err = 0, status = 0;
+	long long active, inactive;
 	char pat[32];
 	double secs;
 	json_t *j;
@@ -346,6 +347,9 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	write_file("/proc/sys/vm/stat_refresh", "1");
 	host_read_vmstat(&vm1);
 	cgroup_read_stat(cg, &mc1);
+	/* the file LRU's split at the end, as the model reports it */
+	active = delta_of(&mc1, "active_file");
+	inactive = delta_of(&mc1, "inactive_file");
 	deltas_diff(&vm, &vm0, &vm1);
 	deltas_diff(&mc, &mc0, &mc1);
 	bench_deltas_free(&vm1);
@@ -373,6 +377,8 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	json_object_set_new(j, "pages_per_sec", json_real(reads / secs));
 	json_object_set_new(j, "vmstat", bench_deltas_json(&vm));
 	json_object_set_new(j, "memory_stat", bench_deltas_json(&mc));
+	json_object_set_new(j, "active_file_share_end",
+			    json_real(active + inactive ? (double)active / (double)(active + inactive) : 0));
 	if (err)
 		json_object_set_new(j, "error", json_string(strerror(err)));
 	if (o->json) {
@@ -388,6 +394,8 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 		/* pgpgin is in KiB */
 		printf("\nreads: %lu, %.0f per second; pgpgin pages per read %.3f\n", reads,
 		       reads / secs, reads ? delta_of(&vm, "pgpgin") / 4.0 / reads : 0);
+		printf("active share of the cgroup's file LRU at the end: %.3f\n",
+		       active + inactive ? (double)active / (double)(active + inactive) : 0);
 		bench_print_deltas(stdout, "vmstat deltas (the whole machine)", &vm);
 		bench_print_deltas(stdout, "memory.stat deltas (the run's cgroup)", &mc);
 	}

@@ -201,16 +201,29 @@ void usemem_stats_end(struct usemem_stats *s, struct mem_cgroup *memcg, FILE *te
 		      json_t *j)
 {
 	struct bench_deltas vm = { 0 }, mc = { 0 }, after;
+	long long active = 0, inactive = 0;
+	double share;
+	int i;
 
 	deltas_read(&after, NULL);
 	bench_deltas_accumulate(&vm, &s->vm0, &after);
 	bench_deltas_free(&after);
 	deltas_read(&after, memcg);
+	for (i = 0; i < after.nr; i++) {
+		if (!strcmp(after.d[i].name, "active_file"))
+			active = after.d[i].delta;
+		if (!strcmp(after.d[i].name, "inactive_file"))
+			inactive = after.d[i].delta;
+	}
+	share = active + inactive ? (double)active / (double)(active + inactive) : 0;
 	bench_deltas_accumulate(&mc, &s->memcg0, &after);
 	bench_deltas_free(&after);
 	json_object_set_new(j, "vmstat", bench_deltas_json(&vm));
 	json_object_set_new(j, "memory_stat", bench_deltas_json(&mc));
+	/* the leaf's file LRU at the end: what the host's memory.stat shows */
+	json_object_set_new(j, "active_file_share_end", json_real(share));
 	if (text) {
+		fprintf(text, "\nactive share of the leaf's file LRU at the end: %.3f\n", share);
 		bench_print_deltas(text, "vmstat deltas", &vm);
 		bench_print_deltas(text, "memory.stat deltas (the leaf)", &mc);
 	}
