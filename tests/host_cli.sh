@@ -39,7 +39,6 @@ expect 2 "$P" "$LRULAB" host usemem --type file --pattern zipf:-1
 expect 2 "$P" "$LRULAB" host usemem --type file --fadvise dontneed
 expect 2 "$P" "$LRULAB" host usemem --type file --mem 4M --max 4M
 expect 2 "$P" "$LRULAB" host usemem --type file --mem 5000
-expect 2 "lrulab host" "$LRULAB" host no-such-workload
 # no memory controller where cgroups are looked for
 LRULAB_CGROUP_ROOT=$tmp expect 1 "$P" "$LRULAB" host usemem --type file
 grep -q 'no memory controller' "$err" || fail "no controller: wrong error"
