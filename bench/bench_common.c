@@ -59,6 +59,7 @@ static const struct option bench_long_options[] = {
 	{ "swap-latency", required_argument, NULL, 'Y' },
 	{ "pattern", required_argument, NULL, 'A' },
 	{ "fadvise", required_argument, NULL, 'V' },
+	{ "read-ahead-kb", required_argument, NULL, 'K' },
 	{ "profile-hold", no_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
@@ -79,7 +80,8 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 	if (!w || (w->opts & BENCH_OPT_SWAP))
 		fprintf(f, " [--swap zstd|copy]\n       [--swap-io sync|async] [--swap-latency US]");
 	if (!w || (w->opts & BENCH_OPT_PATTERN))
-		fprintf(f, "\n       [--pattern random|zipf:A|seq] [--fadvise normal|random|sequential]");
+		fprintf(f, "\n       [--pattern random|zipf:A|seq] [--fadvise normal|random|sequential]\n"
+			   "       [--read-ahead-kb KB]");
 	/* a workload with its own model (usemem) takes the common options only */
 	if (w && w->main)
 		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--seconds S] [--lock IMPL]\n"
@@ -301,6 +303,20 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 				return 2;
 			}
 			o->swap_async = !strcmp(optarg, "async");
+			break;
+		case 'K':
+			if (!(w->opts & BENCH_OPT_PATTERN)) {
+				fprintf(stderr, "%s: --read-ahead-kb: %s reads no file\n",
+					prog, w->name);
+				return 2;
+			}
+			if (parse_long(prog, "--read-ahead-kb", optarg, 4, 65536, &v))
+				return 2;
+			if (v % 4) {
+				fprintf(stderr, "%s: --read-ahead-kb: must be a multiple of 4\n", prog);
+				return 2;
+			}
+			o->read_ahead_kb = (unsigned long)v;
 			break;
 		case 'A':
 		case 'V':

@@ -92,6 +92,12 @@ static int usemem_touch(struct usemem_thread *t, unsigned long page)
 	return mm_access(t->vma, t->vma->vm_start + page * PAGE_SIZE, true) ? -ENOMEM : 0;
 }
 
+/* the files' device: --read-ahead-kb, or the kernel's default 128 */
+static unsigned long usemem_read_ahead_kb(const struct bench_opts *o)
+{
+	return o->read_ahead_kb ? o->read_ahead_kb : VM_READAHEAD_PAGES * (PAGE_SIZE >> 10);
+}
+
 static void *usemem_worker(void *arg)
 {
 	struct usemem_thread *t = arg;
@@ -289,8 +295,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	if (text && o->regular && !o->mixed)
 		fprintf(text, "file reads: 4K pread()s, pattern %s, fadvise %s, readahead up to %lu KiB\n",
 			usemem_pattern_name(o, pat, sizeof(pat)), usemem_fadvise_name(o),
-			(o->fadvise == POSIX_FADV_SEQUENTIAL ? 2 : 1) * VM_READAHEAD_PAGES *
-			(PAGE_SIZE >> 10));
+			(o->fadvise == POSIX_FADV_SEQUENTIAL ? 2 : 1) * usemem_read_ahead_kb(o));
 	pthread_barrier_init(&start, NULL, (unsigned int)threads + 1);
 	for (i = 0; i < threads; i++) {
 		t[i] = (struct usemem_thread){ .cpu = i, .o = o, .memcg = leaf,
@@ -304,6 +309,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			if (!t[i].file || (anon && !t[i].vma) ||
 			    (!o->mixed && usemem_stream_init(&t[i].stream, o, pages, (unsigned long)i)))
 				return -ENOMEM;
+			if (o->read_ahead_kb)
+				t[i].file->ra_pages = (unsigned int)(o->read_ahead_kb / (PAGE_SIZE >> 10));
 			file_open(&t[i].f, t[i].file);
 			if (o->fadvise >= 0)
 				vfs_fadvise(&t[i].f, o->fadvise);
@@ -455,6 +462,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	if (o->regular && !o->mixed) {
 		json_object_set_new(j, "pattern", json_string(usemem_pattern_name(o, pat, sizeof(pat))));
 		json_object_set_new(j, "fadvise", json_string(usemem_fadvise_name(o)));
+		json_object_set_new(j, "read_ahead_kb", json_integer((json_int_t)usemem_read_ahead_kb(o)));
 	}
 	if (o->regular)
 		usemem_stats_end(&stats, leaf, text, j);
@@ -530,8 +538,8 @@ static int usemem_check(const char *prog, const struct bench_opts *o)
 			prog);
 		return -1;
 	}
-	if ((o->pattern_given || o->fadvise >= 0) && (!o->regular || o->mixed)) {
-		fprintf(stderr, "%s: --pattern and --fadvise: only --type file reads a file that way\n",
+	if ((o->pattern_given || o->fadvise >= 0 || o->read_ahead_kb) && (!o->regular || o->mixed)) {
+		fprintf(stderr, "%s: --pattern, --fadvise and --read-ahead-kb: only --type file reads a file that way\n",
 			prog);
 		return -1;
 	}
@@ -602,12 +610,14 @@ const struct bench_workload usemem_workload = {
 		   "leaf memory.max is an eighth of the working set (--max; at least 1M per thread):\n"
 		   "continuous reclaim, swap-out and refaults.  --mem is the working set per thread\n"
 		   "(default 8M), --seconds the measured window after the prefault (default 2).\n"
-		   "--type file reads a regular file instead, 4K pread()s with readahead, pages\n"
-		   "as --pattern says (random, zipf:A, seq; default random) and --fadvise advises:\n"
-		   "clean page cache dropped and refaulted, no swap, vmstat and memory.stat deltas;\n"
-		   "--type mixed splits the working set between anon\n"
-		   "writes and file reads, so the anon/file scan balance decides.  --swap copy\n"
-		   "stores swapped pages with memcpy instead of zstd (zram's cost, the default).\n"
+		   "--type file reads a regular file instead: 4K pread()s through the page cache\n"
+		   "with the kernel's readahead (up to --read-ahead-kb, default 128; `lrulab host\n"
+		   "usemem` prints the host disk's), of the pages --pattern gives (random, zipf:A,\n"
+		   "seq; default random), the file advised as --fadvise says; clean page cache\n"
+		   "dropped and refaulted, no swap, vmstat and memory.stat deltas.  --type mixed\n"
+		   "splits the working set between anon writes and file reads, so the anon/file\n"
+		   "scan balance decides.  --swap copy stores swapped pages with memcpy instead\n"
+		   "of zstd (zram's cost, the default).\n"
 		   "--swap-io async swaps to a disk, as the mail's swap file: writes end\n"
 		   "--swap-latency US later (default 100) and rotate their folios to the\n"
 		   "inactive tail (pgrotated); pages are copied unless --swap zstd.  The\n"

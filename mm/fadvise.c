@@ -14,7 +14,7 @@ int vfs_fadvise(struct file *file, int advice)
 {
 	switch (advice) {
 	case POSIX_FADV_NORMAL:
-		file->f_ra.ra_pages = (unsigned int)VM_READAHEAD_PAGES;
+		file->f_ra.ra_pages = file->f_mapping->ra_pages;
 		file->f_mode &= ~FMODE_RANDOM;
 		return 0;
 	case POSIX_FADV_RANDOM:
@@ -22,7 +22,7 @@ int vfs_fadvise(struct file *file, int advice)
 		file->f_mode |= FMODE_RANDOM;
 		return 0;
 	case POSIX_FADV_SEQUENTIAL:
-		file->f_ra.ra_pages = (unsigned int)(2 * VM_READAHEAD_PAGES);
+		file->f_ra.ra_pages = 2 * file->f_mapping->ra_pages;
 		file->f_mode &= ~FMODE_RANDOM;
 		return 0;
 	default:

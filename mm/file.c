@@ -67,6 +67,7 @@ struct address_space *file_setup(unsigned long size_pages)
 		return NULL;
 	}
 	__set_bit(AS_REGULAR, &mapping->flags);
+	mapping->ra_pages = (unsigned int)VM_READAHEAD_PAGES;
 	mutex_lock_sleep(&regular_files_lock);
 	list_add_tail(&inode->list, &regular_files);
 	pthread_mutex_unlock(&regular_files_lock);

@@ -30,7 +30,8 @@
 void file_ra_state_init(struct file_ra_state *ra, struct address_space *mapping)
 {
 	memset(ra, 0, sizeof(*ra));
-	ra->ra_pages = (unsigned int)VM_READAHEAD_PAGES;
+	/* frozen at open, as the kernel copies bdi->ra_pages */
+	ra->ra_pages = mapping->ra_pages;
 	ra->prev_pos = -1;
 }
 

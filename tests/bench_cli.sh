@@ -223,6 +223,11 @@ grep -q '"pattern":"zipf:0.8","fadvise":"random"' "$out" || fail "bench usemem -
 grep -q '"vmstat":{.*"pgpgin":[1-9]' "$out" || fail "bench usemem --type file: no vmstat pgpgin"
 grep -q '"memory_stat":{.*"workingset_refault_file":[1-9]' "$out" ||
 	fail "bench usemem --type file: no memory_stat refaults"
+bad "lrulab bench" bench usemem --type file --read-ahead-kb 6
+bad "lrulab bench" bench usemem --type file --read-ahead-kb 0
+bad "lrulab bench" bench usemem --read-ahead-kb 8192
+good '"read_ahead_kb":8192' bench usemem --type file --threads 1 --mem 4M --seconds 0.05 \
+	--read-ahead-kb 8192 --json
 good 'pattern seq, fadvise sequential, readahead up to 256 KiB' bench usemem --type file \
 	--threads 1 --mem 4M --seconds 0.05 --pattern seq --fadvise sequential
 

@@ -272,6 +272,40 @@ static void test_fadvise(void **state)
 }
 
 /*
+ * A device with read_ahead_kb 8192 (2048 pages), set before the open as
+ * sysfs would: the ramp goes on doubling to it, and fadvise NORMAL and
+ * SEQUENTIAL take the device's value, not the default.
+ */
+static void test_device_ra_pages(void **state)
+{
+	static const unsigned int sizes[] = { 4, 16, 64, 256, 512, 1024, 2048 };
+	struct address_space *mapping = file_setup(8192);
+	unsigned int seen = 0, size;
+	struct file file;
+	unsigned long i;
+
+	assert_non_null(mapping);
+	assert_int_equal(mapping->ra_pages, VM_READAHEAD_PAGES);
+	mapping->ra_pages = 2048;
+	file_open(&file, mapping);
+	assert_int_equal(file.f_ra.ra_pages, 2048);
+	for (i = 0; i < 8192; i++) {
+		size = file.f_ra.size;
+		read_page(&file, i);
+		if (file.f_ra.size == size || seen == ARRAY_SIZE(sizes))
+			continue;
+		assert_int_equal(file.f_ra.size, sizes[seen]);
+		seen++;
+	}
+	assert_int_equal(seen, ARRAY_SIZE(sizes));
+	assert_int_equal(vfs_fadvise(&file, POSIX_FADV_SEQUENTIAL), 0);
+	assert_int_equal(file.f_ra.ra_pages, 4096);
+	assert_int_equal(vfs_fadvise(&file, POSIX_FADV_NORMAL), 0);
+	assert_int_equal(file.f_ra.ra_pages, 2048);
+	file_free(mapping);
+}
+
+/*
  * 1 KiB reads through one page mark it once; a read that starts where
  * the last ended marks nothing again; one crossing into the next folio
  * marks that.  Reading page 0 again after another page marks it a
@@ -330,6 +364,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mark_hit_starts_next_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_read_as_is, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fadvise, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device_ra_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_accessed_once_per_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_bounds, setup, teardown),
 	};

@@ -65,6 +65,7 @@ struct bench_opts {
 	enum usemem_pattern pattern;	/* --pattern: which pages a file read reads */
 	double zipf_a;			/* --pattern zipf:A */
 	int fadvise;			/* POSIX_FADV_*; -1: not given (NORMAL) */
+	unsigned long read_ahead_kb;	/* --read-ahead-kb: the device's; 0: the kernel's default */
 	bool pattern_given;
 };
 

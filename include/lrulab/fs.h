@@ -42,8 +42,9 @@ struct file {
 
 /*
  * open(2) of a regular file (file_setup()): readahead state as
- * file_ra_state_init() leaves it, with the backing device's ra_pages of
- * VM_READAHEAD_PAGES.
+ * file_ra_state_init() leaves it, with the backing device's ra_pages
+ * (mapping->ra_pages, VM_READAHEAD_PAGES unless set before the open, as
+ * read_ahead_kb in sysfs).
  */
 void file_open(struct file *file, struct address_space *mapping);
 void file_ra_state_init(struct file_ra_state *ra, struct address_space *mapping);
