@@ -627,6 +627,7 @@ int host_usemem_main(const char *prog, int argc, char **argv)
 	const char *tmp = getenv("TMPDIR");
 	struct host_usemem_opts ho;
 	struct host_cgroup cg;
+	unsigned long given_max;
 	struct statfs sf;
 	int i, ret, status = 0;
 
@@ -663,10 +664,11 @@ int host_usemem_main(const char *prog, int argc, char **argv)
 		host_undo_all();
 		return 1;
 	}
+	given_max = ho.b.max;
 	for (i = 0; i < ho.b.nr_threads && !status; i++) {
 		long threads = ho.b.threads[i];
 		struct bench_opts *o = &ho.b;
-		unsigned long max = o->max;
+		unsigned long max = given_max;
 
 		if (!max)
 			max = (o->mem * (unsigned long)threads / 8 > (1UL << 20) * (unsigned long)threads) ?
