@@ -196,13 +196,9 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 			o->regular = o->mixed = false;
 			break;
 		case 'm':
-			if (parse_size(prog, "--mem", optarg, &o->mem))
+			if (parse_size_max(prog, "--mem", optarg, BENCH_MAX_MEM,
+					   "per thread", &o->mem))
 				return 2;
-			if (o->mem > BENCH_MAX_MEM) {
-				fprintf(stderr, "%s: --mem: %s is more than 1G per thread\n",
-					prog, optarg);
-				return 2;
-			}
 			break;
 		case 'X':
 			if (!(w->opts & BENCH_OPT_MAX)) {
@@ -210,10 +206,11 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 					prog, w->name);
 				return 2;
 			}
-			if (parse_size(prog, "--max", optarg, &o->max))
+			if (parse_size_max(prog, "--max", optarg, BENCH_MAX_MEM,
+					   NULL, &o->max))
 				return 2;
-			if (!o->max || o->max % PAGE_SIZE || o->max > BENCH_MAX_MEM) {
-				fprintf(stderr, "%s: --max: must be a positive multiple of 4K, at most 1G\n",
+			if (o->max % PAGE_SIZE) {
+				fprintf(stderr, "%s: --max: must be a multiple of 4K\n",
 					prog);
 				return 2;
 			}

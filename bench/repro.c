@@ -403,10 +403,11 @@ int cmd_repro(int argc, char **argv)
 			ro.swap_async = !strcmp(optarg, "async");
 			break;
 		case 'm':
-			if (parse_size(REPRO_PROG, "--mem", optarg, &mem))
+			if (parse_size_max(REPRO_PROG, "--mem", optarg, BENCH_MAX_MEM,
+					   "per thread", &mem))
 				return 2;
-			if (mem % (64UL << 10) || mem > BENCH_MAX_MEM) {
-				fprintf(stderr, "%s: --mem: must be a multiple of 64K and at most 1G\n",
+			if (mem % (64UL << 10)) {
+				fprintf(stderr, "%s: --mem: must be a multiple of 64K\n",
 					REPRO_PROG);
 				return 2;
 			}

@@ -279,7 +279,7 @@ exact 2 "$H: --seconds: 0 is out of range [0.001, 3600]" $F --seconds 0
 exact 2 "$H: --seconds: -1 is out of range [0.001, 3600]" $F --seconds -1
 exact 2 "$H: --seconds: 'soon' is not a number" $F --seconds soon
 exact 2 "$H: --mem: invalid size '0' (expected e.g. 4K, 16M, 1G)" $F --mem 0
-exact 2 "$H: --mem: 2G is more than 1G per thread" $F --mem 2G
+exact 2 "$H: --mem: 2G is too big (at most 1G per thread)" $F --mem 2G
 exact 2 "$H: --mem: 3072 bytes is not a multiple of the 4K folio size" $F --mem 3K
 exact 2 "$H: --mem: 16384 bytes is not a multiple of the 64K folio size" $F --type anon --folio-size 64K --mem 16K
 exact 2 "$H: --folio-size: 8K is not a folio size here (4K, 16K, 32K or 64K)" $F --folio-size 8K

@@ -19,6 +19,17 @@ bad() {
 	fi
 }
 
+# bad, and stderr is exactly the line given
+says() {
+	want=$1
+	shift
+	bad "$@"
+	if [ "$(cat "$err")" != "$want" ]; then
+		echo "FAIL: lrulab $*: said '$(cat "$err")', not '$want'"
+		fails=$((fails + 1))
+	fi
+}
+
 good() {
 	want=$1
 	shift
@@ -59,6 +70,17 @@ bad usemem --max 64M --mem 1M
 bad usemem --threads 2 --mem 1M
 bad usemem extra
 bad bench usemem --seconds 0
+
+# every size past its limit says so alike, whatever its suffix
+says 'lrulab bench: --mem: 2G is too big (at most 1G per thread)' bench fault-free --mem 2G
+says 'lrulab bench: --mem: 1T is too big (at most 1G per thread)' bench fault-free --mem 1T
+says 'lrulab bench: --mem: 99999999999999999999G is too big (at most 1G per thread)' \
+	bench fault-free --mem 99999999999999999999G
+says 'lrulab bench: --max: 2G is too big (at most 1G)' bench usemem --max 2G
+says 'lrulab demo: --mem: 1T is too big (at most 1G per thread)' demo --mem 1T
+says 'lrulab repro: --mem: 1T is too big (at most 1G per thread)' repro s0 --mem 1T
+says "lrulab bench: --mem: invalid size '1.5G' (expected e.g. 4K, 16M, 1G)" \
+	bench fault-free --mem 1.5G
 
 good 'commands:' help
 good 'lru-stat-batch, holds timed in full mode:' pathbench --folios 310 --reps 1
