@@ -3,6 +3,10 @@
 # `make run` runs the main job, `make static` builds copyable binaries.
 
 VARIANT ?= release
+VERSION := 0.1
+# the commit a binary was built from, "-dirty" with local changes: a
+# measurement is only as good as knowing what was measured
+GITREV := $(shell git describe --always --dirty 2>/dev/null)
 CC ?= gcc
 B := build/$(VARIANT)
 
@@ -66,6 +70,18 @@ $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
+
+# rewritten only when the version changes, so that nothing else rebuilds
+$(B)/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@v='#define LRULAB_VERSION "$(VERSION)$(if $(GITREV), (git $(GITREV)))"'; \
+	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
+
+$(B)/tools/lrulab.o: CFLAGS += -I$(B)
+$(B)/tools/lrulab.o: $(B)/version.h
+
+.PHONY: FORCE
+FORCE:
 
 $(TOOL): $(B)/tools/lrulab.o $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@

@@ -93,6 +93,22 @@ good 'invariants: ok' demo --threads 1 --loops 1 --mem 64K --no-lockstat
 good 'workingset_refault_anon' usemem --threads 2 --mem 4M --seconds 0.2
 good 'cost sites' bench usemem --threads 1 --mem 4M --seconds 0.2 --with vmstat-scan-cost --type shmem
 
+bad help nope
+bad help bench demo
+bad --version extra
+good '^lrulab [0-9][0-9.]* ' --version
+
+# 'lrulab help CMD' prints just what 'lrulab CMD --help' prints
+for c in demo pathbench bench ab repro usemem replay lockbench host layout; do
+	"$LRULAB" help "$c" >"$out" 2>"$err"
+	rc=$?
+	if [ "$rc" -ne 0 ] || ! "$LRULAB" "$c" --help | cmp -s - "$out" ||
+	   ! grep -q "^usage: lrulab" "$out"; then
+		echo "FAIL: lrulab help $c: exit $rc, not what 'lrulab $c --help' prints"
+		fails=$((fails + 1))
+	fi
+done
+
 if [ "$fails" -ne 0 ]; then
 	echo "cli: $fails failures"
 	exit 1
