@@ -203,7 +203,8 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 		fprintf(f, isnan(r->ci_low_pct) ? "? " : "%g ", r->ci_low_pct);
 		fprintf(f, isnan(r->ci_high_pct) ? "?\n" : "%g\n", r->ci_high_pct);
 	}
-	fclose(f);
+	if (fclose(f))
+		return -1;
 	f = fopen(gp, "w");
 	if (!f)
 		return -1;
@@ -229,7 +230,8 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 		   "     '' using ($0+0.18):3 with boxes title 'this machine', \\\n"
 		   "     '' using ($0+0.18):3:4:5 with yerrorbars lc rgb 'black' pt 0 notitle\n",
 		png, t->seed, ro->cpus, dat);
-	fclose(f);
+	if (fclose(f))
+		return -1;
 
 	if (!have_gnuplot()) {
 		if (!ro->gnuplot_warned)

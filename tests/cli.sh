@@ -109,6 +109,20 @@ for c in demo pathbench bench ab repro usemem replay lockbench host layout; do
 	fi
 done
 
+# a result that cannot be written fails the run, with one line saying why
+for args in "bench fault-free --threads 1 --mem 64K --seconds 0.05" \
+	    "bench fault-free --threads 1 --mem 64K --seconds 0.05 --json" \
+	    "--version" "help bench"; do
+	# shellcheck disable=SC2086
+	"$LRULAB" $args >/dev/full 2>"$err"
+	rc=$?
+	if [ "$rc" -ne 1 ] || [ "$(wc -l <"$err")" -ne 1 ] ||
+	   ! grep -q '^lrulab: write error on standard output' "$err"; then
+		echo "FAIL: lrulab $args >/dev/full: exit $rc, said '$(cat "$err")'"
+		fails=$((fails + 1))
+	fi
+done
+
 if [ "$fails" -ne 0 ]; then
 	echo "cli: $fails failures"
 	exit 1

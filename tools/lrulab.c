@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The `lrulab` command: dispatches to the subcommands. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +77,25 @@ static int help(int argc, char **argv)
 	return c->fn(2, args);
 }
 
+/*
+ * Results that never reached their file are a failed run, not a quiet
+ * success: stdout's errors (a full disk, /dev/full, a closed pipe) are
+ * sticky, so one check at the end sees any of them.
+ */
+static int check_stdout(int status)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	/* an error met earlier in the run has left no errno to quote */
+	if (errno)
+		fprintf(stderr, "lrulab: write error on standard output: %s\n",
+			strerror(errno));
+	else
+		fprintf(stderr, "lrulab: write error on standard output\n");
+	return status ? status : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
@@ -85,14 +105,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "help"))
-		return help(argc, argv);
+		return check_stdout(help(argc, argv));
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		if (argc > 2) {
 			fprintf(stderr, "lrulab: %s takes nothing after it\n", argv[1]);
 			return 2;
 		}
 		usage(stdout);
-		return 0;
+		return check_stdout(0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		if (argc > 2) {
@@ -100,11 +120,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		printf("lrulab %s\n", LRULAB_VERSION);
-		return 0;
+		return check_stdout(0);
 	}
 	c = find_command(argv[1]);
 	if (c)
-		return c->fn(argc - 1, argv + 1);
+		return check_stdout(c->fn(argc - 1, argv + 1));
 	fprintf(stderr, "lrulab: unknown command '%s' (try 'lrulab help')\n", argv[1]);
 	return 2;
 }
