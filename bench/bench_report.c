@@ -390,6 +390,19 @@ json_t *bench_result_json(const struct bench_workload *w,
 	return j;
 }
 
+bool bench_has_metric(const struct bench_workload *w, const struct bench_opts *o,
+		      const char *key)
+{
+	/* one thread, so that the per-thread rate is a number (0), not NaN */
+	struct bench_result r = { .threads = 1, .have_profile = o->profile_hold };
+	json_t *j = w == &usemem_workload ? bench_usemem_json_shape(o) :
+		    bench_result_json(w, o, &r);
+	bool ok = json_is_number(json_object_get(j, key));
+
+	json_decref(j);
+	return ok;
+}
+
 /* `lrulab bench WORKLOAD [options]` */
 int cmd_bench(int argc, char **argv)
 {

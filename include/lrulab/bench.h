@@ -95,6 +95,17 @@ extern const struct bench_workload usemem_workload;
  */
 int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		     json_t **json);
+/*
+ * The JSON object a usemem run with @o prints, figures zero, lock table
+ * and errors left out: the keys it has (bench_has_metric).
+ */
+json_t *bench_usemem_json_shape(const struct bench_opts *o);
+/*
+ * Whether a run of @w with @o reports @key as a number in its JSON, known
+ * before any run, so that `lrulab ab --metric` is checked up front.
+ */
+bool bench_has_metric(const struct bench_workload *w, const struct bench_opts *o,
+		      const char *key);
 /* Every lock site with acquisitions so far, as the "locks" array of --json. */
 json_t *bench_locks_json(void);
 /*
