@@ -187,7 +187,8 @@ grep -q '"lru_add_drain_all":[1-9]' "$out" ||
 	fail "bench mmap-madvise --drain-all-us 200: no lru_add_drain_all counted"
 "$LRULAB" bench usemem --threads 1 --mem 4M --seconds 0.05 --flush-ms 5 >"$out" 2>"$err"
 grep -q 'memcg flush every 5 ms' "$out" || fail "bench usemem --flush-ms 5: period not in the header"
-good 'no difference' ab --reps 1 --metric threads -- usemem --threads 1 --mem 2M --seconds 0.05
+good 'no verdict: 1 run a side' ab --ab vmstat-scan-cost --reps 1 --metric threads -- \
+	usemem --threads 1 --mem 2M --seconds 0.05
 good 'swap copy' bench usemem --threads 1 --mem 4M --seconds 0.05 --swap copy
 # the disk-like device: writes end later and rotate; pages copied unless --swap says
 good 'swap copy (async I/O)' bench usemem --threads 1 --mem 4M --seconds 0.05 --swap-io async
@@ -210,17 +211,23 @@ grep -q '"type":"file"' "$out" || fail "bench usemem --type file: type not file"
 grep -q '"pswpout_per_sec":0' "$out" || fail "bench usemem --type file: it swapped"
 grep -q '"workingset_refault_file_per_sec":0[,.]' "$out" && fail "bench usemem --type file: no file refaults"
 
-# ab on two identical configurations, on a figure that is the same run to
-# run (lock acquisitions per 1000 pages of a fixed number of passes):
-# always "no difference".
-good 'no difference' ab --reps 3 --metric lru_lock_acquisitions_per_1k_pages -- \
-	fault-free --threads 1 --loops 2 --mem 256K
-good '"no_difference":true' ab --reps 2 --json --metric lru_lock_acquisitions_per_1k_pages -- \
-	fault-free --threads 1,2 --loops 1 --mem 256K
-"$LRULAB" ab --reps 1 --metric no_such_metric -- fault-free --threads 1 --loops 1 --mem 64K \
-	>"$out" 2>"$err"
-rc=$?
-[ "$rc" -eq 1 ] && grep -q '^lrulab ab: --metric' "$err" || fail "ab --metric no_such_metric: exit $rc"
+# ab on a switch that leaves the figure alone, the same run to run (lock
+# acquisitions per 1000 pages of a fixed number of passes): "no difference".
+good 'no difference' ab --ab memcg-direct-stat --reps 4 \
+	--metric lru_lock_acquisitions_per_1k_pages -- fault-free --threads 1 --loops 2 --mem 256K
+good '"no_difference":true' ab --ab memcg-direct-stat --reps 4 --json \
+	--metric lru_lock_acquisitions_per_1k_pages -- fault-free --threads 1,2 --loops 1 --mem 256K
+[ "$(grep -c '"no_difference":true' "$out")" -eq 2 ] || fail "ab --json --threads 1,2: not two verdicts"
+# too few runs for any verdict: none, and how many it needs (text and JSON)
+"$LRULAB" ab --ab lru-stat-batch --reps 3 -- fault-free --threads 1 --loops 1 --mem 64K \
+	>"$out" 2>"$err" || fail "ab --reps 3: exit $?"
+grep -q '   no verdict: 3 runs a side, a verdict needs --reps 4 or more$' "$out" ||
+	fail "ab --reps 3: no 'no verdict' line"
+grep -q 'B higher\|B lower\|no difference' "$out" && fail "ab --reps 3: a verdict"
+"$LRULAB" ab --ab lru-stat-batch --reps 1 --json -- fault-free --threads 1 --loops 1 --mem 64K \
+	>"$out" 2>"$err" || fail "ab --reps 1 --json: exit $?"
+grep -q '"min_reps_for_verdict":4' "$out" || fail "ab --json: no min_reps_for_verdict"
+grep -q '"no_difference"\|"ci_low"' "$out" && fail "ab --reps 1 --json: a verdict"
 
 # repro --quick: the whole path (runs, tables, JSON, plots) in seconds.
 # s3 compares two builds; the same binary twice must say its layout is
@@ -262,6 +269,24 @@ exact() {
 		fail "lrulab $*: exit $rc (want $want_rc), stderr not '$want'"
 	fi
 }
+
+# ab refuses, before any run, what cannot give an answer: A and B alike
+# (one binary under any name, the same switches in effect), or a figure
+# the runs do not report (--profile-hold's share without --profile-hold)
+same="$A: A and B are the same configuration (one binary, the same switches): give --ab SWITCH, --a-with/--b-with SWITCH or --a-bin/--b-bin PATH"
+exact 2 "$same" ab -- fault-free --threads 1 --loops 1 --mem 64K
+exact 2 "$same" ab --a-without lru-stat-batch -- fault-free --threads 1 --loops 1 --mem 64K
+exact 2 "$same" ab --a-with lru-stat-batch --b-with lru-stat-batch -- fault-free
+exact 2 "$same" ab --a-bin "$LRULAB" --b-bin "$(cd "$(dirname "$LRULAB")" && pwd)/lrulab" -- fault-free
+exact 2 "$A: --metric: a fault-free run reports no number 'no_such_metric' (e.g. pages_per_sec; see bench --json)" \
+	ab --ab lru-stat-batch --metric no_such_metric -- fault-free --threads 1 --loops 1 --mem 64K
+[ -s "$out" ] && fail "ab --metric no_such_metric: it ran"
+exact 2 "$A: --metric: a fault-free run reports no number 'lru_lock_stat_hold_pct' (e.g. pages_per_sec; see bench --json)" \
+	ab --ab lru-stat-batch --metric lru_lock_stat_hold_pct -- fault-free
+exact 2 "$A: --metric: a usemem run reports no number 'swap_io_irqs' (e.g. pages_per_sec; see bench --json)" \
+	ab --ab vmstat-scan-cost --metric swap_io_irqs -- usemem
+good 'no verdict' ab --ab lru-stat-batch --reps 1 --metric lru_lock_stat_hold_pct -- \
+	fault-free --threads 1 --loops 1 --mem 64K --profile-hold
 
 H="lrulab host"
 F="host fault-free"
