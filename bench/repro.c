@@ -272,7 +272,8 @@ static void repro_usage(FILE *f)
 		   "--calibrate: the fault-free and mmap-madvise runs get the --fault-work that\n"
 		   "matches this machine's kernel, found once per workload shape (as bench\n"
 		   "--calibrate finds it) before the table runs.\n"
-		   "--quick: tiny runs, for tests.\n");
+		   "--quick: tiny runs, for tests, written under results/quick unless --out;\n"
+		   "a --quick run never replaces a full run's table.\n");
 }
 
 static int repro_one(struct repro_opts *ro, const char *which, const char *machine)
@@ -315,7 +316,9 @@ static int repro_one(struct repro_opts *ro, const char *which, const char *machi
 			repro_print_s3_mail(mail, nr_mail);
 	}
 	snprintf(path, sizeof(path), "%s/%s.json", ro->out_dir, t.seed);
-	err = repro_write_json_file(path, j);
+	err = repro_check_replace(ro, path);
+	if (!err)
+		err = repro_write_json_file(path, j);
 	if (!err) {
 		snprintf(path, sizeof(path), "%s/%s-runs.json", ro->out_dir, t.seed);
 		err = repro_write_json_file(path, t.runs);
@@ -353,7 +356,7 @@ int cmd_repro(int argc, char **argv)
 		.out_dir = "results",
 	};
 	static const char *const all[] = { "s0", "s1", "s3", "s4" };
-	bool reps_given = false, seconds_given = false, memcgs_given = false,
+	bool reps_given = false, seconds_given = false, memcgs_given = false, out_given = false,
 	     loops_given = false, mem_given = false, usemem_given = false;
 	const char *which;
 	char machine[512];
@@ -424,6 +427,7 @@ int cmd_repro(int argc, char **argv)
 			break;
 		case 'o':
 			ro.out_dir = optarg;
+			out_given = true;
 			break;
 		case 'C':
 			ro.calibrate = true;
@@ -463,6 +467,9 @@ int cmd_repro(int argc, char **argv)
 	}
 	/* --quick: the whole path in seconds, for tests; the figures mean nothing */
 	if (ro.quick) {
+		/* beside a full run's tables, never over them */
+		if (!out_given)
+			ro.out_dir = "results/quick";
 		if (!reps_given)
 			ro.reps = 2;
 		if (!seconds_given)
@@ -489,6 +496,8 @@ int cmd_repro(int argc, char **argv)
 		printf("threads: the mails' 20 and 80 of 80 CPUs are %ld and %ld of %d here; switches: %s\n",
 		       repro_scaled_threads(&ro, 20), repro_scaled_threads(&ro, 80), ro.cpus,
 		       bench_switch_list());
+		printf("writing under %s%s\n", ro.out_dir, ro.quick ?
+		       " (--quick: tiny runs whose figures mean nothing)" : "");
 		if (ro.cpus > lrulab_nr_processors())
 			printf("WARNING: OVERSUBSCRIBED: --cpus %d is more than the %d processors here\n",
 			       ro.cpus, lrulab_nr_processors());

@@ -250,6 +250,25 @@ good 'fault work matched to this machine.s kernel: shmem 4K [0-9]* ns, anon 4K [
 good 'swap: async' repro s1 --quick --swap-io async --reps 1 --out "$tmp/res"
 [ -s "$tmp/res/s1-vmstat-scan-cost-async.json" ] ||
 	fail "repro s1 --swap-io async: no s1-vmstat-scan-cost-async.json"
+# --quick writes beside a full run (results/quick), says so, and never
+# replaces a full run's table
+abs=$(cd "$(dirname "$LRULAB")" && pwd)/lrulab
+mkdir "$tmp/cwd" "$tmp/full"
+(cd "$tmp/cwd" && "$abs" repro s4 --quick >"$out" 2>"$err") || fail "repro s4 --quick: exit $?"
+grep -q '^writing under results/quick (--quick: tiny runs whose figures mean nothing)$' "$out" ||
+	fail "repro --quick: does not say where it writes"
+[ "$(ls "$tmp/cwd/results")" = quick ] && [ -s "$tmp/cwd/results/quick/s4-mthp-lru-cache.json" ] ||
+	fail "repro --quick: not under results/quick"
+echo '{"seed": "s4-mthp-lru-cache", "quick": false}' >"$tmp/full/s4-mthp-lru-cache.json"
+cp "$tmp/full/s4-mthp-lru-cache.json" "$tmp/full.json"
+"$LRULAB" repro s4 --quick --out "$tmp/full" >"$out" 2>"$err"
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(cat "$err")" = "lrulab repro: $tmp/full/s4-mthp-lru-cache.json holds a full run's table: --quick does not replace it (give --out another DIR)" ] ||
+	fail "repro --quick over a full run: exit $rc"
+cmp -s "$tmp/full/s4-mthp-lru-cache.json" "$tmp/full.json" || fail "repro --quick replaced a full run"
+[ -e "$tmp/full/s4-mthp-lru-cache-runs.json" ] && fail "repro --quick wrote the runs beside a full table"
+good "note: replacing the full run's table in $tmp/full/s4-mthp-lru-cache.json" \
+	repro s4 --reps 1 --seconds 0.02 --loops 1 --memcgs 1 --mem 256K --out "$tmp/full"
 if [ -x "$(dirname "$LRULAB")/../pncold/lrulab" ]; then
 	"$LRULAB" repro all --quick --json --out "$tmp/res" >"$out" 2>"$err" ||
 		fail "repro all --quick: exit $?"
