@@ -375,6 +375,9 @@ struct bench_phase {
 	int stop;
 	int done;		/* workers past their last pass */
 	long loops;		/* > 0: passes per thread; 0: until stop */
+	/* woken as workers finish, so that a phase of loops ends early */
+	pthread_mutex_t lock;
+	pthread_cond_t finished;
 };
 
 struct bench_worker {
@@ -402,14 +405,19 @@ static void *bench_worker_fn(void *arg)
 	barrier_wait_sleep(&ph->start);
 	bw->start_ns = lrulab_now_ns();
 	for (n = 0; !bw->err; n++) {
-		if (ph->loops ? n >= ph->loops : __atomic_load_n(&ph->stop, __ATOMIC_ACQUIRE))
+		if ((ph->loops && n >= ph->loops) ||
+		    __atomic_load_n(&ph->stop, __ATOMIC_ACQUIRE))
 			break;
+		bw->t.done = 0;
 		bw->err = bw->w->pass(&bw->t);
 		if (!bw->err)
-			bw->pages_done += bw->t.pages;
+			bw->pages_done += bw->t.done;
 	}
 	bw->end_ns = lrulab_now_ns();
+	pthread_mutex_lock(&ph->lock);
 	__atomic_fetch_add(&ph->done, 1, __ATOMIC_RELEASE);
+	pthread_cond_signal(&ph->finished);
+	pthread_mutex_unlock(&ph->lock);
 	if (entered) {
 		bw->w->teardown(&bw->t);
 		lru_add_drain();
@@ -422,7 +430,7 @@ static void *bench_worker_fn(void *arg)
  * --drain-all-us: this thread, no model CPU, drains every CPU's batches
  * that often while the workers run, as the kernel's split, long-term pin
  * and reuse paths do with s4 (the cost its review argued about), until
- * @seconds are up or, with --loops, every worker is done.
+ * @seconds are up or every worker is done.
  */
 static void drain_all_until(struct bench_phase *ph, long threads, double seconds,
 			    long every_us)
@@ -431,8 +439,10 @@ static void drain_all_until(struct bench_phase *ph, long threads, double seconds
 	u64 end = lrulab_now_ns() + (u64)(seconds * 1e9);
 
 	for (;;) {
-		if (ph->loops ? __atomic_load_n(&ph->done, __ATOMIC_ACQUIRE) >= threads :
-				lrulab_now_ns() >= end)
+		/* the warm-up has both: a pass each, within its share of the run */
+		if (__atomic_load_n(&ph->done, __ATOMIC_ACQUIRE) >= threads ||
+		    (seconds > 0 && lrulab_now_ns() >= end) ||
+		    __atomic_load_n(&ph->stop, __ATOMIC_ACQUIRE))
 			break;
 		lru_add_drain_all();
 		nanosleep(&ts, NULL);
@@ -442,10 +452,12 @@ static void drain_all_until(struct bench_phase *ph, long threads, double seconds
 
 /*
  * One memcg's share of a run: every thread sets up, meets the others,
- * runs its passes and tears down.  The clock runs from the first thread
- * past the barrier to the last thread's last pass, both as the workers
- * saw them: a short run can be over before this thread is scheduled
- * again.  Returns the first worker error.
+ * runs its passes and tears down.  @loops passes each, or as many as fit
+ * in @seconds; with both, whichever ends first (the warm-up's whole pass
+ * may not outlast the run).  The clock runs from the first thread past
+ * the barrier to the last thread's last pass, both as the workers saw
+ * them: a short run can be over before this thread is scheduled again.
+ * Returns the first worker error.
  */
 static int bench_phase(const struct bench_workload *w, const struct bench_opts *o,
 		       long threads, struct mem_cgroup *memcg, long loops,
@@ -454,17 +466,23 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 	struct bench_worker *bw = calloc(threads, sizeof(*bw));
 	struct bench_phase ph = { .loops = loops };
 	u64 start = ~0ULL, end = 0;
+	pthread_condattr_t ca;
 	int i, err = 0;
 
 	if (!bw)
 		return -ENOMEM;
 	pthread_barrier_init(&ph.start, NULL, (unsigned int)threads + 1);
+	pthread_mutex_init(&ph.lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ph.finished, &ca);
+	pthread_condattr_destroy(&ca);
 	for (i = 0; i < threads; i++) {
 		bw[i].w = w;
 		bw[i].ph = &ph;
 		bw[i].t = (struct bench_thread){
 			.cpu = i, .o = o, .memcg = memcg,
-			.pages = o->mem / PAGE_SIZE,
+			.pages = o->mem / PAGE_SIZE, .stop = &ph.stop,
 		};
 		if (pthread_create(&bw[i].tid, NULL, bench_worker_fn, &bw[i])) {
 			fprintf(stderr, "lrulab bench: cannot start thread %d\n", i);
@@ -474,14 +492,19 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 	barrier_wait_sleep(&ph.start);
 	if (o->drain_all_us) {
 		drain_all_until(&ph, threads, seconds, o->drain_all_us);
-	} else if (!loops) {
-		struct timespec ts = {
-			.tv_sec = (time_t)seconds,
-			.tv_nsec = (long)((seconds - (time_t)seconds) * 1e9),
-		};
+	} else if (seconds > 0) {
+		struct timespec ts;
+		u64 ns = (u64)(seconds * 1e9);
 
-		while (nanosleep(&ts, &ts) && errno == EINTR)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ns += (u64)ts.tv_nsec;
+		ts.tv_sec += (time_t)(ns / 1000000000);
+		ts.tv_nsec = (long)(ns % 1000000000);
+		pthread_mutex_lock(&ph.lock);
+		while (__atomic_load_n(&ph.done, __ATOMIC_ACQUIRE) < threads &&
+		       pthread_cond_timedwait(&ph.finished, &ph.lock, &ts) != ETIMEDOUT)
 			;
+		pthread_mutex_unlock(&ph.lock);
 		__atomic_store_n(&ph.stop, 1, __ATOMIC_RELEASE);
 	}
 	*pages = 0;
@@ -497,6 +520,8 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 	}
 	*secs = end > start ? (end - start) / 1e9 : 0;
 	pthread_barrier_destroy(&ph.start);
+	pthread_cond_destroy(&ph.finished);
+	pthread_mutex_destroy(&ph.lock);
 	free(bw);
 	return err;
 }
@@ -706,14 +731,17 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	/*
 	 * A pass the clock does not see: the arena's first touch is the host
 	 * kernel's page faults, not the model's, and would land on the first
-	 * memcg only.
+	 * memcg only.  At most one memcg's share of --seconds: with many more
+	 * threads than processors one pass each takes longer than the whole
+	 * run, and the rest of the first touch falls in the measured passes.
 	 */
 	memcg = mem_cgroup_create(root_mem_cgroup, "bench-warmup");
 	if (!memcg) {
 		err = -errno;
 		goto out;
 	}
-	err = bench_phase(w, o, threads, memcg, 1, 0, &r->pages, &r->seconds);
+	err = bench_phase(w, o, threads, memcg, 1, o->loops ? 0 : o->seconds / o->memcgs,
+			  &r->pages, &r->seconds);
 	mem_cgroup_offline(memcg);
 	if (err)
 		goto out;
@@ -738,7 +766,8 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 		}
 		mr->pn_offset128 = mem_cgroup_pn_offset128(memcg, 0);
 		deltas_capture(&ms_before, show_memory_stat, memcg);
-		err = bench_phase(w, o, threads, memcg, o->loops, o->seconds / o->memcgs,
+		err = bench_phase(w, o, threads, memcg, o->loops,
+				  o->loops ? 0 : o->seconds / o->memcgs,
 				  &mr->pages, &mr->seconds);
 		deltas_capture(&ms_after, show_memory_stat, memcg);
 		bench_deltas_accumulate(&r->memory_stat, &ms_before, &ms_after);

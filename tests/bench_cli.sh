@@ -155,6 +155,20 @@ good '"oversubscribed":true' bench fault-free --threads "$over" --loops 1 --mem 
 good 'waiters yield the processor after' bench fault-free --threads "$over" --loops 1 --mem 64K --memcgs 1
 good '"spin_yield":true' bench fault-free --threads "$over" --loops 1 --mem 64K --memcgs 1 --json
 
+# --seconds bounds a run with many more threads than processors: a pass
+# ends at the run's end, not after 16M per thread (29 s for 0.3 s once).
+# The stated slack: 1 s, and 20 ms per thread for the warm-up and each
+# memcg, for the threads to see the end and free what they faulted.
+many=$(( $(getconf _NPROCESSORS_ONLN) * 32 ))
+[ "$many" -gt 256 ] && many=256
+t0=$(date +%s%N)
+"$LRULAB" bench fault-free --threads "$many" --seconds 0.3 --memcgs 1 --json >"$out" 2>"$err" ||
+	fail "bench --threads $many --seconds 0.3: exit $?"
+t1=$(date +%s%N)
+awk -v ns=$((t1 - t0)) -v n="$many" 'BEGIN { exit !(ns / 1e9 <= 0.3 + 1 + 2 * n * 0.02) }' ||
+	fail "bench --threads $many --seconds 0.3 --memcgs 1: ran $(( (t1 - t0) / 1000000 )) ms"
+grep -q '"oversubscribed":true' "$out" || fail "bench --threads $many: not oversubscribed in JSON"
+
 # --json: one object per run, each with the keys scripts read.
 "$LRULAB" bench fault-free --threads 1,2 --loops 1 --mem 256K --json >"$out" 2>"$err" ||
 	fail "bench --json: exit $?"

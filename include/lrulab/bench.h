@@ -68,7 +68,10 @@ struct bench_workload {
 	void (*defaults)(struct bench_opts *o);
 	/* Map the thread's region; 0 or -errno. */
 	int (*setup)(struct bench_thread *t);
-	/* Fault in every page of the region, then free them all. */
+	/*
+	 * Fault in every page of the region, or those before *t->stop was
+	 * set, then free them all; t->done is how many were faulted.
+	 */
 	int (*pass)(struct bench_thread *t);
 	void (*teardown)(struct bench_thread *t);
 	/*
@@ -121,6 +124,13 @@ struct bench_thread {
 	const struct bench_opts *o;
 	struct mem_cgroup *memcg;
 	unsigned long pages;		/* pages per pass */
+	/*
+	 * Set when the run is over: a pass polls it between pages and ends
+	 * early, so that no pass outlasts --seconds (one pass of one thread
+	 * can take longer than the whole run when threads outnumber CPUs).
+	 */
+	const int *stop;
+	unsigned long done;		/* pages the last pass faulted and freed */
 
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
