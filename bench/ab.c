@@ -390,6 +390,10 @@ int cmd_ab(int argc, char **argv)
 		return 2;
 	}
 
+	if (bench_signals_catch()) {
+		fprintf(stderr, "%s: cannot catch SIGINT and SIGTERM\n", AB_PROG);
+		return 1;
+	}
 	if (!o.json) {
 		printf("lrulab ab: %s", w->name);
 		for (i = 0; i < bargc; i++)
@@ -408,6 +412,6 @@ int cmd_ab(int argc, char **argv)
 	}
 	for (i = 0; i < bo[0].nr_threads; i++)
 		if (ab_one(&o, w, bo[0].threads[i], bargc, bargv))
-			return 1;
-	return 0;
+			return bench_exit_status(1);
+	return bench_exit_status(0);
 }

@@ -7,6 +7,8 @@
  * harness in bench_stats.c; the workloads' passes are in fault_free.c,
  * mmap_madvise.c and usemem.c.
  */
+/* sem_clockwait(), which waits on CLOCK_MONOTONIC as the rest of the run */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -375,9 +377,8 @@ struct bench_phase {
 	int stop;
 	int done;		/* workers past their last pass */
 	long loops;		/* > 0: passes per thread; 0: until stop */
-	/* woken as workers finish, so that a phase of loops ends early */
-	pthread_mutex_t lock;
-	pthread_cond_t finished;
+	/* a post per worker out of its passes, and one for a signal */
+	sem_t wake;
 };
 
 struct bench_worker {
@@ -414,10 +415,8 @@ static void *bench_worker_fn(void *arg)
 			bw->pages_done += bw->t.done;
 	}
 	bw->end_ns = lrulab_now_ns();
-	pthread_mutex_lock(&ph->lock);
 	__atomic_fetch_add(&ph->done, 1, __ATOMIC_RELEASE);
-	pthread_cond_signal(&ph->finished);
-	pthread_mutex_unlock(&ph->lock);
+	sem_post(&ph->wake);
 	if (entered) {
 		bw->w->teardown(&bw->t);
 		lru_add_drain();
@@ -457,6 +456,7 @@ static void drain_all_until(struct bench_phase *ph, long threads, double seconds
  * may not outlast the run).  The clock runs from the first thread past
  * the barrier to the last thread's last pass, both as the workers saw
  * them: a short run can be over before this thread is scheduled again.
+ * SIGINT and SIGTERM end it as the end of @seconds does (bench_signal.c).
  * Returns the first worker error.
  */
 static int bench_phase(const struct bench_workload *w, const struct bench_opts *o,
@@ -466,17 +466,14 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 	struct bench_worker *bw = calloc(threads, sizeof(*bw));
 	struct bench_phase ph = { .loops = loops };
 	u64 start = ~0ULL, end = 0;
-	pthread_condattr_t ca;
 	int i, err = 0;
+	long left;
 
 	if (!bw)
 		return -ENOMEM;
 	pthread_barrier_init(&ph.start, NULL, (unsigned int)threads + 1);
-	pthread_mutex_init(&ph.lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&ph.finished, &ca);
-	pthread_condattr_destroy(&ca);
+	sem_init(&ph.wake, 0, 0);
+	bench_signals_phase(&ph.stop, &ph.wake);
 	for (i = 0; i < threads; i++) {
 		bw[i].w = w;
 		bw[i].ph = &ph;
@@ -500,11 +497,12 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 		ns += (u64)ts.tv_nsec;
 		ts.tv_sec += (time_t)(ns / 1000000000);
 		ts.tv_nsec = (long)(ns % 1000000000);
-		pthread_mutex_lock(&ph.lock);
-		while (__atomic_load_n(&ph.done, __ATOMIC_ACQUIRE) < threads &&
-		       pthread_cond_timedwait(&ph.finished, &ph.lock, &ts) != ETIMEDOUT)
-			;
-		pthread_mutex_unlock(&ph.lock);
+		for (left = threads; left > 0 && !bench_interrupted; ) {
+			if (!sem_clockwait(&ph.wake, CLOCK_MONOTONIC, &ts))
+				left--;
+			else if (errno != EINTR)
+				break;
+		}
 		__atomic_store_n(&ph.stop, 1, __ATOMIC_RELEASE);
 	}
 	*pages = 0;
@@ -519,9 +517,9 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 			err = bw[i].err;
 	}
 	*secs = end > start ? (end - start) / 1e9 : 0;
+	bench_signals_phase(NULL, NULL);
 	pthread_barrier_destroy(&ph.start);
-	pthread_cond_destroy(&ph.finished);
-	pthread_mutex_destroy(&ph.lock);
+	sem_destroy(&ph.wake);
 	free(bw);
 	return err;
 }
@@ -779,9 +777,10 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 		r->seconds += mr->seconds;
 		rate_sum += mr->pages_per_sec;
 		r->nr_memcgs++;
-		if (err)
+		if (err || bench_interrupted)
 			break;
 	}
+	r->interrupted = bench_interrupted;
 	getrusage(RUSAGE_SELF, &ru1);
 	lru_drain_stats_read(&r->drains);
 	r->drains.local -= drains0.local;

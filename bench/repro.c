@@ -507,8 +507,12 @@ int cmd_repro(int argc, char **argv)
 			REPRO_PROG, ro.cpus, lrulab_nr_processors());
 	}
 
+	if (bench_signals_catch()) {
+		fprintf(stderr, "%s: cannot catch SIGINT and SIGTERM\n", REPRO_PROG);
+		return 1;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < ARRAY_SIZE(all); i++) {
+	for (i = 0; i < ARRAY_SIZE(all) && !bench_interrupted; i++) {
 		if (strcmp(which, "all") && strcmp(which, all[i]))
 			continue;
 		if (repro_one(&ro, all[i], machine))
@@ -518,6 +522,6 @@ int cmd_repro(int argc, char **argv)
 	if (!ro.json)
 		printf("\nlrulab repro %s: done in %.1f s%s\n", which,
 		       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
-		       failed ? " (with failures)" : "");
-	return failed ? 1 : 0;
+		       bench_interrupted ? " (interrupted)" : failed ? " (with failures)" : "");
+	return bench_exit_status(failed ? 1 : 0);
 }

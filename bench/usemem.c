@@ -232,6 +232,7 @@ struct usemem_figures {
 	unsigned long ev[NR_VM_EVENT_ITEMS];	/* events in the window */
 	struct lock_stat lru, cost;
 	int invariant_violations;
+	int interrupted;		/* the signal that ended it early, or 0 */
 };
 
 /*
@@ -300,6 +301,9 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 			    json_real(per_1k(f->cost.acquired, f->steal)));
 	json_object_set_new(j, "invariant_violations", json_integer(f->invariant_violations));
 	json_object_set_new(j, "invariants_ok", json_boolean(!f->invariant_violations));
+	json_object_set_new(j, "interrupted", json_boolean(f->interrupted));
+	if (f->interrupted)
+		json_object_set_new(j, "signal", json_string(bench_signal_name(f->interrupted)));
 	return j;
 }
 
@@ -402,7 +406,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	reclaim_throttle_stats(0, VMSCAN_THROTTLE_ISOLATED, &throttled0, &throttled_ns0);
 	lockstat_reset();
 	t0 = now_sec();
-	while (now_sec() - t0 < o->seconds)
+	/* SIGINT and SIGTERM end the window early (bench_signal.c) */
+	while (now_sec() - t0 < o->seconds && !bench_interrupted)
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < threads; i++) {
@@ -499,7 +504,11 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	bad = lrulab_check_invariants(true, stderr);
 	if (text)
 		fprintf(text, "invariants: %s\n", bad ? "VIOLATED" : "ok");
+	if (text && bench_interrupted)
+		fprintf(text, "INTERRUPTED by %s: the figures are those of the %.3f s before it\n",
+			bench_signal_name(bench_interrupted), secs);
 	f.invariant_violations = bad;
+	f.interrupted = bench_interrupted;
 	j = usemem_json(o, &f);
 	json_object_set_new(j, "locks", locks);
 	if (err) {
@@ -597,7 +606,7 @@ static int usemem_main(const struct bench_workload *w, const char *prog,
 		if (ret < 0) {
 			fprintf(stderr, "%s: cannot set up the model for %ld threads: %s\n", prog,
 				o->threads[i], strerror(-ret));
-			return 1;
+			return bench_exit_status(1);
 		}
 		if (o->json) {
 			char *s = json_dumps(j, JSON_COMPACT);
@@ -613,8 +622,11 @@ static int usemem_main(const struct bench_workload *w, const char *prog,
 			status = 1;
 		}
 		json_decref(j);
+		/* the thread counts after an interrupted one do not run */
+		if (bench_interrupted)
+			break;
 	}
-	return status;
+	return bench_exit_status(status);
 }
 
 const struct bench_workload usemem_workload = {
@@ -648,5 +660,9 @@ int cmd_usemem(int argc, char **argv)
 	ret = bench_parse(w, prog, argc, argv, &o);
 	if (ret)
 		return ret == 1 ? 0 : 2;
+	if (bench_signals_catch()) {
+		fprintf(stderr, "%s: cannot catch SIGINT and SIGTERM\n", prog);
+		return 1;
+	}
 	return w->main(w, prog, &o);
 }

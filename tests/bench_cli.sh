@@ -289,6 +289,75 @@ if [ -x "$(dirname "$LRULAB")/../pncold/lrulab" ]; then
 	[ "$(grep -c '"seed":' "$out")" -eq 4 ] || fail "repro all --json: not four tables"
 fi
 
+# ---- SIGINT and SIGTERM ----
+
+# running PATTERN: a process whose command line has PATTERN runs
+running() {
+	ps -eo args | grep -v grep | grep -q -- "$1"
+}
+
+# wait_for PATTERN: until one does (10 s at most)
+wait_for() {
+	n=0
+	while ! running "$1"; do
+		n=$((n + 1))
+		[ "$n" -gt 100 ] && return 1
+		sleep 0.1
+	done
+}
+
+# a bench stopped by a signal reports the passes so far, marked, and
+# exits 128 + the signal; later thread counts do not run
+"$LRULAB" bench fault-free --threads 1,2 --seconds 60 --mem 1044K --json >"$out" 2>"$err" &
+pid=$!
+wait_for 'bench fault-free --threads 1,2 --seconds 60 --mem 1044K' && sleep 1
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] || fail "bench, SIGINT: exit $rc"
+[ "$(wc -l <"$out")" -eq 1 ] && grep -q '"interrupted":true,"signal":"SIGINT"' "$out" &&
+	grep -q '"threads":1,' "$out" || fail "bench --json, SIGINT: no partial object marked interrupted"
+[ -s "$err" ] && fail "bench, SIGINT: said something on stderr"
+"$LRULAB" bench fault-free --threads 1 --seconds 60 --mem 1044K >"$out" 2>"$err" &
+pid=$!
+wait_for 'bench fault-free --threads 1 --seconds 60 --mem 1044K' && sleep 1
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 143 ] || fail "bench, SIGTERM: exit $rc"
+grep -q '^INTERRUPTED by SIGTERM: the figures are those of the passes before it$' "$out" &&
+	grep -q '^pages faulted and freed: [1-9]' "$out" || fail "bench, SIGTERM: no partial report"
+"$LRULAB" bench usemem --threads 1 --mem 4M --seconds 60 --json >"$out" 2>"$err" &
+pid=$!
+wait_for 'bench usemem --threads 1 --mem 4M --seconds 60' && sleep 1
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] && grep -q '"interrupted":true,"signal":"SIGINT"' "$out" ||
+	fail "bench usemem, SIGINT: exit $rc, no partial object marked interrupted"
+
+# ab and repro pass the signal on to their benchmark, wait for it, and
+# exit the same way, leaving no process behind
+"$LRULAB" ab --ab lru-stat-batch -- fault-free --threads 1 --seconds 60 --mem 1052K >"$out" 2>"$err" &
+pid=$!
+wait_for 'bench fault-free --threads 1 --seconds 60 --mem 1052K' && sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] && [ "$(cat "$err")" = "$A: interrupted by SIGINT during run 1 of A" ] ||
+	fail "ab, SIGINT: exit $rc"
+running '--mem 1052K' && fail "ab, SIGINT: its benchmark still runs"
+mkdir "$tmp/sig"
+"$LRULAB" repro s4 --reps 3 --loops 100000 --mem 1088K --out "$tmp/sig" >"$out" 2>"$err" &
+pid=$!
+wait_for 'bench mmap-madvise.*--mem 1088K' && sleep 0.5
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 143 ] && grep -q "^$R: interrupted by SIGTERM during run 1 of " "$err" ||
+	fail "repro, SIGTERM: exit $rc"
+running '--mem 1088K' && fail "repro, SIGTERM: its benchmark still runs"
+
 # ---- lrulab host: the same workload on this machine's kernel ----
 
 # exact RC LINE ARGS...: exit RC and LINE as the only stderr line

@@ -11,7 +11,10 @@
 #define LRULAB_BENCH_H
 
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <jansson.h>
 
 #include <lrulab/lrulab.h>
@@ -109,6 +112,20 @@ json_t *bench_usemem_json_shape(const struct bench_opts *o);
  */
 bool bench_has_metric(const struct bench_workload *w, const struct bench_opts *o,
 		      const char *key);
+/*
+ * SIGINT and SIGTERM (bench/bench_signal.c).  bench_signals_catch() runs
+ * before any other thread starts: 0 or -1.  bench_interrupted is the
+ * signal taken, or 0.  A phase registers its stop flag and the semaphore
+ * its waiter sleeps on (NULL, NULL when it is over); ab and repro their
+ * child (0 when it has exited), which a signal is passed on to.
+ */
+extern volatile sig_atomic_t bench_interrupted;
+int bench_signals_catch(void);
+void bench_signals_phase(int *stop, sem_t *wake);
+void bench_signals_child(pid_t pid);
+const char *bench_signal_name(int sig);
+/* 128 + the signal once interrupted, else @status */
+int bench_exit_status(int status);
 /* Every lock site with acquisitions so far, as the "locks" array of --json. */
 json_t *bench_locks_json(void);
 /*
@@ -187,6 +204,7 @@ struct bench_result {
 	struct bench_deltas mthp;
 	int invariant_violations;
 	int err;			/* first worker error, -errno */
+	int interrupted;		/* the signal that ended it early, or 0 */
 };
 
 /*
