@@ -1,6 +1,7 @@
 # lrulab build.  `make` builds the library and the command, `make check`
 # runs every test (plain, then the stress tests under TSan and ASan),
-# `make run` runs the main job, `make static` builds copyable binaries.
+# `make run` runs the main job, `make static` builds copyable binaries,
+# `make install` (PREFIX, DESTDIR) installs the command and the library.
 
 VARIANT ?= release
 VERSION := 0.1
@@ -106,6 +107,7 @@ check-unit: $(TESTS) $(STRESS) $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/cli.sh ./tests/cli.sh $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/bench_cli.sh ./tests/bench_cli.sh $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/replay_cli.sh ./tests/replay_cli.sh $(TOOL)
+	@$(STEP) run $(CHECK_DIR) unit tests/install.sh ./tests/install.sh
 	@$(STEP) end $(CHECK_DIR) unit
 
 # In the pn-cold-pairing build: the layout test and the memcg test, whose
@@ -149,6 +151,31 @@ static:
 	$(MAKE) VARIANT=static all
 	$(MAKE) VARIANT=static-pncold all
 	@echo "static binaries: build/static/lrulab, build/static-pncold/lrulab (s3's layout)"
+
+# The command, the library, its headers and a pkg-config file.  The
+# library is static, so lrulab.pc names what it links against.
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+LIBDIR := $(PREFIX)/lib
+INCDIR := $(PREFIX)/include
+PCDIR := $(LIBDIR)/pkgconfig
+HEADERS := $(wildcard include/lrulab/*.h)
+
+.PHONY: install uninstall
+install: $(LIB) $(TOOL)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/lrulab \
+		$(DESTDIR)$(PCDIR)
+	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/lrulab
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/liblrulab.a
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCDIR)/lrulab/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+		-e 's|@REQUIRES@|$(PKGS)|' lrulab.pc.in >$(DESTDIR)$(PCDIR)/lrulab.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/lrulab $(DESTDIR)$(LIBDIR)/liblrulab.a \
+		$(DESTDIR)$(PCDIR)/lrulab.pc \
+		$(addprefix $(DESTDIR)$(INCDIR)/lrulab/,$(notdir $(HEADERS)))
+	rmdir $(DESTDIR)$(INCDIR)/lrulab 2>/dev/null || true
 
 deps:
 	./scripts/install-deps.sh
