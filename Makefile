@@ -107,7 +107,7 @@ check-unit: $(TESTS) $(STRESS) $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/cli.sh ./tests/cli.sh $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/bench_cli.sh ./tests/bench_cli.sh $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/replay_cli.sh ./tests/replay_cli.sh $(TOOL)
-	@$(STEP) run $(CHECK_DIR) unit tests/install.sh ./tests/install.sh
+	@$(STEP) run $(CHECK_DIR) unit tests/install.sh ./tests/install.sh $(TOOL)
 	@$(STEP) end $(CHECK_DIR) unit
 
 # In the pn-cold-pairing build: the layout test and the memcg test, whose
@@ -159,12 +159,14 @@ BINDIR := $(PREFIX)/bin
 LIBDIR := $(PREFIX)/lib
 INCDIR := $(PREFIX)/include
 PCDIR := $(LIBDIR)/pkgconfig
+MANDIR := $(PREFIX)/share/man/man1
 HEADERS := $(wildcard include/lrulab/*.h)
 
 .PHONY: install uninstall
 install: $(LIB) $(TOOL)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/lrulab \
-		$(DESTDIR)$(PCDIR)
+		$(DESTDIR)$(PCDIR) $(DESTDIR)$(MANDIR)
+	install -m 644 lrulab.1 $(DESTDIR)$(MANDIR)/lrulab.1
 	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/lrulab
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/liblrulab.a
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCDIR)/lrulab/
@@ -173,7 +175,7 @@ install: $(LIB) $(TOOL)
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lrulab $(DESTDIR)$(LIBDIR)/liblrulab.a \
-		$(DESTDIR)$(PCDIR)/lrulab.pc \
+		$(DESTDIR)$(PCDIR)/lrulab.pc $(DESTDIR)$(MANDIR)/lrulab.1 \
 		$(addprefix $(DESTDIR)$(INCDIR)/lrulab/,$(notdir $(HEADERS)))
 	rmdir $(DESTDIR)$(INCDIR)/lrulab 2>/dev/null || true
 
