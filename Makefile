@@ -1,8 +1,13 @@
 # lrulab build.  `make` builds the library and the command, `make check`
 # runs every test (plain, then the stress tests under TSan and ASan),
-# `make run` runs the main job, `make static` builds copyable binaries.
+# `make run` runs the main job, `make static` builds copyable binaries,
+# `make install` (PREFIX, DESTDIR) installs the command and the library.
 
 VARIANT ?= release
+VERSION := 0.1
+# the commit a binary was built from, "-dirty" with local changes: a
+# measurement is only as good as knowing what was measured
+GITREV := $(shell git describe --always --dirty 2>/dev/null)
 CC ?= gcc
 B := build/$(VARIANT)
 
@@ -67,6 +72,18 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# rewritten only when the version changes, so that nothing else rebuilds
+$(B)/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@v='#define LRULAB_VERSION "$(VERSION)$(if $(GITREV), (git $(GITREV)))"'; \
+	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" >$@
+
+$(B)/tools/lrulab.o: CFLAGS += -I$(B)
+$(B)/tools/lrulab.o: $(B)/version.h
+
+.PHONY: FORCE
+FORCE:
+
 $(TOOL): $(B)/tools/lrulab.o $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -74,43 +91,58 @@ $(B)/tests/%: $(B)/tests/%.o $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) $(TEST_LDLIBS) -o $@
 
 # Unit tests, then the stress tests under ThreadSanitizer and AddressSanitizer.
-check: check-unit check-pncold check-sanitize
+# Every stage runs whatever failed before it (-k), each test is recorded
+# under build/check, and the last line is the count over all of them.
+CHECK_DIR := $(CURDIR)/build/check
+STEP := ./tests/check-step.sh
+check:
+	@rm -rf $(CHECK_DIR)
+	@$(MAKE) --no-print-directory -k check-unit check-pncold check-sanitize; \
+	$(STEP) summary $(CHECK_DIR) $$?
 
 check-unit: $(TESTS) $(STRESS) $(TOOL)
-	@set -e; for t in $(TESTS) $(STRESS); do \
-		echo "== $$t"; $$t; done
-	@./tests/cli.sh $(TOOL)
-	@./tests/bench_cli.sh $(TOOL)
-	@./tests/replay_cli.sh $(TOOL)
-	@./tests/host_cli.sh $(TOOL)
-	@echo "unit tests: all passed"
+	@$(STEP) begin $(CHECK_DIR) unit
+	@for t in $(TESTS) $(STRESS); do \
+		$(STEP) run $(CHECK_DIR) unit $$t $$t; done
+	@$(STEP) run $(CHECK_DIR) unit tests/cli.sh ./tests/cli.sh $(TOOL)
+	@$(STEP) run $(CHECK_DIR) unit tests/bench_cli.sh ./tests/bench_cli.sh $(TOOL)
+	@$(STEP) run $(CHECK_DIR) unit tests/replay_cli.sh ./tests/replay_cli.sh $(TOOL)
+	@$(STEP) run $(CHECK_DIR) unit tests/host_cli.sh ./tests/host_cli.sh $(TOOL)
+	@$(STEP) run $(CHECK_DIR) unit tests/install.sh ./tests/install.sh $(TOOL)
+	@$(STEP) end $(CHECK_DIR) unit
 
 # In the pn-cold-pairing build: the layout test and the memcg test, whose
 # pn cache checks depend on the layout, and the layout command itself.
 PNCOLD_TESTS := $(B)/tests/test_layout $(B)/tests/test_memcontrol
 check-pncold:
-	$(MAKE) VARIANT=pncold pncold-run
+	$(MAKE) --no-print-directory VARIANT=pncold pncold-run
 
 pncold-run: $(PNCOLD_TESTS) $(TOOL)
-	@set -e; for t in $(PNCOLD_TESTS); do \
-		echo "== $$t"; $$t; done
-	@test "$$($(TOOL) layout | sed -n 's/:.*//p' | sed -n 1p)" = 'layout pn-cold-pairing'
-	@echo "pncold: all passed"
+	@$(STEP) begin $(CHECK_DIR) pncold
+	@for t in $(PNCOLD_TESTS); do \
+		$(STEP) run $(CHECK_DIR) pncold $$t $$t; done
+	@$(STEP) run $(CHECK_DIR) pncold "lrulab layout: pn-cold-pairing" \
+		sh -c 'test "$$($(TOOL) layout | sed -n "s/:.*//p" | sed -n 1p)" = "layout pn-cold-pairing"'
+	@$(STEP) end $(CHECK_DIR) pncold
 
-check-sanitize:
-	$(MAKE) VARIANT=tsan stress-run
-	$(MAKE) VARIANT=asan stress-run
+.PHONY: check-tsan check-asan
+check-sanitize: check-tsan check-asan
+check-tsan:
+	$(MAKE) --no-print-directory VARIANT=tsan stress-run
+check-asan:
+	$(MAKE) --no-print-directory VARIANT=asan stress-run
 
 # Under a sanitizer every test runs; the long ones in their --short form.
 .PHONY: stress-run
 stress-run: $(TESTS) $(STRESS)
-	@set -e; for t in $(TESTS) $(STRESS); do \
+	@$(STEP) begin $(CHECK_DIR) $(VARIANT)
+	@for t in $(TESTS) $(STRESS); do \
 		case $$t in */stress_*|*/test_spinlock) a=--short;; *) a=;; esac; \
-		echo "== $$t $$a ($(VARIANT))"; \
 		TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 $${TSAN_OPTIONS:-}" \
 		ASAN_OPTIONS="detect_leaks=1 $${ASAN_OPTIONS:-}" \
 		UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1 $${UBSAN_OPTIONS:-}" \
-		$$t $$a; done
+		$(STEP) run $(CHECK_DIR) $(VARIANT) "$$t $$a" $$t $$a; done
+	@$(STEP) end $(CHECK_DIR) $(VARIANT)
 
 run: all
 	$(TOOL) demo
@@ -120,6 +152,33 @@ static:
 	$(MAKE) VARIANT=static all
 	$(MAKE) VARIANT=static-pncold all
 	@echo "static binaries: build/static/lrulab, build/static-pncold/lrulab (s3's layout)"
+
+# The command, the library, its headers and a pkg-config file.  The
+# library is static, so lrulab.pc names what it links against.
+PREFIX ?= /usr/local
+BINDIR := $(PREFIX)/bin
+LIBDIR := $(PREFIX)/lib
+INCDIR := $(PREFIX)/include
+PCDIR := $(LIBDIR)/pkgconfig
+MANDIR := $(PREFIX)/share/man/man1
+HEADERS := $(wildcard include/lrulab/*.h)
+
+.PHONY: install uninstall
+install: $(LIB) $(TOOL)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/lrulab \
+		$(DESTDIR)$(PCDIR) $(DESTDIR)$(MANDIR)
+	install -m 644 lrulab.1 $(DESTDIR)$(MANDIR)/lrulab.1
+	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/lrulab
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/liblrulab.a
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCDIR)/lrulab/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+		-e 's|@REQUIRES@|$(PKGS)|' lrulab.pc.in >$(DESTDIR)$(PCDIR)/lrulab.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/lrulab $(DESTDIR)$(LIBDIR)/liblrulab.a \
+		$(DESTDIR)$(PCDIR)/lrulab.pc $(DESTDIR)$(MANDIR)/lrulab.1 \
+		$(addprefix $(DESTDIR)$(INCDIR)/lrulab/,$(notdir $(HEADERS)))
+	rmdir $(DESTDIR)$(INCDIR)/lrulab 2>/dev/null || true
 
 deps:
 	./scripts/install-deps.sh

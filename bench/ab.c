@@ -15,12 +15,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <lrulab/bench.h>
 #include <lrulab/commands.h>
 #include <lrulab/parse.h>
 
 #define AB_PROG "lrulab ab"
+
+/*
+ * Runs per side below which no verdict is given.  With n runs a side, the
+ * strongest evidence there can be, every B run above every A run, has a
+ * two-sided exact rank-test p of 2 / C(2n, n): 0.33, 0.1 at n = 2, 3 and
+ * 0.029 at n = 4.  Below 4 no outcome is significant at 5%, however
+ * narrow the bootstrap's interval (at n = 1 it is the one ratio itself).
+ */
+#define AB_MIN_REPS 4
 
 struct ab_opts {
 	long reps;
@@ -56,7 +66,9 @@ static void ab_usage(FILE *f)
 		   "each (default 5), every run in a fresh process, and compares the medians\n"
 		   "of KEY from the runs' JSON (default pages_per_sec).  --ab SWITCH is\n"
 		   "--a-without SWITCH --b-with SWITCH.  A thread list runs the comparison\n"
-		   "once per thread count.\n");
+		   "once per thread count.  A and B must differ (a switch or a binary), and a\n"
+		   "verdict (B higher, B lower, no difference) needs --reps %d or more.\n",
+		   AB_MIN_REPS);
 }
 
 static int add_switch_arg(struct bench_config *c, const char *flag, const char *sw)
@@ -99,6 +111,33 @@ static int ab_check_bench(const struct bench_workload *w, const struct bench_con
 	return ret;
 }
 
+/* One file under two names (a link, "./lrulab" and its full path) is one binary. */
+static bool same_binary(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) || stat(b, &sb))
+		return !strcmp(a, b);
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * A against itself measures only noise, which a verdict would present as
+ * a difference: the same binary with the same switches in effect (an
+ * explicit --without of a switch that is off anyway changes nothing).
+ */
+static bool ab_identical(const struct ab_opts *o, const struct bench_opts bo[2])
+{
+	int i;
+
+	if (!same_binary(o->cfg[0].bin, o->cfg[1].bin))
+		return false;
+	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
+		if ((bo[0].sw[i] == 1) != (bo[1].sw[i] == 1))
+			return false;
+	return true;
+}
+
 static void fmt_value(char *buf, size_t len, double v)
 {
 	if (fabs(v) >= 1e4)
@@ -123,7 +162,10 @@ static void ab_print(const struct ab_opts *o, const struct ab_result *res)
 	fmt_value(ma, sizeof(ma), res->ma);
 	fmt_value(mb, sizeof(mb), res->mb);
 	printf("%7ld %14s %14s %8.4f   ", res->threads, ma, mb, res->ratio);
-	if (res->ci_ok)
+	if (o->reps < AB_MIN_REPS)
+		printf("no verdict: %ld run%s a side, a verdict needs --reps %d or more\n",
+		       o->reps, o->reps == 1 ? "" : "s", AB_MIN_REPS);
+	else if (res->ci_ok)
 		printf("[%.4f, %.4f]   %s\n", res->lo, res->hi,
 		       bench_ci_covers_one(res->lo, res->hi) ? "no difference" :
 		       res->ratio > 1 ? "B higher" : "B lower");
@@ -173,7 +215,9 @@ static json_t *ab_json(const struct ab_opts *o, const char *workload,
 		json_object_set_new(j, side ? "b" : "a", s);
 	}
 	json_object_set_new(j, "ratio", json_real(res->ratio));
-	if (res->ci_ok) {
+	/* too few runs: no interval and no verdict, only what would give one */
+	json_object_set_new(j, "min_reps_for_verdict", json_integer(AB_MIN_REPS));
+	if (o->reps >= AB_MIN_REPS && res->ci_ok) {
 		json_object_set_new(j, "ci_low", json_real(res->lo));
 		json_object_set_new(j, "ci_high", json_real(res->hi));
 		json_object_set_new(j, "no_difference",
@@ -332,7 +376,24 @@ int cmd_ab(int argc, char **argv)
 		if (ret)
 			return ret == 1 ? 0 : 2;
 	}
+	/* the runs' JSON has the key for any figures, so it is known now */
+	for (i = 0; i < 2; i++) {
+		if (bench_has_metric(w, &bo[i], o.metric))
+			continue;
+		fprintf(stderr, "%s: --metric: a %s run reports no number '%s' (e.g. pages_per_sec; see bench --json)\n",
+			AB_PROG, w->name, o.metric);
+		return 2;
+	}
+	if (ab_identical(&o, bo)) {
+		fprintf(stderr, "%s: A and B are the same configuration (one binary, the same switches): give --ab SWITCH, --a-with/--b-with SWITCH or --a-bin/--b-bin PATH\n",
+			AB_PROG);
+		return 2;
+	}
 
+	if (bench_signals_catch()) {
+		fprintf(stderr, "%s: cannot catch SIGINT and SIGTERM\n", AB_PROG);
+		return 1;
+	}
 	if (!o.json) {
 		printf("lrulab ab: %s", w->name);
 		for (i = 0; i < bargc; i++)
@@ -351,6 +412,6 @@ int cmd_ab(int argc, char **argv)
 	}
 	for (i = 0; i < bo[0].nr_threads; i++)
 		if (ab_one(&o, w, bo[0].threads[i], bargc, bargv))
-			return 1;
-	return 0;
+			return bench_exit_status(1);
+	return bench_exit_status(0);
 }

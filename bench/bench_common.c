@@ -1,408 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
- * The harness every workload runs in: option parsing, and one run: N
- * threads pinned as model CPUs in fresh memcgs, the lock statistics and
- * the vmstat, memory.stat and mTHP deltas it collects.  What a run prints
- * is in bench_report.c, medians and runs in fresh processes for the A/B
- * harness in bench_stats.c; the workloads' passes are in fault_free.c,
- * mmap_madvise.c and usemem.c.
+ * The harness every workload runs in: one run, N threads pinned as model
+ * CPUs in fresh memcgs, the lock statistics and the vmstat, memory.stat
+ * and mTHP deltas it collects.  Its options are parsed in
+ * bench_options.c, what a run prints is in bench_report.c, medians and
+ * runs in fresh processes for the A/B harness in bench_stats.c; the
+ * workloads' passes are in fault_free.c, mmap_madvise.c and usemem.c.
  */
+/* sem_clockwait(), which waits on CLOCK_MONOTONIC as the rest of the run */
+#define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include <lrulab/bench.h>
-#include <lrulab/parse.h>
 #include <lrulab/workqueue.h>
 
 #define BENCH_MIN_NODE_PAGES (1UL << 20)	/* 4 GiB of 4 KiB pages */
-
-static const struct bench_workload *const bench_workloads[] = {
-	&fault_free_workload,
-	&mmap_madvise_workload,
-	&usemem_workload,
-};
-
-const struct bench_workload *bench_find_workload(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(bench_workloads); i++)
-		if (!strcmp(name, bench_workloads[i]->name))
-			return bench_workloads[i];
-	return NULL;
-}
-
-/* ---- options ---- */
-
-static const struct option bench_long_options[] = {
-	{ "threads", required_argument, NULL, 't' },
-	{ "type", required_argument, NULL, 'T' },
-	{ "mem", required_argument, NULL, 'm' },
-	{ "max", required_argument, NULL, 'X' },
-	{ "folio-size", required_argument, NULL, 'f' },
-	{ "seconds", required_argument, NULL, 's' },
-	{ "loops", required_argument, NULL, 'l' },
-	{ "memcgs", required_argument, NULL, 'M' },
-	{ "lock", required_argument, NULL, 'L' },
-	{ "with", required_argument, NULL, 'w' },
-	{ "without", required_argument, NULL, 'W' },
-	{ "fault-work", required_argument, NULL, 'F' },
-	{ "calibrate", no_argument, NULL, 'C' },
-	{ "flush-ms", required_argument, NULL, 'R' },
-	{ "drain-all-us", required_argument, NULL, 'D' },
-	{ "swap", required_argument, NULL, 'S' },
-	{ "swap-io", required_argument, NULL, 'I' },
-	{ "swap-latency", required_argument, NULL, 'Y' },
-	{ "pattern", required_argument, NULL, 'A' },
-	{ "fadvise", required_argument, NULL, 'V' },
-	{ "read-ahead-kb", required_argument, NULL, 'K' },
-	{ "profile-hold", no_argument, NULL, 'p' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-void bench_usage(FILE *f, const struct bench_workload *w)
-{
-	const char *name = w ? w->name : "fault-free|mmap-madvise|usemem";
-
-	fprintf(f, "usage: lrulab bench %s", name);
-	if (w && (w->opts & BENCH_OPT_TYPE_FILE))
-		fprintf(f, " [--type anon|shmem|file|mixed]");
-	else if (!w || (w->opts & BENCH_OPT_TYPE))
-		fprintf(f, " [--type shmem|anon]");
-	if (!w || (w->opts & BENCH_OPT_MAX))
-		fprintf(f, " [--max SIZE]");
-	if (!w || (w->opts & BENCH_OPT_SWAP))
-		fprintf(f, " [--swap zstd|copy]\n       [--swap-io sync|async] [--swap-latency US]");
-	if (!w || (w->opts & BENCH_OPT_PATTERN))
-		fprintf(f, "\n       [--pattern random|zipf:A|seq] [--fadvise normal|random|sequential]\n"
-			   "       [--read-ahead-kb KB]");
-	/* a workload with its own model (usemem) takes the common options only */
-	if (w && w->main)
-		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--seconds S] [--lock IMPL]\n"
-			   "       [--with SWITCH]... [--without SWITCH]... [--flush-ms MS] [--json]\n");
-	else
-		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--folio-size 4K|16K|32K|64K]\n"
-			   "       [--seconds S | --loops N] [--memcgs N] [--lock IMPL]\n"
-			   "       [--with SWITCH]... [--without SWITCH]... [--fault-work NS | --calibrate]\n"
-			   "       [--flush-ms MS] [--drain-all-us US] [--profile-hold] [--json]\n");
-	if (w)
-		fprintf(f, "\n%s\n", w->summary);
-	fprintf(f, "\nswitches: %s\nlocks: qspinlock ticket tas pthread-spin mutex\n",
-		bench_switch_list());
-}
-
-int bench_parse_folio_size(const char *prog, const char *s, unsigned int *order)
-{
-	unsigned long size;
-
-	if (parse_size(prog, "--folio-size", s, &size))
-		return -1;
-	switch (size) {
-	case 4096:	*order = 0; return 0;
-	case 16384:	*order = 2; return 0;
-	case 32768:	*order = 3; return 0;
-	case 65536:	*order = 4; return 0;
-	}
-	fprintf(stderr, "%s: --folio-size: %s is not a folio size here (4K, 16K, 32K or 64K)\n",
-		prog, s);
-	return -1;
-}
-
-int bench_parse_threads(const char *prog, const char *s,
-			long threads[BENCH_MAX_THREAD_COUNTS], int *nr)
-{
-	long v;
-
-	/* "1,,2" is a typo, not the list 1,2 */
-	if (s[0] == ',' || strstr(s, ",,")) {
-		fprintf(stderr, "%s: --threads: invalid list '%s'\n", prog, s);
-		return -1;
-	}
-	v = parse_long_list(prog, "--threads", s, 1, LRULAB_MAX_CPUS, threads,
-			    BENCH_MAX_THREAD_COUNTS);
-	if (v < 0)
-		return -1;
-	*nr = (int)v;
-	return 0;
-}
-
-const char *bench_switch_list(void)
-{
-	static char buf[256];
-	size_t off = 0;
-	int i;
-
-	for (i = 0; i < NR_LRULAB_SWITCHES && off < sizeof(buf); i++)
-		off += snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? ", " : "",
-				lrulab_switch_name(i));
-	return buf;
-}
-
-static int parse_switch(const char *prog, const char *opt, const char *s,
-			signed char *sw, signed char val)
-{
-	enum lrulab_switch which;
-
-	if (lrulab_switch_parse(s, &which)) {
-		fprintf(stderr, "%s: %s: unknown switch '%s' (%s)\n", prog, opt, s,
-			bench_switch_list());
-		return -1;
-	}
-	if (sw[which] >= 0 && sw[which] != val) {
-		fprintf(stderr, "%s: both --with and --without %s\n", prog, s);
-		return -1;
-	}
-	sw[which] = val;
-	return 0;
-}
-
-int bench_parse(const struct bench_workload *w, const char *prog, int argc,
-		char **argv, struct bench_opts *o)
-{
-	bool seconds_given = false, loops_given = false, work_given = false;
-	unsigned long folio_bytes;
-	double d;
-	long v;
-	int c;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", bench_long_options, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (bench_parse_threads(prog, optarg, o->threads, &o->nr_threads))
-				return 2;
-			break;
-		case 'T':
-			if (!(w->opts & BENCH_OPT_TYPE)) {
-				fprintf(stderr, "%s: --type: %s always runs anon memory\n",
-					prog, w->name);
-				return 2;
-			}
-			if ((!strcmp(optarg, "file") || !strcmp(optarg, "mixed")) &&
-			    (w->opts & BENCH_OPT_TYPE_FILE)) {
-				o->regular = true;
-				o->mixed = !strcmp(optarg, "mixed");
-				o->shmem = false;
-				break;
-			}
-			if (strcmp(optarg, "shmem") && strcmp(optarg, "anon")) {
-				fprintf(stderr, "%s: --type: unknown type '%s' (shmem%s or anon)\n",
-					prog, optarg,
-					(w->opts & BENCH_OPT_TYPE_FILE) ? ", file, mixed" : "");
-				return 2;
-			}
-			o->shmem = !strcmp(optarg, "shmem");
-			o->regular = o->mixed = false;
-			break;
-		case 'm':
-			if (parse_size(prog, "--mem", optarg, &o->mem))
-				return 2;
-			if (o->mem > BENCH_MAX_MEM) {
-				fprintf(stderr, "%s: --mem: %s is more than 1G per thread\n",
-					prog, optarg);
-				return 2;
-			}
-			break;
-		case 'X':
-			if (!(w->opts & BENCH_OPT_MAX)) {
-				fprintf(stderr, "%s: --max: %s runs without a memory.max\n",
-					prog, w->name);
-				return 2;
-			}
-			if (parse_size(prog, "--max", optarg, &o->max))
-				return 2;
-			if (!o->max || o->max % PAGE_SIZE || o->max > BENCH_MAX_MEM) {
-				fprintf(stderr, "%s: --max: must be a positive multiple of 4K, at most 1G\n",
-					prog);
-				return 2;
-			}
-			break;
-		case 'f':
-			if (bench_parse_folio_size(prog, optarg, &o->folio_order))
-				return 2;
-			break;
-		case 's':
-			if (parse_double(prog, "--seconds", optarg, 0.001, 3600, &d))
-				return 2;
-			o->seconds = d;
-			seconds_given = true;
-			break;
-		case 'l':
-			if (parse_long(prog, "--loops", optarg, 1, 1000000, &o->loops))
-				return 2;
-			loops_given = true;
-			break;
-		case 'M':
-			if (parse_long(prog, "--memcgs", optarg, 1, BENCH_MAX_MEMCGS, &o->memcgs))
-				return 2;
-			break;
-		case 'L':
-			if (lock_impl_parse(optarg, &o->lock)) {
-				fprintf(stderr, "%s: --lock: unknown lock '%s' (qspinlock, ticket, tas, pthread-spin, mutex)\n",
-					prog, optarg);
-				return 2;
-			}
-			break;
-		case 'w':
-		case 'W':
-			if (parse_switch(prog, c == 'w' ? "--with" : "--without", optarg,
-					 o->sw, c == 'w'))
-				return 2;
-			break;
-		case 'F':
-			if (parse_long(prog, "--fault-work", optarg, 0, 1000000, &v))
-				return 2;
-			o->fault_work_ns = (unsigned long)v;
-			work_given = true;
-			break;
-		case 'C':
-			/* only a workload of fault-free passes has a twin on the host */
-			if (w->main) {
-				fprintf(stderr, "%s: --calibrate: %s has no host workload to match\n",
-					prog, w->name);
-				return 2;
-			}
-			o->calibrate = true;
-			break;
-		case 'S':
-			if (!(w->opts & BENCH_OPT_SWAP)) {
-				fprintf(stderr, "%s: --swap: %s runs without swap\n", prog, w->name);
-				return 2;
-			}
-			if (strcmp(optarg, "zstd") && strcmp(optarg, "copy")) {
-				fprintf(stderr, "%s: --swap: unknown store '%s' (zstd or copy)\n",
-					prog, optarg);
-				return 2;
-			}
-			o->swap_copy = !strcmp(optarg, "copy");
-			o->swap_store_given = true;
-			break;
-		case 'I':
-		case 'Y':
-			if (!(w->opts & BENCH_OPT_SWAP)) {
-				fprintf(stderr, "%s: --%s: %s runs without swap\n", prog,
-					c == 'I' ? "swap-io" : "swap-latency", w->name);
-				return 2;
-			}
-			if (c == 'Y') {
-				if (parse_long(prog, "--swap-latency", optarg, 0, 1000000,
-					       &o->swap_latency_us))
-					return 2;
-				break;
-			}
-			if (strcmp(optarg, "sync") && strcmp(optarg, "async")) {
-				fprintf(stderr, "%s: --swap-io: unknown device '%s' (sync or async)\n",
-					prog, optarg);
-				return 2;
-			}
-			o->swap_async = !strcmp(optarg, "async");
-			break;
-		case 'K':
-			if (!(w->opts & BENCH_OPT_PATTERN)) {
-				fprintf(stderr, "%s: --read-ahead-kb: %s reads no file\n",
-					prog, w->name);
-				return 2;
-			}
-			if (parse_long(prog, "--read-ahead-kb", optarg, 4, 65536, &v))
-				return 2;
-			if (v % 4) {
-				fprintf(stderr, "%s: --read-ahead-kb: must be a multiple of 4\n", prog);
-				return 2;
-			}
-			o->read_ahead_kb = (unsigned long)v;
-			break;
-		case 'A':
-		case 'V':
-			if (!(w->opts & BENCH_OPT_PATTERN)) {
-				fprintf(stderr, "%s: --pattern and --fadvise: %s reads no file\n",
-					prog, w->name);
-				return 2;
-			}
-			if (c == 'A' ? usemem_pattern_parse(prog, optarg, o) :
-				       usemem_fadvise_parse(prog, optarg, o))
-				return 2;
-			o->pattern_given |= c == 'A';
-			break;
-		case 'R':
-			if (parse_long(prog, "--flush-ms", optarg, 0, 60000, &o->flush_ms))
-				return 2;
-			break;
-		case 'D':
-			if (w->main) {
-				fprintf(stderr, "%s: --drain-all-us: %s has no drainer thread\n",
-					prog, w->name);
-				return 2;
-			}
-			if (parse_long(prog, "--drain-all-us", optarg, 1, 10000000,
-				       &o->drain_all_us))
-				return 2;
-			break;
-		case 'p':
-			o->profile_hold = true;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			bench_usage(stdout, w);
-			return 1;
-		default:
-			fprintf(stderr, "%s: unknown or incomplete option '%s'\n", prog,
-				argv[optind - 1]);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
-		return 2;
-	}
-	if (seconds_given && loops_given) {
-		fprintf(stderr, "%s: --seconds and --loops exclude each other\n", prog);
-		return 2;
-	}
-	if (work_given && o->calibrate) {
-		fprintf(stderr, "%s: --calibrate chooses --fault-work itself: give one or the other\n",
-			prog);
-		return 2;
-	}
-	if (seconds_given)
-		o->loops = 0;
-	if (o->shmem && o->folio_order) {
-		fprintf(stderr, "%s: --folio-size: shmem files use 4K folios only\n", prog);
-		return 2;
-	}
-	folio_bytes = PAGE_SIZE << o->folio_order;
-	if (o->mem % folio_bytes) {
-		fprintf(stderr, "%s: --mem: %lu bytes is not a multiple of the %luK folio size\n",
-			prog, o->mem, folio_bytes >> 10);
-		return 2;
-	}
-	return 0;
-}
-
-void bench_defaults(const struct bench_workload *w, struct bench_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->workload = w->name;
-	o->threads[0] = lrulab_nr_processors();
-	o->nr_threads = 1;
-	o->mem = 16UL << 20;
-	o->seconds = 1.0;
-	o->memcgs = 1;
-	o->lock = LOCK_QSPINLOCK;
-	o->flush_ms = -1;
-	o->swap_latency_us = -1;
-	o->fadvise = -1;
-	memset(o->sw, -1, sizeof(o->sw));
-	w->defaults(o);
-}
 
 /* ---- one run ---- */
 
@@ -411,6 +27,8 @@ struct bench_phase {
 	int stop;
 	int done;		/* workers past their last pass */
 	long loops;		/* > 0: passes per thread; 0: until stop */
+	/* a post per worker out of its passes, and one for a signal */
+	sem_t wake;
 };
 
 struct bench_worker {
@@ -438,14 +56,17 @@ static void *bench_worker_fn(void *arg)
 	barrier_wait_sleep(&ph->start);
 	bw->start_ns = lrulab_now_ns();
 	for (n = 0; !bw->err; n++) {
-		if (ph->loops ? n >= ph->loops : __atomic_load_n(&ph->stop, __ATOMIC_ACQUIRE))
+		if ((ph->loops && n >= ph->loops) ||
+		    __atomic_load_n(&ph->stop, __ATOMIC_ACQUIRE))
 			break;
+		bw->t.done = 0;
 		bw->err = bw->w->pass(&bw->t);
 		if (!bw->err)
-			bw->pages_done += bw->t.pages;
+			bw->pages_done += bw->t.done;
 	}
 	bw->end_ns = lrulab_now_ns();
 	__atomic_fetch_add(&ph->done, 1, __ATOMIC_RELEASE);
+	sem_post(&ph->wake);
 	if (entered) {
 		bw->w->teardown(&bw->t);
 		lru_add_drain();
@@ -458,7 +79,7 @@ static void *bench_worker_fn(void *arg)
  * --drain-all-us: this thread, no model CPU, drains every CPU's batches
  * that often while the workers run, as the kernel's split, long-term pin
  * and reuse paths do with s4 (the cost its review argued about), until
- * @seconds are up or, with --loops, every worker is done.
+ * @seconds are up or every worker is done.
  */
 static void drain_all_until(struct bench_phase *ph, long threads, double seconds,
 			    long every_us)
@@ -467,8 +88,10 @@ static void drain_all_until(struct bench_phase *ph, long threads, double seconds
 	u64 end = lrulab_now_ns() + (u64)(seconds * 1e9);
 
 	for (;;) {
-		if (ph->loops ? __atomic_load_n(&ph->done, __ATOMIC_ACQUIRE) >= threads :
-				lrulab_now_ns() >= end)
+		/* the warm-up has both: a pass each, within its share of the run */
+		if (__atomic_load_n(&ph->done, __ATOMIC_ACQUIRE) >= threads ||
+		    (seconds > 0 && lrulab_now_ns() >= end) ||
+		    __atomic_load_n(&ph->stop, __ATOMIC_ACQUIRE))
 			break;
 		lru_add_drain_all();
 		nanosleep(&ts, NULL);
@@ -478,10 +101,13 @@ static void drain_all_until(struct bench_phase *ph, long threads, double seconds
 
 /*
  * One memcg's share of a run: every thread sets up, meets the others,
- * runs its passes and tears down.  The clock runs from the first thread
- * past the barrier to the last thread's last pass, both as the workers
- * saw them: a short run can be over before this thread is scheduled
- * again.  Returns the first worker error.
+ * runs its passes and tears down.  @loops passes each, or as many as fit
+ * in @seconds; with both, whichever ends first (the warm-up's whole pass
+ * may not outlast the run).  The clock runs from the first thread past
+ * the barrier to the last thread's last pass, both as the workers saw
+ * them: a short run can be over before this thread is scheduled again.
+ * SIGINT and SIGTERM end it as the end of @seconds does (bench_signal.c).
+ * Returns the first worker error.
  */
 static int bench_phase(const struct bench_workload *w, const struct bench_opts *o,
 		       long threads, struct mem_cgroup *memcg, long loops,
@@ -491,16 +117,19 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 	struct bench_phase ph = { .loops = loops };
 	u64 start = ~0ULL, end = 0;
 	int i, err = 0;
+	long left;
 
 	if (!bw)
 		return -ENOMEM;
 	pthread_barrier_init(&ph.start, NULL, (unsigned int)threads + 1);
+	sem_init(&ph.wake, 0, 0);
+	bench_signals_phase(&ph.stop, &ph.wake);
 	for (i = 0; i < threads; i++) {
 		bw[i].w = w;
 		bw[i].ph = &ph;
 		bw[i].t = (struct bench_thread){
 			.cpu = i, .o = o, .memcg = memcg,
-			.pages = o->mem / PAGE_SIZE,
+			.pages = o->mem / PAGE_SIZE, .stop = &ph.stop,
 		};
 		if (pthread_create(&bw[i].tid, NULL, bench_worker_fn, &bw[i])) {
 			fprintf(stderr, "lrulab bench: cannot start thread %d\n", i);
@@ -510,14 +139,20 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 	barrier_wait_sleep(&ph.start);
 	if (o->drain_all_us) {
 		drain_all_until(&ph, threads, seconds, o->drain_all_us);
-	} else if (!loops) {
-		struct timespec ts = {
-			.tv_sec = (time_t)seconds,
-			.tv_nsec = (long)((seconds - (time_t)seconds) * 1e9),
-		};
+	} else if (seconds > 0) {
+		struct timespec ts;
+		u64 ns = (u64)(seconds * 1e9);
 
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ns += (u64)ts.tv_nsec;
+		ts.tv_sec += (time_t)(ns / 1000000000);
+		ts.tv_nsec = (long)(ns % 1000000000);
+		for (left = threads; left > 0 && !bench_interrupted; ) {
+			if (!sem_clockwait(&ph.wake, CLOCK_MONOTONIC, &ts))
+				left--;
+			else if (errno != EINTR)
+				break;
+		}
 		__atomic_store_n(&ph.stop, 1, __ATOMIC_RELEASE);
 	}
 	*pages = 0;
@@ -532,7 +167,9 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 			err = bw[i].err;
 	}
 	*secs = end > start ? (end - start) / 1e9 : 0;
+	bench_signals_phase(NULL, NULL);
 	pthread_barrier_destroy(&ph.start);
+	sem_destroy(&ph.wake);
 	free(bw);
 	return err;
 }
@@ -742,14 +379,17 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	/*
 	 * A pass the clock does not see: the arena's first touch is the host
 	 * kernel's page faults, not the model's, and would land on the first
-	 * memcg only.
+	 * memcg only.  At most one memcg's share of --seconds: with many more
+	 * threads than processors one pass each takes longer than the whole
+	 * run, and the rest of the first touch falls in the measured passes.
 	 */
 	memcg = mem_cgroup_create(root_mem_cgroup, "bench-warmup");
 	if (!memcg) {
 		err = -errno;
 		goto out;
 	}
-	err = bench_phase(w, o, threads, memcg, 1, 0, &r->pages, &r->seconds);
+	err = bench_phase(w, o, threads, memcg, 1, o->loops ? 0 : o->seconds / o->memcgs,
+			  &r->pages, &r->seconds);
 	mem_cgroup_offline(memcg);
 	if (err)
 		goto out;
@@ -774,7 +414,8 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 		}
 		mr->pn_offset128 = mem_cgroup_pn_offset128(memcg, 0);
 		deltas_capture(&ms_before, show_memory_stat, memcg);
-		err = bench_phase(w, o, threads, memcg, o->loops, o->seconds / o->memcgs,
+		err = bench_phase(w, o, threads, memcg, o->loops,
+				  o->loops ? 0 : o->seconds / o->memcgs,
 				  &mr->pages, &mr->seconds);
 		deltas_capture(&ms_after, show_memory_stat, memcg);
 		bench_deltas_accumulate(&r->memory_stat, &ms_before, &ms_after);
@@ -786,9 +427,10 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 		r->seconds += mr->seconds;
 		rate_sum += mr->pages_per_sec;
 		r->nr_memcgs++;
-		if (err)
+		if (err || bench_interrupted)
 			break;
 	}
+	r->interrupted = bench_interrupted;
 	getrusage(RUSAGE_SELF, &ru1);
 	lru_drain_stats_read(&r->drains);
 	r->drains.local -= drains0.local;

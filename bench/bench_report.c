@@ -189,6 +189,9 @@ void bench_print_text(FILE *f, const struct bench_workload *w,
 			r->threads, r->cpus);
 	if (r->err)
 		fprintf(f, "a worker failed: %s\n", strerror(-r->err));
+	if (r->interrupted)
+		fprintf(f, "INTERRUPTED by %s: the figures are those of the passes before it\n",
+			bench_signal_name(r->interrupted));
 
 	fprintf(f, "\n  memcg          pn offset %% 128        pages/s\n");
 	for (i = 0; i < r->nr_memcgs; i++)
@@ -387,7 +390,23 @@ json_t *bench_result_json(const struct bench_workload *w,
 	json_object_set_new(j, "invariants_ok", json_boolean(!r->invariant_violations));
 	if (r->err)
 		json_object_set_new(j, "error", json_string(strerror(-r->err)));
+	json_object_set_new(j, "interrupted", json_boolean(r->interrupted));
+	if (r->interrupted)
+		json_object_set_new(j, "signal", json_string(bench_signal_name(r->interrupted)));
 	return j;
+}
+
+bool bench_has_metric(const struct bench_workload *w, const struct bench_opts *o,
+		      const char *key)
+{
+	/* one thread, so that the per-thread rate is a number (0), not NaN */
+	struct bench_result r = { .threads = 1, .have_profile = o->profile_hold };
+	json_t *j = w == &usemem_workload ? bench_usemem_json_shape(o) :
+		    bench_result_json(w, o, &r);
+	bool ok = json_is_number(json_object_get(j, key));
+
+	json_decref(j);
+	return ok;
 }
 
 /* `lrulab bench WORKLOAD [options]` */
@@ -416,11 +435,15 @@ int cmd_bench(int argc, char **argv)
 	ret = bench_parse(w, "lrulab bench", argc - 1, argv + 1, &o);
 	if (ret)
 		return ret == 1 ? 0 : 2;
+	if (bench_signals_catch()) {
+		fprintf(stderr, "lrulab bench: cannot catch SIGINT and SIGTERM\n");
+		return 1;
+	}
 	if (w->main)
 		return w->main(w, "lrulab bench", &o);
 	if (o.calibrate &&
 	    bench_calibrate(w, "lrulab bench", &o, o.json ? NULL : stdout, &calib))
-		return 1;
+		return bench_exit_status(1);
 
 	for (i = 0; i < o.nr_threads; i++) {
 		struct bench_result r;
@@ -430,7 +453,7 @@ int cmd_bench(int argc, char **argv)
 			fprintf(stderr, "lrulab bench: cannot set up the model for %ld threads: %s\n",
 				o.threads[i], strerror(-err));
 			json_decref(calib);
-			return 1;
+			return bench_exit_status(1);
 		}
 		if (o.json) {
 			json_t *j = bench_result_json(w, &o, &r);
@@ -456,7 +479,10 @@ int cmd_bench(int argc, char **argv)
 		if (r.invariant_violations)
 			status = 1;
 		bench_result_free(&r);
+		/* the thread counts after an interrupted one do not run */
+		if (bench_interrupted)
+			break;
 	}
 	json_decref(calib);
-	return status;
+	return bench_exit_status(status);
 }

@@ -163,12 +163,23 @@ static int run_capture(char *const *argv, char **out)
 		return -1;
 	}
 	if (!pid) {
+		sigset_t none;
+
+		/*
+		 * A group of its own, so that a terminal's ^C reaches only
+		 * the parent, which passes it on once (bench_signal.c); and
+		 * the signals the parent blocks for its sigwait() unblocked.
+		 */
+		setpgid(0, 0);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		dup2(pfd[1], STDOUT_FILENO);
 		close(pfd[0]);
 		close(pfd[1]);
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	bench_signals_child(pid);
 	close(pfd[1]);
 	for (;;) {
 		if (len + 1 >= cap) {
@@ -190,9 +201,11 @@ static int run_capture(char *const *argv, char **out)
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
+			bench_signals_child(0);
 			free(buf);
 			return -1;
 		}
+	bench_signals_child(0);
 	*out = buf;
 	return status;
 }
@@ -268,6 +281,15 @@ int bench_collect(const char *prog, const struct bench_config *cfg, int ncfg,
 			cmd[n++] = "--json";
 			cmd[n] = NULL;
 			status = run_capture(cmd, &text);
+			if (bench_interrupted) {
+				/* the child has ended: one line for the user's signal */
+				fprintf(stderr, "%s: interrupted by %s during run %d of %s\n",
+					prog, bench_signal_name(bench_interrupted), r + 1,
+					cfg[c].label);
+				free(text);
+				free(cmd);
+				return -1;
+			}
 			if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 				config_text(&cfg[c], args, sizeof(args));
 				fprintf(stderr, "%s: run %d of %s (%s %s) failed: %s %d\n", prog,

@@ -266,10 +266,11 @@ int cmd_demo(int argc, char **argv)
 			fprintf(stderr, "%s: --type: unknown type '%s' (shmem or anon)\n", p, optarg);
 			return 2;
 		case 'm':
-			if (parse_size(p, "--mem", optarg, &o.mem))
+			if (parse_size_max(p, "--mem", optarg, 1UL << 30,
+					   "per thread", &o.mem))
 				return 2;
-			if (o.mem % PAGE_SIZE || o.mem > (1UL << 30)) {
-				fprintf(stderr, "%s: --mem: must be a multiple of 4K and at most 1G\n", p);
+			if (o.mem % PAGE_SIZE) {
+				fprintf(stderr, "%s: --mem: must be a multiple of 4K\n", p);
 				return 2;
 			}
 			break;

@@ -37,17 +37,24 @@ static int fault_free_setup(struct bench_thread *t)
 	return t->vma ? 0 : -errno;
 }
 
-/* A fault that fails is the run's failure: no pass is counted half done. */
+/*
+ * A fault that fails is the run's failure: no pass is counted half done.
+ * The end of the run is: the pages faulted by then count.
+ */
 static int fault_every_page(struct bench_thread *t)
 {
 	unsigned long i, start = t->vma->vm_start;
 
 	for (i = 0; i < t->pages; i++) {
-		vm_fault_t ret = mm_access(t->vma, start + i * PAGE_SIZE, true);
+		vm_fault_t ret;
 
+		if (__atomic_load_n(t->stop, __ATOMIC_RELAXED))
+			break;
+		ret = mm_access(t->vma, start + i * PAGE_SIZE, true);
 		if (ret)
 			return ret & VM_FAULT_OOM ? -ENOMEM : -EFAULT;
 	}
+	t->done = i;
 	return 0;
 }
 

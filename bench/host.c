@@ -423,13 +423,9 @@ static int fault_free_parse(const char *prog, int argc, char **argv, struct host
 			o->seconds = d;
 			break;
 		case 'm':
-			if (parse_size(prog, "--mem", optarg, &o->mem))
+			if (parse_size_max(prog, "--mem", optarg, BENCH_MAX_MEM,
+					   "per thread", &o->mem))
 				return 2;
-			if (o->mem > BENCH_MAX_MEM) {
-				fprintf(stderr, "%s: --mem: %s is more than 1G per thread\n",
-					prog, optarg);
-				return 2;
-			}
 			break;
 		case 'P':
 			o->perf_lock = true;

@@ -42,15 +42,19 @@ static int mmap_madvise_pass(struct bench_thread *t)
 	unsigned long j, addr = t->vma->vm_start, size = t->pages * PAGE_SIZE;
 	int err = 0;
 
-	/* *(unsigned char *)(addr + j) = 0x55 for every page */
+	/* *(unsigned char *)(addr + j) = 0x55 for every page, until the run ends */
 	for (j = 0; j < size; j += PAGE_SIZE) {
-		vm_fault_t ret = mm_access(t->vma, addr + j, true);
+		vm_fault_t ret;
 
+		if (__atomic_load_n(t->stop, __ATOMIC_RELAXED))
+			break;
+		ret = mm_access(t->vma, addr + j, true);
 		if (ret) {
 			err = ret & VM_FAULT_OOM ? -ENOMEM : -EFAULT;
 			break;
 		}
 	}
+	t->done = j / PAGE_SIZE;
 	/* madvise(addr, MEM_SIZE, MADV_DONTNEED) */
 	zap_page_range_single(t->vma, addr, size);
 	return err;

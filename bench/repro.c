@@ -272,7 +272,8 @@ static void repro_usage(FILE *f)
 		   "--calibrate: the fault-free and mmap-madvise runs get the --fault-work that\n"
 		   "matches this machine's kernel, found once per workload shape (as bench\n"
 		   "--calibrate finds it) before the table runs.\n"
-		   "--quick: tiny runs, for tests.\n");
+		   "--quick: tiny runs, for tests, written under results/quick unless --out;\n"
+		   "a --quick run never replaces a full run's table.\n");
 }
 
 static int repro_one(struct repro_opts *ro, const char *which, const char *machine)
@@ -315,14 +316,18 @@ static int repro_one(struct repro_opts *ro, const char *which, const char *machi
 			repro_print_s3_mail(mail, nr_mail);
 	}
 	snprintf(path, sizeof(path), "%s/%s.json", ro->out_dir, t.seed);
-	err = repro_write_json_file(path, j);
+	err = repro_check_replace(ro, path);
+	if (!err)
+		err = repro_write_json_file(path, j);
 	if (!err) {
 		snprintf(path, sizeof(path), "%s/%s-runs.json", ro->out_dir, t.seed);
 		err = repro_write_json_file(path, t.runs);
 	}
-	if (!err && repro_write_plot(ro, &t))
+	if (!err && repro_write_plot(ro, &t)) {
 		fprintf(stderr, "%s: cannot write the plot files under %s\n", REPRO_PROG,
 			ro->out_dir);
+		err = -1;
+	}
 	if (!ro->json && !err)
 		printf("   written: %s/%s.json, %s-runs.json, %s.png\n", ro->out_dir, t.seed,
 		       t.seed, t.seed);
@@ -351,7 +356,7 @@ int cmd_repro(int argc, char **argv)
 		.out_dir = "results",
 	};
 	static const char *const all[] = { "s0", "s1", "s3", "s4" };
-	bool reps_given = false, seconds_given = false, memcgs_given = false,
+	bool reps_given = false, seconds_given = false, memcgs_given = false, out_given = false,
 	     loops_given = false, mem_given = false, usemem_given = false;
 	const char *which;
 	char machine[512];
@@ -403,10 +408,11 @@ int cmd_repro(int argc, char **argv)
 			ro.swap_async = !strcmp(optarg, "async");
 			break;
 		case 'm':
-			if (parse_size(REPRO_PROG, "--mem", optarg, &mem))
+			if (parse_size_max(REPRO_PROG, "--mem", optarg, BENCH_MAX_MEM,
+					   "per thread", &mem))
 				return 2;
-			if (mem % (64UL << 10) || mem > BENCH_MAX_MEM) {
-				fprintf(stderr, "%s: --mem: must be a multiple of 64K and at most 1G\n",
+			if (mem % (64UL << 10)) {
+				fprintf(stderr, "%s: --mem: must be a multiple of 64K\n",
 					REPRO_PROG);
 				return 2;
 			}
@@ -421,6 +427,7 @@ int cmd_repro(int argc, char **argv)
 			break;
 		case 'o':
 			ro.out_dir = optarg;
+			out_given = true;
 			break;
 		case 'C':
 			ro.calibrate = true;
@@ -460,6 +467,9 @@ int cmd_repro(int argc, char **argv)
 	}
 	/* --quick: the whole path in seconds, for tests; the figures mean nothing */
 	if (ro.quick) {
+		/* beside a full run's tables, never over them */
+		if (!out_given)
+			ro.out_dir = "results/quick";
 		if (!reps_given)
 			ro.reps = 2;
 		if (!seconds_given)
@@ -486,6 +496,8 @@ int cmd_repro(int argc, char **argv)
 		printf("threads: the mails' 20 and 80 of 80 CPUs are %ld and %ld of %d here; switches: %s\n",
 		       repro_scaled_threads(&ro, 20), repro_scaled_threads(&ro, 80), ro.cpus,
 		       bench_switch_list());
+		printf("writing under %s%s\n", ro.out_dir, ro.quick ?
+		       " (--quick: tiny runs whose figures mean nothing)" : "");
 		if (ro.cpus > lrulab_nr_processors())
 			printf("WARNING: OVERSUBSCRIBED: --cpus %d is more than the %d processors here\n",
 			       ro.cpus, lrulab_nr_processors());
@@ -495,8 +507,12 @@ int cmd_repro(int argc, char **argv)
 			REPRO_PROG, ro.cpus, lrulab_nr_processors());
 	}
 
+	if (bench_signals_catch()) {
+		fprintf(stderr, "%s: cannot catch SIGINT and SIGTERM\n", REPRO_PROG);
+		return 1;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < ARRAY_SIZE(all); i++) {
+	for (i = 0; i < ARRAY_SIZE(all) && !bench_interrupted; i++) {
 		if (strcmp(which, "all") && strcmp(which, all[i]))
 			continue;
 		if (repro_one(&ro, all[i], machine))
@@ -506,6 +522,6 @@ int cmd_repro(int argc, char **argv)
 	if (!ro.json)
 		printf("\nlrulab repro %s: done in %.1f s%s\n", which,
 		       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
-		       failed ? " (with failures)" : "");
-	return failed ? 1 : 0;
+		       bench_interrupted ? " (interrupted)" : failed ? " (with failures)" : "");
+	return bench_exit_status(failed ? 1 : 0);
 }

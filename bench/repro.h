@@ -129,6 +129,8 @@ json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *
 			 const char *machine);
 int repro_write_plot(struct repro_opts *ro, const struct repro_table *t);
 int repro_write_json_file(const char *path, json_t *j);
+/* 0 when @path may take this run's table, -1 after an error line */
+int repro_check_replace(const struct repro_opts *ro, const char *path);
 int repro_mkdir_p(const char *dir);
 
 #endif /* LRULAB_BENCH_REPRO_H */

@@ -134,6 +134,7 @@ json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *
 	json_object_set_new(j, "machine", json_string(machine));
 	json_object_set_new(j, "cpus", json_integer(ro->cpus));
 	json_object_set_new(j, "reps", json_integer(ro->reps));
+	json_object_set_new(j, "quick", json_boolean(ro->quick));
 	json_object_set_new(j, "oversubscribed", json_boolean(t->oversubscribed));
 	json_object_set_new(j, "before", json_string(t->before_name));
 	json_object_set_new(j, "after", json_string(t->after_name));
@@ -203,7 +204,8 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 		fprintf(f, isnan(r->ci_low_pct) ? "? " : "%g ", r->ci_low_pct);
 		fprintf(f, isnan(r->ci_high_pct) ? "?\n" : "%g\n", r->ci_high_pct);
 	}
-	fclose(f);
+	if (fclose(f))
+		return -1;
 	f = fopen(gp, "w");
 	if (!f)
 		return -1;
@@ -229,7 +231,8 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 		   "     '' using ($0+0.18):3 with boxes title 'this machine', \\\n"
 		   "     '' using ($0+0.18):3:4:5 with yerrorbars lc rgb 'black' pt 0 notitle\n",
 		png, t->seed, ro->cpus, dat);
-	fclose(f);
+	if (fclose(f))
+		return -1;
 
 	if (!have_gnuplot()) {
 		if (!ro->gnuplot_warned)
@@ -250,6 +253,33 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 		fprintf(stderr, "%s: gnuplot failed on %s: no PNG\n", REPRO_PROG, gp);
 		return 0;
 	}
+	return 0;
+}
+
+/*
+ * A full run's table took minutes and is what the README quotes: a
+ * --quick run does not replace it, and a full run that does says so.
+ * A table without "quick" predates the key, from full runs only.
+ */
+int repro_check_replace(const struct repro_opts *ro, const char *path)
+{
+	json_t *old = json_load_file(path, 0, NULL);
+	bool full = old && !json_is_true(json_object_get(old, "quick"));
+
+	json_decref(old);
+	if (!full)
+		return 0;
+	if (ro->quick) {
+		fprintf(stderr, "%s: %s holds a full run's table: --quick does not replace it (give --out another DIR)\n",
+			REPRO_PROG, path);
+		return -1;
+	}
+	/* stdout carries JSON Lines only under --json */
+	if (ro->json)
+		fprintf(stderr, "%s: note: replacing the full run's table in %s\n",
+			REPRO_PROG, path);
+	else
+		printf("   note: replacing the full run's table in %s\n", path);
 	return 0;
 }
 

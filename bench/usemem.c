@@ -229,6 +229,96 @@ static double per_1k(u64 n, unsigned long pages)
 	return pages ? 1000.0 * n / pages : 0;
 }
 
+/* What a run measured, for its JSON object (usemem_json). */
+struct usemem_figures {
+	const char *type;
+	long threads;
+	bool oversubscribed, spin_yield;
+	unsigned long max;		/* the leaf's memory.max, pages */
+	unsigned int flush_ms;
+	struct swap_io_stat io;
+	double secs;
+	unsigned long accesses, scan, steal, refaults, refaults_file, written;
+	unsigned long throttled;
+	u64 throttled_ns;
+	unsigned long ev[NR_VM_EVENT_ITEMS];	/* events in the window */
+	struct lock_stat lru, cost;
+	int invariant_violations;
+	int interrupted;		/* the signal that ended it early, or 0 */
+};
+
+/*
+ * The run's JSON object but for its lock table and errors:
+ * one function, so that bench_has_metric() sees the keys a run prints.
+ */
+static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figures *f)
+{
+	json_t *j = json_object(), *sw = json_array();
+	int i;
+
+	/* usemem takes vmstat-scan-cost only, and runs with it as given */
+	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
+		if (o->sw[i] == 1)
+			json_array_append_new(sw, json_string(lrulab_switch_name(i)));
+	json_object_set_new(j, "workload", json_string("usemem"));
+	json_object_set_new(j, "type", json_string(f->type));
+	json_object_set_new(j, "threads", json_integer(f->threads));
+	json_object_set_new(j, "cpus", json_integer(lrulab_nr_processors()));
+	json_object_set_new(j, "oversubscribed", json_boolean(f->oversubscribed));
+	json_object_set_new(j, "switches", sw);
+	json_object_set_new(j, "lock", json_string(lock_impl_name(o->lock)));
+	bench_lockstat_json(j, f->lru.hold_sampled, f->spin_yield);
+	json_object_set_new(j, "mem_per_thread", json_integer(o->mem));
+	json_object_set_new(j, "memory_max", json_integer(f->max * PAGE_SIZE));
+	json_object_set_new(j, "memcg_flush_ms", json_integer(f->flush_ms));
+	json_object_set_new(j, "swap_store", json_string(usemem_swap_copy(o) ? "copy" : "zstd"));
+	json_object_set_new(j, "swap_io", json_string(o->swap_async ? "async" : "sync"));
+	if (o->swap_async) {
+		json_object_set_new(j, "swap_latency_us", json_integer(usemem_swap_latency_us(o)));
+		json_object_set_new(j, "swap_async_writes", json_integer(f->io.async_writes));
+		json_object_set_new(j, "swap_io_irqs", json_integer(f->io.irqs));
+	}
+	json_object_set_new(j, "seconds", json_real(f->secs));
+	json_object_set_new(j, "accesses", json_integer(f->accesses));
+	/* the workload's rate, for `lrulab ab`'s default metric */
+	json_object_set_new(j, "pages_per_sec", json_real(f->accesses / f->secs));
+	json_object_set_new(j, "pgscan", json_integer(f->scan));
+	json_object_set_new(j, "pgsteal", json_integer(f->steal));
+	json_object_set_new(j, "pgscan_anon", json_integer(f->ev[PGSCAN_ANON]));
+	json_object_set_new(j, "pgscan_file", json_integer(f->ev[PGSCAN_FILE]));
+	json_object_set_new(j, "pgsteal_anon", json_integer(f->ev[PGSTEAL_ANON]));
+	json_object_set_new(j, "pgsteal_file", json_integer(f->ev[PGSTEAL_FILE]));
+	json_object_set_new(j, "pgsteal_anon_per_sec", json_real(f->ev[PGSTEAL_ANON] / f->secs));
+	json_object_set_new(j, "pgsteal_file_per_sec", json_real(f->ev[PGSTEAL_FILE] / f->secs));
+	json_object_set_new(j, "workingset_refault_anon", json_integer(f->refaults));
+	json_object_set_new(j, "pgscan_per_sec", json_real(f->scan / f->secs));
+	json_object_set_new(j, "pgsteal_per_sec", json_real(f->steal / f->secs));
+	json_object_set_new(j, "workingset_refault_anon_per_sec", json_real(f->refaults / f->secs));
+	json_object_set_new(j, "workingset_refault_file_per_sec", json_real(f->refaults_file / f->secs));
+	json_object_set_new(j, "pswpout_per_sec", json_real(f->ev[PSWPOUT] / f->secs));
+	json_object_set_new(j, "pswpin_per_sec", json_real(f->ev[PSWPIN] / f->secs));
+	json_object_set_new(j, "nr_vmscan_write_per_sec", json_real(f->written / f->secs));
+	json_object_set_new(j, "pgrotated", json_integer(f->ev[PGROTATED]));
+	json_object_set_new(j, "pgrotated_per_sec", json_real(f->ev[PGROTATED] / f->secs));
+	json_object_set_new(j, "throttled_isolated", json_integer(f->throttled));
+	json_object_set_new(j, "throttled_isolated_ms", json_real(f->throttled_ns / 1e6));
+	json_object_set_new(j, "lru_lock_acquired", json_integer(f->lru.acquired));
+	json_object_set_new(j, "lru_lock_contended", json_integer(f->lru.contended));
+	json_object_set_new(j, "lru_lock_wait_total_ns", json_integer(f->lru.wait_total_ns));
+	json_object_set_new(j, "lru_lock_acquisitions_per_1k_reclaimed",
+			    json_real(per_1k(f->lru.acquired, f->steal)));
+	json_object_set_new(j, "cost_sites_acquired", json_integer(f->cost.acquired));
+	json_object_set_new(j, "cost_sites_wait_total_ns", json_integer(f->cost.wait_total_ns));
+	json_object_set_new(j, "cost_sites_acquisitions_per_1k_reclaimed",
+			    json_real(per_1k(f->cost.acquired, f->steal)));
+	json_object_set_new(j, "invariant_violations", json_integer(f->invariant_violations));
+	json_object_set_new(j, "invariants_ok", json_boolean(!f->invariant_violations));
+	json_object_set_new(j, "interrupted", json_boolean(f->interrupted));
+	if (f->interrupted)
+		json_object_set_new(j, "signal", json_string(bench_signal_name(f->interrupted)));
+	return j;
+}
+
 int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		     json_t **json)
 {
@@ -249,7 +339,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	struct usemem_stats stats;
 	bool oversubscribed;
 	char pat[32];
-	json_t *j, *sw;
+	struct usemem_figures f;
+	json_t *j, *locks, *extra;
 	double t0, secs;
 	int i, err = 0, bad;
 
@@ -341,7 +432,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		usemem_stats_begin(&stats, leaf);
 	lockstat_reset();
 	t0 = now_sec();
-	while (now_sec() - t0 < o->seconds)
+	/* SIGINT and SIGTERM end the window early (bench_signal.c) */
+	while (now_sec() - t0 < o->seconds && !bench_interrupted)
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < threads; i++) {
@@ -402,70 +494,28 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			per_1k(lru.acquired, steal), per_1k(cost.acquired, steal));
 	}
 
-	j = json_object();
-	sw = json_array();
-	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
-		if (lrulab_switches[i])
-			json_array_append_new(sw, json_string(lrulab_switch_name(i)));
-	json_object_set_new(j, "workload", json_string("usemem"));
-	json_object_set_new(j, "type", json_string(type));
-	json_object_set_new(j, "threads", json_integer(threads));
-	json_object_set_new(j, "cpus", json_integer(lrulab_nr_processors()));
-	json_object_set_new(j, "oversubscribed", json_boolean(oversubscribed));
-	json_object_set_new(j, "switches", sw);
-	json_object_set_new(j, "lock", json_string(lock_impl_name(o->lock)));
-	bench_lockstat_json(j, lru.hold_sampled, READ_ONCE(lrulab_spin_yield));
-	json_object_set_new(j, "mem_per_thread", json_integer(o->mem));
-	json_object_set_new(j, "memory_max", json_integer(max * PAGE_SIZE));
-	json_object_set_new(j, "memcg_flush_ms", json_integer(cfg.memcg_flush_ms));
-	json_object_set_new(j, "swap_store", json_string(usemem_swap_copy(o) ? "copy" : "zstd"));
-	json_object_set_new(j, "swap_io", json_string(o->swap_async ? "async" : "sync"));
-	if (o->swap_async) {
-		json_object_set_new(j, "swap_latency_us", json_integer(usemem_swap_latency_us(o)));
-		json_object_set_new(j, "swap_async_writes", json_integer(io.async_writes));
-		json_object_set_new(j, "swap_io_irqs", json_integer(io.irqs));
-	}
-	json_object_set_new(j, "seconds", json_real(secs));
-	json_object_set_new(j, "accesses", json_integer(accesses));
-	/* the workload's rate, for `lrulab ab`'s default metric */
-	json_object_set_new(j, "pages_per_sec", json_real(accesses / secs));
-	json_object_set_new(j, "pgscan", json_integer(scan));
-	json_object_set_new(j, "pgsteal", json_integer(steal));
-	json_object_set_new(j, "pgscan_anon", json_integer(d(PGSCAN_ANON)));
-	json_object_set_new(j, "pgscan_file", json_integer(d(PGSCAN_FILE)));
-	json_object_set_new(j, "pgsteal_anon", json_integer(d(PGSTEAL_ANON)));
-	json_object_set_new(j, "pgsteal_file", json_integer(d(PGSTEAL_FILE)));
-	json_object_set_new(j, "pgsteal_anon_per_sec", json_real(d(PGSTEAL_ANON) / secs));
-	json_object_set_new(j, "pgsteal_file_per_sec", json_real(d(PGSTEAL_FILE) / secs));
-	json_object_set_new(j, "workingset_refault_anon", json_integer(refaults));
-	json_object_set_new(j, "pgscan_per_sec", json_real(scan / secs));
-	json_object_set_new(j, "pgsteal_per_sec", json_real(steal / secs));
-	json_object_set_new(j, "workingset_refault_anon_per_sec", json_real(refaults / secs));
-	json_object_set_new(j, "workingset_refault_file_per_sec", json_real(refaults_file / secs));
-	json_object_set_new(j, "pswpout_per_sec", json_real((ev1[PSWPOUT] - ev0[PSWPOUT]) / secs));
-	json_object_set_new(j, "pswpin_per_sec", json_real((ev1[PSWPIN] - ev0[PSWPIN]) / secs));
-	json_object_set_new(j, "nr_vmscan_write_per_sec", json_real(written / secs));
-	json_object_set_new(j, "pgrotated", json_integer(d(PGROTATED)));
-	json_object_set_new(j, "pgrotated_per_sec", json_real(d(PGROTATED) / secs));
-	json_object_set_new(j, "throttled_isolated", json_integer(throttled));
-	json_object_set_new(j, "throttled_isolated_ms", json_real(throttled_ns / 1e6));
-	json_object_set_new(j, "lru_lock_acquired", json_integer(lru.acquired));
-	json_object_set_new(j, "lru_lock_contended", json_integer(lru.contended));
-	json_object_set_new(j, "lru_lock_wait_total_ns", json_integer(lru.wait_total_ns));
-	json_object_set_new(j, "lru_lock_acquisitions_per_1k_reclaimed",
-			    json_real(per_1k(lru.acquired, steal)));
-	json_object_set_new(j, "cost_sites_acquired", json_integer(cost.acquired));
-	json_object_set_new(j, "cost_sites_wait_total_ns", json_integer(cost.wait_total_ns));
-	json_object_set_new(j, "cost_sites_acquisitions_per_1k_reclaimed",
-			    json_real(per_1k(cost.acquired, steal)));
-	json_object_set_new(j, "locks", bench_locks_json());
+	f = (struct usemem_figures){
+		.type = type, .threads = threads, .oversubscribed = oversubscribed,
+		.spin_yield = READ_ONCE(lrulab_spin_yield), .max = max,
+		.flush_ms = cfg.memcg_flush_ms, .io = io, .secs = secs,
+		.accesses = accesses, .scan = scan, .steal = steal,
+		.refaults = refaults, .refaults_file = refaults_file,
+		.written = written, .throttled = throttled,
+		.throttled_ns = throttled_ns, .lru = lru, .cost = cost,
+	};
+	for (i = 0; i < NR_VM_EVENT_ITEMS; i++)
+		f.ev[i] = ev1[i] - ev0[i];
+	/* the lock table now: the teardown below takes the locks again */
+	locks = bench_locks_json();
+	/* a file run's own keys, taken before the teardown changes the stats */
+	extra = json_object();
 	if (o->regular && !o->mixed) {
-		json_object_set_new(j, "pattern", json_string(usemem_pattern_name(o, pat, sizeof(pat))));
-		json_object_set_new(j, "fadvise", json_string(usemem_fadvise_name(o)));
-		json_object_set_new(j, "read_ahead_kb", json_integer((json_int_t)usemem_read_ahead_kb(o)));
+		json_object_set_new(extra, "pattern", json_string(usemem_pattern_name(o, pat, sizeof(pat))));
+		json_object_set_new(extra, "fadvise", json_string(usemem_fadvise_name(o)));
+		json_object_set_new(extra, "read_ahead_kb", json_integer((json_int_t)usemem_read_ahead_kb(o)));
 	}
 	if (o->regular)
-		usemem_stats_end(&stats, leaf, text, j);
+		usemem_stats_end(&stats, leaf, text, extra);
 
 	if (cpu_enter(0, false) == 0) {
 		/* the writes still out end before the teardown unmaps their pages */
@@ -490,8 +540,15 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	bad = lrulab_check_invariants(true, stderr);
 	if (text)
 		fprintf(text, "invariants: %s\n", bad ? "VIOLATED" : "ok");
-	json_object_set_new(j, "invariant_violations", json_integer(bad));
-	json_object_set_new(j, "invariants_ok", json_boolean(!bad));
+	if (text && bench_interrupted)
+		fprintf(text, "INTERRUPTED by %s: the figures are those of the %.3f s before it\n",
+			bench_signal_name(bench_interrupted), secs);
+	f.invariant_violations = bad;
+	f.interrupted = bench_interrupted;
+	j = usemem_json(o, &f);
+	json_object_set_new(j, "locks", locks);
+	json_object_update(j, extra);
+	json_decref(extra);
 	if (err) {
 		/* which limit ran out: the memcg's (its OOM events) or the node's */
 		json_object_set_new(j, "error", json_string(strerror(-err)));
@@ -514,6 +571,14 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	lrulab_switches_clear();
 	return err || bad ? 1 : 0;
 #undef d
+}
+
+json_t *bench_usemem_json_shape(const struct bench_opts *o)
+{
+	/* one second, so that every rate is a number (0), none NaN */
+	struct usemem_figures f = { .type = "anon", .threads = 1, .secs = 1 };
+
+	return usemem_json(o, &f);
 }
 
 static void usemem_defaults(struct bench_opts *o)
@@ -584,7 +649,7 @@ static int usemem_main(const struct bench_workload *w, const char *prog,
 		if (ret < 0) {
 			fprintf(stderr, "%s: cannot set up the model for %ld threads: %s\n", prog,
 				o->threads[i], strerror(-ret));
-			return 1;
+			return bench_exit_status(1);
 		}
 		if (o->json) {
 			char *s = json_dumps(j, JSON_COMPACT);
@@ -600,8 +665,11 @@ static int usemem_main(const struct bench_workload *w, const char *prog,
 			status = 1;
 		}
 		json_decref(j);
+		/* the thread counts after an interrupted one do not run */
+		if (bench_interrupted)
+			break;
 	}
-	return status;
+	return bench_exit_status(status);
 }
 
 const struct bench_workload usemem_workload = {
@@ -640,5 +708,9 @@ int cmd_usemem(int argc, char **argv)
 	ret = bench_parse(w, prog, argc, argv, &o);
 	if (ret)
 		return ret == 1 ? 0 : 2;
+	if (bench_signals_catch()) {
+		fprintf(stderr, "%s: cannot catch SIGINT and SIGTERM\n", prog);
+		return 1;
+	}
 	return w->main(w, prog, &o);
 }

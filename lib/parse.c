@@ -7,34 +7,64 @@
 
 #include <lrulab/parse.h>
 
-int parse_size(const char *prog, const char *opt, const char *s, unsigned long *out)
+/* "1G" for a power-of-1024 size, "1536K" otherwise: how a limit is quoted */
+static void fmt_size(char *buf, size_t len, unsigned long long v)
+{
+	static const char units[] = "KMGT";
+	int i = -1;
+
+	while (i < 3 && v >= 1024 && !(v % 1024)) {
+		v /= 1024;
+		i++;
+	}
+	if (i < 0)
+		snprintf(buf, len, "%llu bytes", v);
+	else
+		snprintf(buf, len, "%llu%c", v, units[i]);
+}
+
+int parse_size_max(const char *prog, const char *opt, const char *s,
+		   unsigned long max, const char *per, unsigned long *out)
 {
 	unsigned long long v, mult = 1;
-	char *end;
+	char *end, lim[32];
 
 	errno = 0;
-	if (!s || !*s || *s == '-')
+	if (!s || !*s || *s == '-' || *s == '+')
 		goto bad;
 	v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (end == s || (errno && errno != ERANGE))
 		goto bad;
 	switch (*end) {
 	case 'k': case 'K': mult = 1ULL << 10; end++; break;
 	case 'm': case 'M': mult = 1ULL << 20; end++; break;
 	case 'g': case 'G': mult = 1ULL << 30; end++; break;
+	case 't': case 'T': mult = 1ULL << 40; end++; break;
 	case '\0': break;
 	default: goto bad;
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
-	if (*end || v == 0 || v > (~0ULL >> 2) / mult)
+	if (*end || (!errno && v == 0))
 		goto bad;
+	/* well formed: anything past the limit, overflow included, is too big */
+	if (errno == ERANGE || v > max / mult || v * mult > max) {
+		fmt_size(lim, sizeof(lim), max);
+		fprintf(stderr, "%s: %s: %s is too big (at most %s%s%s)\n", prog,
+			opt, s, lim, per ? " " : "", per ? per : "");
+		return -1;
+	}
 	*out = (unsigned long)(v * mult);
 	return 0;
 bad:
 	fprintf(stderr, "%s: %s: invalid size '%s' (expected e.g. 4K, 16M, 1G)\n",
 		prog, opt, s ? s : "");
 	return -1;
+}
+
+int parse_size(const char *prog, const char *opt, const char *s, unsigned long *out)
+{
+	return parse_size_max(prog, opt, s, ~0UL >> 2, NULL, out);
 }
 
 int parse_long(const char *prog, const char *opt, const char *s, long lo, long hi,

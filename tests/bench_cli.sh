@@ -155,6 +155,20 @@ good '"oversubscribed":true' bench fault-free --threads "$over" --loops 1 --mem 
 good 'waiters yield the processor after' bench fault-free --threads "$over" --loops 1 --mem 64K --memcgs 1
 good '"spin_yield":true' bench fault-free --threads "$over" --loops 1 --mem 64K --memcgs 1 --json
 
+# --seconds bounds a run with many more threads than processors: a pass
+# ends at the run's end, not after 16M per thread (29 s for 0.3 s once).
+# The stated slack: 1 s, and 20 ms per thread for the warm-up and each
+# memcg, for the threads to see the end and free what they faulted.
+many=$(( $(getconf _NPROCESSORS_ONLN) * 32 ))
+[ "$many" -gt 256 ] && many=256
+t0=$(date +%s%N)
+"$LRULAB" bench fault-free --threads "$many" --seconds 0.3 --memcgs 1 --json >"$out" 2>"$err" ||
+	fail "bench --threads $many --seconds 0.3: exit $?"
+t1=$(date +%s%N)
+awk -v ns=$((t1 - t0)) -v n="$many" 'BEGIN { exit !(ns / 1e9 <= 0.3 + 1 + 2 * n * 0.02) }' ||
+	fail "bench --threads $many --seconds 0.3 --memcgs 1: ran $(( (t1 - t0) / 1000000 )) ms"
+grep -q '"oversubscribed":true' "$out" || fail "bench --threads $many: not oversubscribed in JSON"
+
 # --json: one object per run, each with the keys scripts read.
 "$LRULAB" bench fault-free --threads 1,2 --loops 1 --mem 256K --json >"$out" 2>"$err" ||
 	fail "bench --json: exit $?"
@@ -187,7 +201,8 @@ grep -q '"lru_add_drain_all":[1-9]' "$out" ||
 	fail "bench mmap-madvise --drain-all-us 200: no lru_add_drain_all counted"
 "$LRULAB" bench usemem --threads 1 --mem 4M --seconds 0.05 --flush-ms 5 >"$out" 2>"$err"
 grep -q 'memcg flush every 5 ms' "$out" || fail "bench usemem --flush-ms 5: period not in the header"
-good 'no difference' ab --reps 1 --metric threads -- usemem --threads 1 --mem 2M --seconds 0.05
+good 'no verdict: 1 run a side' ab --ab vmstat-scan-cost --reps 1 --metric threads -- \
+	usemem --threads 1 --mem 2M --seconds 0.05
 good 'swap copy' bench usemem --threads 1 --mem 4M --seconds 0.05 --swap copy
 # the disk-like device: writes end later and rotate; pages copied unless --swap says
 good 'swap copy (async I/O)' bench usemem --threads 1 --mem 4M --seconds 0.05 --swap-io async
@@ -231,17 +246,23 @@ good '"read_ahead_kb":8192' bench usemem --type file --threads 1 --mem 4M --seco
 good 'pattern seq, fadvise sequential, readahead up to 256 KiB' bench usemem --type file \
 	--threads 1 --mem 4M --seconds 0.05 --pattern seq --fadvise sequential
 
-# ab on two identical configurations, on a figure that is the same run to
-# run (lock acquisitions per 1000 pages of a fixed number of passes):
-# always "no difference".
-good 'no difference' ab --reps 3 --metric lru_lock_acquisitions_per_1k_pages -- \
-	fault-free --threads 1 --loops 2 --mem 256K
-good '"no_difference":true' ab --reps 2 --json --metric lru_lock_acquisitions_per_1k_pages -- \
-	fault-free --threads 1,2 --loops 1 --mem 256K
-"$LRULAB" ab --reps 1 --metric no_such_metric -- fault-free --threads 1 --loops 1 --mem 64K \
-	>"$out" 2>"$err"
-rc=$?
-[ "$rc" -eq 1 ] && grep -q '^lrulab ab: --metric' "$err" || fail "ab --metric no_such_metric: exit $rc"
+# ab on a switch that leaves the figure alone, the same run to run (lock
+# acquisitions per 1000 pages of a fixed number of passes): "no difference".
+good 'no difference' ab --ab memcg-direct-stat --reps 4 \
+	--metric lru_lock_acquisitions_per_1k_pages -- fault-free --threads 1 --loops 2 --mem 256K
+good '"no_difference":true' ab --ab memcg-direct-stat --reps 4 --json \
+	--metric lru_lock_acquisitions_per_1k_pages -- fault-free --threads 1,2 --loops 1 --mem 256K
+[ "$(grep -c '"no_difference":true' "$out")" -eq 2 ] || fail "ab --json --threads 1,2: not two verdicts"
+# too few runs for any verdict: none, and how many it needs (text and JSON)
+"$LRULAB" ab --ab lru-stat-batch --reps 3 -- fault-free --threads 1 --loops 1 --mem 64K \
+	>"$out" 2>"$err" || fail "ab --reps 3: exit $?"
+grep -q '   no verdict: 3 runs a side, a verdict needs --reps 4 or more$' "$out" ||
+	fail "ab --reps 3: no 'no verdict' line"
+grep -q 'B higher\|B lower\|no difference' "$out" && fail "ab --reps 3: a verdict"
+"$LRULAB" ab --ab lru-stat-batch --reps 1 --json -- fault-free --threads 1 --loops 1 --mem 64K \
+	>"$out" 2>"$err" || fail "ab --reps 1 --json: exit $?"
+grep -q '"min_reps_for_verdict":4' "$out" || fail "ab --json: no min_reps_for_verdict"
+grep -q '"no_difference"\|"ci_low"' "$out" && fail "ab --reps 1 --json: a verdict"
 
 # repro --quick: the whole path (runs, tables, JSON, plots) in seconds.
 # s3 compares two builds; the same binary twice must say its layout is
@@ -264,11 +285,99 @@ good 'fault work matched to this machine.s kernel: shmem 4K [0-9]* ns, anon 4K [
 good 'swap: async' repro s1 --quick --swap-io async --reps 1 --out "$tmp/res"
 [ -s "$tmp/res/s1-vmstat-scan-cost-async.json" ] ||
 	fail "repro s1 --swap-io async: no s1-vmstat-scan-cost-async.json"
+# --quick writes beside a full run (results/quick), says so, and never
+# replaces a full run's table
+abs=$(cd "$(dirname "$LRULAB")" && pwd)/lrulab
+mkdir "$tmp/cwd" "$tmp/full"
+(cd "$tmp/cwd" && "$abs" repro s4 --quick >"$out" 2>"$err") || fail "repro s4 --quick: exit $?"
+grep -q '^writing under results/quick (--quick: tiny runs whose figures mean nothing)$' "$out" ||
+	fail "repro --quick: does not say where it writes"
+[ "$(ls "$tmp/cwd/results")" = quick ] && [ -s "$tmp/cwd/results/quick/s4-mthp-lru-cache.json" ] ||
+	fail "repro --quick: not under results/quick"
+echo '{"seed": "s4-mthp-lru-cache", "quick": false}' >"$tmp/full/s4-mthp-lru-cache.json"
+cp "$tmp/full/s4-mthp-lru-cache.json" "$tmp/full.json"
+"$LRULAB" repro s4 --quick --out "$tmp/full" >"$out" 2>"$err"
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(cat "$err")" = "lrulab repro: $tmp/full/s4-mthp-lru-cache.json holds a full run's table: --quick does not replace it (give --out another DIR)" ] ||
+	fail "repro --quick over a full run: exit $rc"
+cmp -s "$tmp/full/s4-mthp-lru-cache.json" "$tmp/full.json" || fail "repro --quick replaced a full run"
+[ -e "$tmp/full/s4-mthp-lru-cache-runs.json" ] && fail "repro --quick wrote the runs beside a full table"
+good "note: replacing the full run's table in $tmp/full/s4-mthp-lru-cache.json" \
+	repro s4 --reps 1 --seconds 0.02 --loops 1 --memcgs 1 --mem 256K --out "$tmp/full"
 if [ -x "$(dirname "$LRULAB")/../pncold/lrulab" ]; then
 	"$LRULAB" repro all --quick --json --out "$tmp/res" >"$out" 2>"$err" ||
 		fail "repro all --quick: exit $?"
 	[ "$(grep -c '"seed":' "$out")" -eq 4 ] || fail "repro all --json: not four tables"
 fi
+
+# ---- SIGINT and SIGTERM ----
+
+# running PATTERN: a process whose command line has PATTERN runs
+running() {
+	ps -eo args | grep -v grep | grep -q -- "$1"
+}
+
+# wait_for PATTERN: until one does (10 s at most)
+wait_for() {
+	n=0
+	while ! running "$1"; do
+		n=$((n + 1))
+		[ "$n" -gt 100 ] && return 1
+		sleep 0.1
+	done
+}
+
+# a bench stopped by a signal reports the passes so far, marked, and
+# exits 128 + the signal; later thread counts do not run
+"$LRULAB" bench fault-free --threads 1,2 --seconds 60 --mem 1044K --json >"$out" 2>"$err" &
+pid=$!
+wait_for 'bench fault-free --threads 1,2 --seconds 60 --mem 1044K' && sleep 1
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] || fail "bench, SIGINT: exit $rc"
+[ "$(wc -l <"$out")" -eq 1 ] && grep -q '"interrupted":true,"signal":"SIGINT"' "$out" &&
+	grep -q '"threads":1,' "$out" || fail "bench --json, SIGINT: no partial object marked interrupted"
+[ -s "$err" ] && fail "bench, SIGINT: said something on stderr"
+"$LRULAB" bench fault-free --threads 1 --seconds 60 --mem 1044K >"$out" 2>"$err" &
+pid=$!
+wait_for 'bench fault-free --threads 1 --seconds 60 --mem 1044K' && sleep 1
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 143 ] || fail "bench, SIGTERM: exit $rc"
+grep -q '^INTERRUPTED by SIGTERM: the figures are those of the passes before it$' "$out" &&
+	grep -q '^pages faulted and freed: [1-9]' "$out" || fail "bench, SIGTERM: no partial report"
+"$LRULAB" bench usemem --threads 1 --mem 4M --seconds 60 --json >"$out" 2>"$err" &
+pid=$!
+wait_for 'bench usemem --threads 1 --mem 4M --seconds 60' && sleep 1
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] && grep -q '"interrupted":true,"signal":"SIGINT"' "$out" ||
+	fail "bench usemem, SIGINT: exit $rc, no partial object marked interrupted"
+
+# ab and repro pass the signal on to their benchmark, wait for it, and
+# exit the same way, leaving no process behind
+"$LRULAB" ab --ab lru-stat-batch -- fault-free --threads 1 --seconds 60 --mem 1052K >"$out" 2>"$err" &
+pid=$!
+wait_for 'bench fault-free --threads 1 --seconds 60 --mem 1052K' && sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 130 ] && [ "$(cat "$err")" = "$A: interrupted by SIGINT during run 1 of A" ] ||
+	fail "ab, SIGINT: exit $rc"
+running '--mem 1052K' && fail "ab, SIGINT: its benchmark still runs"
+mkdir "$tmp/sig"
+"$LRULAB" repro s4 --reps 3 --loops 100000 --mem 1088K --out "$tmp/sig" >"$out" 2>"$err" &
+pid=$!
+wait_for 'bench mmap-madvise.*--mem 1088K' && sleep 0.5
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 143 ] && grep -q "^$R: interrupted by SIGTERM during run 1 of " "$err" ||
+	fail "repro, SIGTERM: exit $rc"
+running '--mem 1088K' && fail "repro, SIGTERM: its benchmark still runs"
 
 # ---- lrulab host: the same workload on this machine's kernel ----
 
@@ -283,6 +392,24 @@ exact() {
 		fail "lrulab $*: exit $rc (want $want_rc), stderr not '$want'"
 	fi
 }
+
+# ab refuses, before any run, what cannot give an answer: A and B alike
+# (one binary under any name, the same switches in effect), or a figure
+# the runs do not report (--profile-hold's share without --profile-hold)
+same="$A: A and B are the same configuration (one binary, the same switches): give --ab SWITCH, --a-with/--b-with SWITCH or --a-bin/--b-bin PATH"
+exact 2 "$same" ab -- fault-free --threads 1 --loops 1 --mem 64K
+exact 2 "$same" ab --a-without lru-stat-batch -- fault-free --threads 1 --loops 1 --mem 64K
+exact 2 "$same" ab --a-with lru-stat-batch --b-with lru-stat-batch -- fault-free
+exact 2 "$same" ab --a-bin "$LRULAB" --b-bin "$(cd "$(dirname "$LRULAB")" && pwd)/lrulab" -- fault-free
+exact 2 "$A: --metric: a fault-free run reports no number 'no_such_metric' (e.g. pages_per_sec; see bench --json)" \
+	ab --ab lru-stat-batch --metric no_such_metric -- fault-free --threads 1 --loops 1 --mem 64K
+[ -s "$out" ] && fail "ab --metric no_such_metric: it ran"
+exact 2 "$A: --metric: a fault-free run reports no number 'lru_lock_stat_hold_pct' (e.g. pages_per_sec; see bench --json)" \
+	ab --ab lru-stat-batch --metric lru_lock_stat_hold_pct -- fault-free
+exact 2 "$A: --metric: a usemem run reports no number 'swap_io_irqs' (e.g. pages_per_sec; see bench --json)" \
+	ab --ab vmstat-scan-cost --metric swap_io_irqs -- usemem
+good 'no verdict' ab --ab lru-stat-batch --reps 1 --metric lru_lock_stat_hold_pct -- \
+	fault-free --threads 1 --loops 1 --mem 64K --profile-hold
 
 H="lrulab host"
 F="host fault-free"
@@ -300,7 +427,7 @@ exact 2 "$H: --seconds: 0 is out of range [0.001, 3600]" $F --seconds 0
 exact 2 "$H: --seconds: -1 is out of range [0.001, 3600]" $F --seconds -1
 exact 2 "$H: --seconds: 'soon' is not a number" $F --seconds soon
 exact 2 "$H: --mem: invalid size '0' (expected e.g. 4K, 16M, 1G)" $F --mem 0
-exact 2 "$H: --mem: 2G is more than 1G per thread" $F --mem 2G
+exact 2 "$H: --mem: 2G is too big (at most 1G per thread)" $F --mem 2G
 exact 2 "$H: --mem: 3072 bytes is not a multiple of the 4K folio size" $F --mem 3K
 exact 2 "$H: --mem: 16384 bytes is not a multiple of the 64K folio size" $F --type anon --folio-size 64K --mem 16K
 exact 2 "$H: --folio-size: 8K is not a folio size here (4K, 16K, 32K or 64K)" $F --folio-size 8K

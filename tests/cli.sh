@@ -19,6 +19,17 @@ bad() {
 	fi
 }
 
+# bad, and stderr is exactly the line given
+says() {
+	want=$1
+	shift
+	bad "$@"
+	if [ "$(cat "$err")" != "$want" ]; then
+		echo "FAIL: lrulab $*: said '$(cat "$err")', not '$want'"
+		fails=$((fails + 1))
+	fi
+}
+
 good() {
 	want=$1
 	shift
@@ -60,6 +71,17 @@ bad usemem --threads 2 --mem 1M
 bad usemem extra
 bad bench usemem --seconds 0
 
+# every size past its limit says so alike, whatever its suffix
+says 'lrulab bench: --mem: 2G is too big (at most 1G per thread)' bench fault-free --mem 2G
+says 'lrulab bench: --mem: 1T is too big (at most 1G per thread)' bench fault-free --mem 1T
+says 'lrulab bench: --mem: 99999999999999999999G is too big (at most 1G per thread)' \
+	bench fault-free --mem 99999999999999999999G
+says 'lrulab bench: --max: 2G is too big (at most 1G)' bench usemem --max 2G
+says 'lrulab demo: --mem: 1T is too big (at most 1G per thread)' demo --mem 1T
+says 'lrulab repro: --mem: 1T is too big (at most 1G per thread)' repro s0 --mem 1T
+says "lrulab bench: --mem: invalid size '1.5G' (expected e.g. 4K, 16M, 1G)" \
+	bench fault-free --mem 1.5G
+
 good 'commands:' help
 good 'lru-stat-batch, holds timed in full mode:' pathbench --folios 310 --reps 1
 good 'sampled (default):' pathbench --folios 310 --reps 1
@@ -70,6 +92,36 @@ good 'invariants: ok' demo --threads 2 --loops 2 --mem 256K --type anon --lock t
 good 'invariants: ok' demo --threads 1 --loops 1 --mem 64K --no-lockstat
 good 'workingset_refault_anon' usemem --threads 2 --mem 4M --seconds 0.2
 good 'cost sites' bench usemem --threads 1 --mem 4M --seconds 0.2 --with vmstat-scan-cost --type shmem
+
+bad help nope
+bad help bench demo
+bad --version extra
+good '^lrulab [0-9][0-9.]* ' --version
+
+# 'lrulab help CMD' prints just what 'lrulab CMD --help' prints
+for c in demo pathbench bench ab repro usemem replay lockbench host layout; do
+	"$LRULAB" help "$c" >"$out" 2>"$err"
+	rc=$?
+	if [ "$rc" -ne 0 ] || ! "$LRULAB" "$c" --help | cmp -s - "$out" ||
+	   ! grep -q "^usage: lrulab" "$out"; then
+		echo "FAIL: lrulab help $c: exit $rc, not what 'lrulab $c --help' prints"
+		fails=$((fails + 1))
+	fi
+done
+
+# a result that cannot be written fails the run, with one line saying why
+for args in "bench fault-free --threads 1 --mem 64K --seconds 0.05" \
+	    "bench fault-free --threads 1 --mem 64K --seconds 0.05 --json" \
+	    "--version" "help bench"; do
+	# shellcheck disable=SC2086
+	"$LRULAB" $args >/dev/full 2>"$err"
+	rc=$?
+	if [ "$rc" -ne 1 ] || [ "$(wc -l <"$err")" -ne 1 ] ||
+	   ! grep -q '^lrulab: write error on standard output' "$err"; then
+		echo "FAIL: lrulab $args >/dev/full: exit $rc, said '$(cat "$err")'"
+		fails=$((fails + 1))
+	fi
+done
 
 if [ "$fails" -ne 0 ]; then
 	echo "cli: $fails failures"

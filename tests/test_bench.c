@@ -271,6 +271,29 @@ static void test_run_switches_applied(void **state)
 	bench_result_free(&r);
 }
 
+/*
+ * bench_has_metric() knows, before any run, exactly the numbers a run's
+ * JSON has at its top level: each of @run's numbers, and nothing else.
+ */
+static void assert_metrics_of(const struct bench_workload *w,
+			      const struct bench_opts *o, json_t *run)
+{
+	const char *key;
+	json_t *v;
+	int n = 0;
+
+	json_object_foreach(run, key, v) {
+		if (!strcmp(key, "error") || !strcmp(key, "memcg_oom_events") ||
+		    !strcmp(key, "node_free_pages"))
+			continue;	/* a failed run's, never a figure to compare */
+		if (bench_has_metric(w, o, key) != json_is_number(v))
+			fail_msg("metric %s: bench_has_metric() says otherwise", key);
+		n += json_is_number(v);
+	}
+	assert_true(n > 10);
+	assert_false(bench_has_metric(w, o, "no_such_key"));
+}
+
 static void test_json_keys(void **state)
 {
 	static const char *const keys[] = {
@@ -327,6 +350,11 @@ static void test_json_keys(void **state)
 	json_array_foreach(json_object_get(j, "memcgs"), i, m)
 		assert_non_null(json_object_get(m, "pn_offset128"));
 	assert_int_equal(json_array_size(json_object_get(j, "memcgs")), 2);
+	assert_metrics_of(&fault_free_workload, &o, j);
+	/* the hold profile's share is a figure only with --profile-hold */
+	assert_false(bench_has_metric(&fault_free_workload, &o, "lru_lock_stat_hold_pct"));
+	o.profile_hold = true;
+	assert_true(bench_has_metric(&fault_free_workload, &o, "lru_lock_stat_hold_pct"));
 	json_decref(j);
 	bench_result_free(&r);
 }
@@ -371,6 +399,7 @@ static void test_usemem_json_keys(void **state)
 			cost = true;
 	}
 	assert_true(cost);
+	assert_metrics_of(w, &o, j);
 	json_decref(j);
 
 	/* with the switch the cost sites leave lru_lock for cost_lock */

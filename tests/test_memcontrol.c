@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <lrulab/lrulab.h>
@@ -35,6 +36,38 @@
 #include <lrulab/workqueue.h>
 
 #include "cpu_test.h"
+
+/*
+ * A test that provokes a warning takes it off stderr, where a passing
+ * run would print it as if something were wrong, and asserts its text.
+ */
+static FILE *stderr_file;
+static int stderr_saved = -1;
+
+static void stderr_capture(void)
+{
+	fflush(stderr);
+	stderr_file = tmpfile();
+	assert_non_null(stderr_file);
+	stderr_saved = dup(STDERR_FILENO);
+	assert_true(stderr_saved >= 0);
+	assert_true(dup2(fileno(stderr_file), STDERR_FILENO) >= 0);
+}
+
+static void assert_stderr_was(const char *want)
+{
+	char buf[512];
+	size_t n;
+
+	fflush(stderr);
+	assert_true(dup2(stderr_saved, STDERR_FILENO) >= 0);
+	close(stderr_saved);
+	rewind(stderr_file);
+	n = fread(buf, 1, sizeof(buf) - 1, stderr_file);
+	buf[n] = '\0';
+	fclose(stderr_file);
+	assert_string_equal(buf, want);
+}
 
 /* mm_init.c owns these; weak so that the test also links alone */
 __attribute__((weak)) int nr_node_ids;
@@ -277,7 +310,9 @@ static void test_tree_ids_iter(void **state)
 	mem_cgroup_iter_break(a, pos);
 
 	/* a memcg with online children stays */
+	stderr_capture();
 	mem_cgroup_offline(a);
+	assert_stderr_was("WARNING: memcg: a has online children: not taken offline\n");
 	assert_true(mem_cgroup_online(a));
 
 	/* nothing pins a1x: it goes at once and its id is free again */
@@ -304,7 +339,9 @@ static void test_tree_ids_iter(void **state)
 	assert_ptr_equal(mem_cgroup_lruvec(NULL, NODE_DATA(0)), lruvec_of(root, 0));
 
 	/* the root cannot go */
+	stderr_capture();
 	mem_cgroup_offline(root);
+	assert_stderr_was("WARNING: memcg: the root memcg cannot go offline\n");
 	assert_true(mem_cgroup_online(root));
 }
 
@@ -330,7 +367,9 @@ static void test_charge_stock(void **state)
 	assert_int_equal(memcg_stock_pages(m), 62);
 
 	/* charged twice is refused */
+	stderr_capture();
 	assert_int_equal(mem_cgroup_charge(&f[1], m), -EINVAL);
+	assert_stderr_was("WARNING: memcg: charging a folio that is charged already (to m)\n");
 
 	/* uncharge goes to the counter, not the stock */
 	mem_cgroup_uncharge(&f[0]);
@@ -939,13 +978,19 @@ static void test_lru_helpers(void **state)
 	struct mem_cgroup *b = mem_cgroup_create(NULL, "b");
 	struct folio *f = folios_alloc(3, 0);
 	struct lruvec *la = lruvec_of(a, 0), *lb = lruvec_of(b, 0), *locked;
+	char warn[128];
 
 	mem_cgroup_update_lru_size(la, LRU_ACTIVE_FILE, 0, 5);
 	mem_cgroup_update_lru_size(la, LRU_ACTIVE_FILE, 0, -2);
 	assert_int_equal(lruvec_lru_size(la, LRU_ACTIVE_FILE, MAX_NR_ZONES - 1), 3);
 	assert_int_equal(a->nodeinfo[0]->lru_zone_size[0][LRU_ACTIVE_FILE], 3);
 	/* going negative warns and clamps at 0 */
+	stderr_capture();
 	mem_cgroup_update_lru_size(la, LRU_ACTIVE_FILE, 0, -4);
+	snprintf(warn, sizeof(warn),
+		 "WARNING: mem_cgroup_update_lru_size(%p, %d, -4): lru_size -1\n",
+		 (void *)la, LRU_ACTIVE_FILE);
+	assert_stderr_was(warn);
 	assert_int_equal(lruvec_lru_size(la, LRU_ACTIVE_FILE, 0), 0);
 	/* exact and per memcg: nothing propagates to the parent */
 	mem_cgroup_update_lru_size(la, LRU_INACTIVE_ANON, 0, 7);

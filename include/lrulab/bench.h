@@ -11,7 +11,10 @@
 #define LRULAB_BENCH_H
 
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <jansson.h>
 
 #include <lrulab/lrulab.h>
@@ -102,7 +105,10 @@ struct bench_workload {
 	void (*defaults)(struct bench_opts *o);
 	/* Map the thread's region; 0 or -errno. */
 	int (*setup)(struct bench_thread *t);
-	/* Fault in every page of the region, then free them all. */
+	/*
+	 * Fault in every page of the region, or those before *t->stop was
+	 * set, then free them all; t->done is how many were faulted.
+	 */
 	int (*pass)(struct bench_thread *t);
 	void (*teardown)(struct bench_thread *t);
 	/*
@@ -129,6 +135,31 @@ extern const struct bench_workload usemem_workload;
  */
 int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		     json_t **json);
+/*
+ * The JSON object a usemem run with @o prints, figures zero, lock table
+ * and errors left out: the keys it has (bench_has_metric).
+ */
+json_t *bench_usemem_json_shape(const struct bench_opts *o);
+/*
+ * Whether a run of @w with @o reports @key as a number in its JSON, known
+ * before any run, so that `lrulab ab --metric` is checked up front.
+ */
+bool bench_has_metric(const struct bench_workload *w, const struct bench_opts *o,
+		      const char *key);
+/*
+ * SIGINT and SIGTERM (bench/bench_signal.c).  bench_signals_catch() runs
+ * before any other thread starts: 0 or -1.  bench_interrupted is the
+ * signal taken, or 0.  A phase registers its stop flag and the semaphore
+ * its waiter sleeps on (NULL, NULL when it is over); ab and repro their
+ * child (0 when it has exited), which a signal is passed on to.
+ */
+extern volatile sig_atomic_t bench_interrupted;
+int bench_signals_catch(void);
+void bench_signals_phase(int *stop, sem_t *wake);
+void bench_signals_child(pid_t pid);
+const char *bench_signal_name(int sig);
+/* 128 + the signal once interrupted, else @status */
+int bench_exit_status(int status);
 /* Every lock site with acquisitions so far, as the "locks" array of --json. */
 json_t *bench_locks_json(void);
 /*
@@ -144,6 +175,13 @@ struct bench_thread {
 	const struct bench_opts *o;
 	struct mem_cgroup *memcg;
 	unsigned long pages;		/* pages per pass */
+	/*
+	 * Set when the run is over: a pass polls it between pages and ends
+	 * early, so that no pass outlasts --seconds (one pass of one thread
+	 * can take longer than the whole run when threads outnumber CPUs).
+	 */
+	const int *stop;
+	unsigned long done;		/* pages the last pass faulted and freed */
 
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
@@ -200,6 +238,7 @@ struct bench_result {
 	struct bench_deltas mthp;
 	int invariant_violations;
 	int err;			/* first worker error, -errno */
+	int interrupted;		/* the signal that ended it early, or 0 */
 };
 
 /*

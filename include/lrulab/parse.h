@@ -7,9 +7,15 @@
 
 /*
  * Each returns 0, or -1 after printing "PROG: OPT: why" to stderr.
- * Sizes take a K/M/G suffix (powers of 1024); plain numbers are bytes.
+ * Sizes take a K/M/G/T suffix (powers of 1024); plain numbers are bytes.
  */
 int parse_size(const char *prog, const char *opt, const char *s, unsigned long *out);
+/*
+ * As parse_size, and a size above @max is "too big (at most MAX PER)", so
+ * that every size option words its limit alike (@per: e.g. "per thread").
+ */
+int parse_size_max(const char *prog, const char *opt, const char *s,
+		   unsigned long max, const char *per, unsigned long *out);
 int parse_long(const char *prog, const char *opt, const char *s, long lo, long hi,
 	       long *out);
 int parse_double(const char *prog, const char *opt, const char *s, double lo,

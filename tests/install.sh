@@ -1,0 +1,86 @@
+#!/bin/sh
+# make install and make uninstall, into a scratch DESTDIR: the files
+# listed land under PREFIX, pkg-config finds the library, a program built
+# with its flags links and runs, and uninstall takes every file away.
+# And the man page: man -l renders it, and it names every option, switch
+# and JSON key the command has.
+set -u
+LRULAB=${1:?usage: install.sh path/to/lrulab}
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+make --no-print-directory -s install DESTDIR="$tmp/root" PREFIX=/opt/lrulab >"$tmp/log" 2>&1 ||
+	{ cat "$tmp/log"; fail "make install: exit $?"; }
+for f in bin/lrulab lib/liblrulab.a lib/pkgconfig/lrulab.pc share/man/man1/lrulab.1 \
+	 include/lrulab/lrulab.h include/lrulab/switches.h include/lrulab/mm.h; do
+	[ -f "$tmp/root/opt/lrulab/$f" ] || fail "make install: no $f"
+done
+"$tmp/root/opt/lrulab/bin/lrulab" --version | grep -q '^lrulab [0-9]' ||
+	fail "installed lrulab --version"
+
+# a program against the installed tree, as a user would build one
+cat >"$tmp/use.c" <<'PROG'
+#include <stdio.h>
+#include <lrulab/switches.h>
+
+int main(void)
+{
+	enum lrulab_switch sw;
+
+	if (lrulab_switch_parse("lru-stat-batch", &sw))
+		return 1;
+	printf("%s\n", lrulab_switch_seed(sw));
+	return 0;
+}
+PROG
+export PKG_CONFIG_PATH="$tmp/root/opt/lrulab/lib/pkgconfig"
+export PKG_CONFIG_SYSROOT_DIR="$tmp/root"
+flags=$(pkg-config --cflags --libs lrulab) || fail "pkg-config --cflags --libs lrulab"
+# shellcheck disable=SC2086
+${CC:-cc} -o "$tmp/use" "$tmp/use.c" $flags || fail "cc with pkg-config's flags"
+[ "$("$tmp/use" 2>&1)" = s0-lru-stat-batch ] || fail "a program built against the install"
+
+make --no-print-directory -s uninstall DESTDIR="$tmp/root" PREFIX=/opt/lrulab >"$tmp/log" 2>&1 ||
+	{ cat "$tmp/log"; fail "make uninstall: exit $?"; }
+left=$(find "$tmp/root" -type f | sed "s|^$tmp/root||")
+[ -z "$left" ] || fail "make uninstall left: $left"
+
+# the man page renders without a warning...
+LC_ALL=C MANWIDTH=80 man -l lrulab.1 >"$tmp/man" 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
+	grep -q '^EXIT STATUS' "$tmp/man" || fail "man -l lrulab.1"
+[ -z "$(groff -man -ww -z lrulab.1 2>&1)" ] || fail "groff warns about lrulab.1"
+# ...and names what the command has: options, switches, JSON keys
+page=$(sed 's/\\-/-/g' lrulab.1)
+for c in "bench fault-free" "bench usemem" ab repro; do
+	# shellcheck disable=SC2086
+	for o in $("$LRULAB" $c --help | grep -o -- '[[|] *--[a-z-]*' | tr -d '[| ' | sort -u); do
+		echo "$page" | grep -q -- "$o" || fail "lrulab.1: no $o ($c)"
+	done
+done
+for sw in $("$LRULAB" bench --help | sed -n 's/^switches: //p' | tr -d ,); do
+	echo "$page" | grep -q "^.B $sw$" || fail "lrulab.1: no switch $sw"
+done
+# every key at any depth, but the kernel's own counter names
+keys() {
+	sed -E 's/"(vmstat|mthp|memory_stat)":\{[^}]*\}//g' | tr -d '{}[]"' | tr ',' '\n' |
+		sed -n 's/^\([a-z_0-9]*\):.*/\1/p'
+}
+"$LRULAB" bench fault-free --threads 1 --loops 1 --mem 64K --json >"$tmp/j" 2>/dev/null
+"$LRULAB" bench usemem --threads 1 --mem 4M --seconds 0.05 --json >>"$tmp/j" 2>/dev/null
+"$LRULAB" ab --ab lru-stat-batch --reps 1 --json -- fault-free --threads 1 --loops 1 --mem 64K \
+	>>"$tmp/j" 2>/dev/null
+[ "$(wc -l <"$tmp/j")" -eq 3 ] || fail "no JSON to compare lrulab.1 with"
+for k in $(keys <"$tmp/j" | sort -u); do
+	echo "$page" | grep -qw -- "$k" || fail "lrulab.1: no key $k"
+done
+
+if [ "$fails" -ne 0 ]; then
+	echo "install: $fails failures"
+	exit 1
+fi
+echo "install: all passed"
