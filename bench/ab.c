@@ -277,10 +277,8 @@ static int ab_one(const struct ab_opts *o, const struct bench_workload *w, long 
 				    &res.lo, &res.hi);
 	if (o->json) {
 		json_t *j = ab_json(o, w->name, &res, argc, argv);
-		char *s = json_dumps(j, JSON_COMPACT);
 
-		printf("%s\n", s);
-		free(s);
+		bench_json_line(j);
 		json_decref(j);
 	} else {
 		printf("%7s %14s %14s %8s   %s\n", "threads", "A median", "B median", "B/A",

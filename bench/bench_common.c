@@ -195,7 +195,7 @@ void bench_deltas_parse(struct bench_deltas *d, char *text)
 	}
 }
 
-static void deltas_capture(struct bench_deltas *d, void (*show)(void *, FILE *), void *arg)
+void bench_deltas_capture(struct bench_deltas *d, void (*show)(void *, FILE *), void *arg)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -243,6 +243,14 @@ void bench_deltas_accumulate(struct bench_deltas *acc,
 	}
 }
 
+void bench_json_line(json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT);
+
+	printf("%s\n", s ? s : "{}");
+	free(s);
+}
+
 void bench_deltas_free(struct bench_deltas *d)
 {
 	free(d->d);
@@ -250,14 +258,14 @@ void bench_deltas_free(struct bench_deltas *d)
 	d->nr = 0;
 }
 
-static void show_vmstat(void *arg, FILE *f)
+void bench_show_vmstat(void *arg, FILE *f)
 {
 	vmstat_refresh();
 	vmstat_show(f);
 }
 
 /* memory.stat after a full flush: the kernel's reader may lag a batch */
-static void show_memory_stat(void *arg, FILE *f)
+void bench_show_memory_stat(void *arg, FILE *f)
 {
 	mem_cgroup_flush_all();
 	memory_stat_show(arg, f);
@@ -396,8 +404,8 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	r->pages = 0;
 	r->seconds = 0;
 
-	deltas_capture(&vm_before, show_vmstat, NULL);
-	deltas_capture(&mthp_before, show_mthp, NULL);
+	bench_deltas_capture(&vm_before, bench_show_vmstat, NULL);
+	bench_deltas_capture(&mthp_before, show_mthp, NULL);
 	lockstat_reset();
 	lru_hold_profile_reset();
 	lru_drain_stats_read(&drains0);
@@ -413,11 +421,11 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 			break;
 		}
 		mr->pn_offset128 = mem_cgroup_pn_offset128(memcg, 0);
-		deltas_capture(&ms_before, show_memory_stat, memcg);
+		bench_deltas_capture(&ms_before, bench_show_memory_stat, memcg);
 		err = bench_phase(w, o, threads, memcg, o->loops,
 				  o->loops ? 0 : o->seconds / o->memcgs,
 				  &mr->pages, &mr->seconds);
-		deltas_capture(&ms_after, show_memory_stat, memcg);
+		bench_deltas_capture(&ms_after, bench_show_memory_stat, memcg);
 		bench_deltas_accumulate(&r->memory_stat, &ms_before, &ms_after);
 		bench_deltas_free(&ms_before);
 		bench_deltas_free(&ms_after);
@@ -448,10 +456,10 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 		lru_hold_profile_read(&r->profile);
 		r->have_profile = true;
 	}
-	deltas_capture(&tmp, show_vmstat, NULL);
+	bench_deltas_capture(&tmp, bench_show_vmstat, NULL);
 	bench_deltas_accumulate(&r->vmstat, &vm_before, &tmp);
 	bench_deltas_free(&tmp);
-	deltas_capture(&tmp, show_mthp, NULL);
+	bench_deltas_capture(&tmp, show_mthp, NULL);
 	bench_deltas_accumulate(&r->mthp, &mthp_before, &tmp);
 	bench_deltas_free(&tmp);
 	bench_deltas_free(&vm_before);

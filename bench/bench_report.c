@@ -457,14 +457,10 @@ int cmd_bench(int argc, char **argv)
 		}
 		if (o.json) {
 			json_t *j = bench_result_json(w, &o, &r);
-			char *s;
 
 			if (calib)
 				json_object_set(j, "calibration", calib);
-			s = json_dumps(j, JSON_COMPACT);
-
-			printf("%s\n", s);
-			free(s);
+			bench_json_line(j);
 			json_decref(j);
 		} else {
 			if (i)

@@ -505,10 +505,8 @@ static int fault_free_main(const char *prog, int argc, char **argv)
 		}
 		if (o.json) {
 			json_t *j = host_result_json(&o, &r);
-			char *s = json_dumps(j, JSON_COMPACT);
 
-			printf("%s\n", s);
-			free(s);
+			bench_json_line(j);
 			json_decref(j);
 		} else {
 			if (i)

@@ -443,10 +443,8 @@ int host_perf_lock(const char *prog, const struct host_opts *o)
 				     bench_json_number(ps.host, "warmup_pages");
 			if (o->json) {
 				json_t *j = perf_json(&bo, &ps, host_pages, &r);
-				char *s = json_dumps(j, JSON_COMPACT);
 
-				printf("%s\n", s);
-				free(s);
+				bench_json_line(j);
 				json_decref(j);
 			} else {
 				if (i)

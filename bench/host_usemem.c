@@ -382,10 +382,7 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	if (err)
 		json_object_set_new(j, "error", json_string(strerror(err)));
 	if (o->json) {
-		char *s = json_dumps(j, JSON_COMPACT);
-
-		printf("%s\n", s);
-		free(s);
+		bench_json_line(j);
 	} else {
 		printf("lrulab host usemem: engine host-kernel (Linux %s), %ld thread%s x %lu KiB file, cgroup %s memory limit %lu KiB, pattern %s, fadvise %s, read_ahead_kb %ld, %.2f s\n",
 		       kernel_release(), threads, threads == 1 ? "" : "s", o->mem >> 10,

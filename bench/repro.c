@@ -306,10 +306,7 @@ static int repro_one(struct repro_opts *ro, const char *which, const char *machi
 
 	j = repro_table_json(ro, &t, machine);
 	if (ro->json) {
-		char *s = json_dumps(j, JSON_COMPACT);
-
-		printf("%s\n", s);
-		free(s);
+		bench_json_line(j);
 	} else {
 		repro_print_table(ro, &t);
 		if (nr_mail)

@@ -651,12 +651,8 @@ static int usemem_main(const struct bench_workload *w, const char *prog,
 				o->threads[i], strerror(-ret));
 			return bench_exit_status(1);
 		}
-		if (o->json) {
-			char *s = json_dumps(j, JSON_COMPACT);
-
-			printf("%s\n", s);
-			free(s);
-		}
+		if (o->json)
+			bench_json_line(j);
 		fflush(stdout);
 		if (ret) {
 			fprintf(stderr, "%s: %s\n", prog,

@@ -163,33 +163,10 @@ unsigned long usemem_stream_next(struct usemem_stream *s)
 
 /* ---- the model's vmstat and memory.stat, by the kernel's key names ---- */
 
-static void deltas_read(struct bench_deltas *d, struct mem_cgroup *memcg)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	d->nr = 0;
-	d->d = NULL;
-	if (!f)
-		return;
-	if (memcg) {
-		/* a full flush: the kernel's reader may lag a batch behind */
-		mem_cgroup_flush_all();
-		memory_stat_show(memcg, f);
-	} else {
-		vmstat_refresh();
-		vmstat_show(f);
-	}
-	fclose(f);
-	bench_deltas_parse(d, buf);
-	free(buf);
-}
-
 void usemem_stats_begin(struct usemem_stats *s, struct mem_cgroup *memcg)
 {
-	deltas_read(&s->vm0, NULL);
-	deltas_read(&s->memcg0, memcg);
+	bench_deltas_capture(&s->vm0, bench_show_vmstat, NULL);
+	bench_deltas_capture(&s->memcg0, bench_show_memory_stat, memcg);
 }
 
 /*
@@ -205,10 +182,10 @@ void usemem_stats_end(struct usemem_stats *s, struct mem_cgroup *memcg, FILE *te
 	double share;
 	int i;
 
-	deltas_read(&after, NULL);
+	bench_deltas_capture(&after, bench_show_vmstat, NULL);
 	bench_deltas_accumulate(&vm, &s->vm0, &after);
 	bench_deltas_free(&after);
-	deltas_read(&after, memcg);
+	bench_deltas_capture(&after, bench_show_memory_stat, memcg);
 	for (i = 0; i < after.nr; i++) {
 		if (!strcmp(after.d[i].name, "active_file"))
 			active = after.d[i].delta;

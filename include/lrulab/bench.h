@@ -281,6 +281,14 @@ void bench_deltas_accumulate(struct bench_deltas *acc,
 			     const struct bench_deltas *before,
 			     const struct bench_deltas *after);
 void bench_deltas_free(struct bench_deltas *d);
+/* @show's "key value" lines (vmstat_show(), memory_stat_show(), ...) into @d */
+void bench_deltas_capture(struct bench_deltas *d, void (*show)(void *, FILE *), void *arg);
+/* /proc/vmstat after a fold; @arg unused */
+void bench_show_vmstat(void *arg, FILE *f);
+/* memory.stat of the memcg @arg after a full flush */
+void bench_show_memory_stat(void *arg, FILE *f);
+/* @j as one compact JSON line on stdout (JSON Lines); @j is kept */
+void bench_json_line(json_t *j);
 /* The non-zero deltas under @title, as text; as a JSON object */
 void bench_print_deltas(FILE *f, const char *title, const struct bench_deltas *d);
 json_t *bench_deltas_json(const struct bench_deltas *d);
