@@ -610,8 +610,6 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 	struct mm_struct *mm = vma->vm_mm;
 	bool write = flags & FAULT_FLAG_WRITE;
 
-	/* the return to user space before this fault: a scheduling point */
-	cond_resched();
 	/* what the arch fault handler rejects before handle_mm_fault */
 	if (addr < vma->vm_start || addr >= vma->vm_end)
 		return VM_FAULT_SIGSEGV;
@@ -633,7 +631,11 @@ vm_fault_t mm_access(struct vm_area_struct *vma, unsigned long addr, bool write)
 	pte_t *ptep;
 	pte_t pte;
 
-	/* user code runs until the tick preempts it: a scheduling point */
+	/*
+	 * A scheduling point, once per access: user code runs until the
+	 * tick preempts it, and a fault returns to user space before the
+	 * next access (handle_mm_fault() relies on this one).
+	 */
 	cond_resched();
 	if (addr < vma->vm_start || addr >= vma->vm_end)
 		return VM_FAULT_SIGSEGV;
