@@ -394,26 +394,24 @@ void lock_site_name(const char *caller, const char *fn, char *buf, size_t len)
 		snprintf(buf, len, "%s (%s)", caller, fn);
 }
 
-static bool caller_listed(const char *caller, const char *const *callers)
+static bool fn_listed(const char *fn, const char *const *fns)
 {
-	for (; *callers; callers++)
-		if (!strcmp(caller, *callers))
+	for (; *fns; fns++)
+		if (!strcmp(fn, *fns))
 			return true;
 	return false;
 }
 
-void lockstat_read_callers(const char *cls, const char *const *callers,
-			   struct lock_stat *out)
+void lockstat_read_fns(const char *cls, const char *const *fns, struct lock_stat *out)
 {
 	int id, n = lockstat_nr_sites();
-
 	u64 timed_ns = 0;
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&block_mutex);
 	for (id = 0; id < n; id++)
 		if (!strcmp(site_table[id]->cls, cls) &&
-		    (!callers || caller_listed(site_table[id]->fn, callers)))
+		    (!fns || fn_listed(site_table[id]->fn, fns)))
 			read_id(id, out, &timed_ns);
 	pthread_mutex_unlock(&block_mutex);
 	stat_estimate(out, timed_ns);
@@ -421,7 +419,7 @@ void lockstat_read_callers(const char *cls, const char *const *callers,
 
 void lockstat_read_class(const char *cls, struct lock_stat *out)
 {
-	lockstat_read_callers(cls, NULL, out);
+	lockstat_read_fns(cls, NULL, out);
 }
 
 /*

@@ -64,13 +64,13 @@ void lru_cost_decay(unsigned long *anon_cost, unsigned long *file_cost,
 
 void lru_cost_sites_read(struct lock_stat *out)
 {
-	static const char *const callers[] = {
+	static const char *const fns[] = {
 		"shrink_inactive_list:lru_note_cost", "shrink_active_list:lru_note_cost",
 		"lru_note_cost_unlock_irq", "lru_note_cost_refault",
 		"prepare_scan_control", NULL,
 	};
 
-	lockstat_read_callers("lru_lock", callers, out);
+	lockstat_read_fns("lru_lock", fns, out);
 }
 
 void lru_note_cost_unlock_irq(struct lruvec *lruvec, bool file,

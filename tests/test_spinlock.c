@@ -438,7 +438,7 @@ static void test_lockstat_counts(void **state)
 	{
 		static const char *const callers[] = { "take_a", "try_e", "take_c", NULL };
 
-		lockstat_read_callers("tcls", callers, &st);
+		lockstat_read_fns("tcls", callers, &st);
 		assert_int_equal(st.acquired, 3 + 1);
 	}
 }

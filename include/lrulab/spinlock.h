@@ -213,9 +213,8 @@ void lockstat_read(const struct lock_site *site, struct lock_stat *out);
  * class's timed mean times its acquisitions.
  */
 void lockstat_read_class(const char *cls, struct lock_stat *out);
-/* The same over the sites whose fn is in NULL-terminated @callers. */
-void lockstat_read_callers(const char *cls, const char *const *callers,
-			   struct lock_stat *out);
+/* The same over the sites whose fn is in NULL-terminated @fns. */
+void lockstat_read_fns(const char *cls, const char *const *fns, struct lock_stat *out);
 /* At a quiescent point, as lockstat_set_mode(). */
 void lockstat_reset(void);
 
