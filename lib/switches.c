@@ -9,11 +9,11 @@ bool lrulab_switches[NR_LRULAB_SWITCHES];
 static const struct {
 	const char *name;
 	const char *seed;
+	const char *summary;
 } switch_info[NR_LRULAB_SWITCHES] = {
-	[SW_LRU_STAT_BATCH] = { "lru-stat-batch", "s0-lru-stat-batch" },
-	[SW_MEMCG_DIRECT_STAT] = { "memcg-direct-stat", "s3-memcg-pn-layout" },
-	[SW_MTHP_LRU_CACHE] = { "mthp-lru-cache", "s4-mthp-lru-cache" },
-	[SW_VMSTAT_SCAN_COST] = { "vmstat-scan-cost", "s1-vmstat-scan-cost" },
+#define LRULAB_SWITCH(id, name, seed, summary) [id] = { name, seed, summary },
+#include <lrulab/switch_list.h>
+#undef LRULAB_SWITCH
 };
 
 int lrulab_switch_parse(const char *name, enum lrulab_switch *sw)
@@ -37,6 +37,11 @@ const char *lrulab_switch_name(enum lrulab_switch sw)
 const char *lrulab_switch_seed(enum lrulab_switch sw)
 {
 	return sw < NR_LRULAB_SWITCHES ? switch_info[sw].seed : NULL;
+}
+
+const char *lrulab_switch_summary(enum lrulab_switch sw)
+{
+	return sw < NR_LRULAB_SWITCHES ? switch_info[sw].summary : NULL;
 }
 
 void lrulab_switches_clear(void)

@@ -10,11 +10,11 @@
 
 #include <lrulab/types.h>
 
+/* registered in <lrulab/switch_list.h>, and only there */
 enum lrulab_switch {
-	SW_LRU_STAT_BATCH,	/* s0: LRU size stats applied after unlock */
-	SW_MEMCG_DIRECT_STAT,	/* s3: folio stats go to memcg + node directly */
-	SW_MTHP_LRU_CACHE,	/* s4: small mTHP folios use the per-CPU cache */
-	SW_VMSTAT_SCAN_COST,	/* s1: scan cost from vmstat, under cost_lock */
+#define LRULAB_SWITCH(id, name, seed, summary) id,
+#include <lrulab/switch_list.h>
+#undef LRULAB_SWITCH
 	NR_LRULAB_SWITCHES,
 };
 
@@ -29,6 +29,7 @@ static inline bool lrulab_switch_on(enum lrulab_switch sw)
 int lrulab_switch_parse(const char *name, enum lrulab_switch *sw);
 const char *lrulab_switch_name(enum lrulab_switch sw);
 const char *lrulab_switch_seed(enum lrulab_switch sw);
+const char *lrulab_switch_summary(enum lrulab_switch sw);
 void lrulab_switches_clear(void);
 
 /* The layout this binary was built with: "pn-cold-pairing" or "pn-default". */
