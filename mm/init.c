@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include <lrulab/lrulab.h>
+#include <lrulab/mglru.h>
 #include <lrulab/swap_state.h>
 #include <lrulab/vmscan.h>
 
@@ -26,6 +27,10 @@ int lrulab_init(const struct lrulab_config *cfg)
 	if (cfg->lock < 0 || cfg->lock >= NR_LOCK_IMPLS ||
 	    (unsigned int)cfg->lockstat > LOCKSTAT_FULL)
 		return -EINVAL;
+	/* the LRU is chosen before any folio can be on one */
+	err = lru_gen_set_config(cfg->lru_gen, cfg->lru_gen_min_ttl_ms);
+	if (err)
+		return err;
 	lrulab_clock_init();
 	lock_impl_set(cfg->lock);
 	lockstat_set_mode(cfg->lockstat);

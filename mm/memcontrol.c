@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include <lrulab/memcontrol.h>
+#include <lrulab/mglru.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/workqueue.h>
 
@@ -306,6 +307,7 @@ static void memcg_lruvec_init(struct lruvec *lruvec, struct pglist_data *pgdat)
 		INIT_LIST_HEAD(&lruvec->lists[lru]);
 	spin_lock_init(&lruvec->lru_lock);
 	lruvec->pgdat = pgdat;
+	lru_gen_init_lruvec(lruvec);
 }
 
 static void free_mem_cgroup_per_node_info(struct mem_cgroup_per_node *pn)
@@ -763,6 +765,12 @@ const struct memcg_layout_field lruvec_layout[] = {
 	LRUVEC_FIELD(nonresident_age, LAYOUT_LRU_LOCK_WRITE),
 	LRUVEC_FIELD(refaults, 0),
 	LRUVEC_FIELD(flags, 0),
+	/*
+	 * The multi-gen LRU's: untouched with the classic LRU, the default
+	 * (with --lru-gen its lists and sizes are written under lru_lock).
+	 */
+	LRUVEC_FIELD(lrugen, 0),
+	LRUVEC_FIELD(mm_state, 0),
 	LRUVEC_FIELD(pgdat, LAYOUT_STAT_READ_LRUVEC),
 };
 const size_t lruvec_layout_nr = ARRAY_SIZE(lruvec_layout);

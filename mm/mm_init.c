@@ -20,6 +20,7 @@
 
 #include <lrulab/cpu.h>
 #include <lrulab/gfp.h>
+#include <lrulab/mglru.h>
 #include <lrulab/mmzone.h>
 #include <lrulab/spinlock.h>
 #include <lrulab/vmstat.h>
@@ -222,6 +223,7 @@ static int init_node(int nid, unsigned long node_pages)
 	zone->spanned_pages = node_pages;
 	zone->managed_pages = node_pages;
 	spin_lock_init(&zone->lock);
+	lru_gen_init_pgdat(pgdat);
 	for (order = 0; order < NR_PAGE_ORDERS; order++) {
 		INIT_LIST_HEAD(&zone->free_area[order].free_list);
 		zone->free_area[order].nr_free = 0;

@@ -40,14 +40,19 @@ static void test_variant_name(void **state)
 
 static void test_offsets(void **state)
 {
-	assert_int_equal(sizeof(struct lruvec), 184);
+	/* lrugen and mm_state between flags and pgdat, as in the kernel */
+	assert_int_equal(sizeof(struct lruvec), 848);
 	assert_int_equal(offsetof(struct lruvec, lru_lock), 80);
-	assert_int_equal(offsetof(struct lruvec, pgdat), 176);
+	assert_int_equal(offsetof(struct lruvec, lrugen), 176);
+	assert_int_equal(sizeof(struct lru_gen_folio), 592);
+	assert_int_equal(offsetof(struct lruvec, mm_state), 768);
+	assert_int_equal(sizeof(struct lru_gen_mm_state), 72);
+	assert_int_equal(offsetof(struct lruvec, pgdat), 840);
 
-	/* 7 lines in both: the pad makes up the parity */
-	assert_int_equal(sizeof(PN), 448);
-	assert_int_equal(sizeof(PN) / L1_CACHE_BYTES, 7);
-	assert_int_equal(sizeof(((PN *)0)->_pad_odd_), 64);
+	/* 19 lines in both: the pad (two lines) makes up the parity */
+	assert_int_equal(sizeof(PN), 1216);
+	assert_int_equal(sizeof(PN) / L1_CACHE_BYTES, 19);
+	assert_int_equal(sizeof(((PN *)0)->_pad_odd_), 128);
 
 	/* the read-mostly line is line 0 in both */
 	assert_int_equal(GROUP(memcg_pn_read_mostly), 0);
@@ -64,30 +69,35 @@ static void test_offsets(void **state)
 	assert_int_equal(LINE(lruvec.lists), 2);
 	assert_int_equal(OFF(lruvec.lru_lock), 208);
 	assert_int_equal(LINE(lruvec.lru_lock), 3);
-	assert_int_equal(OFF(lruvec.pgdat), 304);
-	assert_int_equal(LINE(lruvec.pgdat), 4);
-	assert_int_equal(GROUP(memcg_pn_write_hot), 320);
-	assert_int_equal(LINE(lru_zone_size), 5);
-	assert_int_equal(OFF(iter), 424);
-	assert_int_equal(LINE(iter), 6);
+	assert_int_equal(OFF(lruvec.lrugen), 304);
+	assert_int_equal(OFF(lruvec.pgdat), 968);
+	assert_int_equal(LINE(lruvec.pgdat), 15);
+	assert_int_equal(GROUP(memcg_pn_write_hot), 1024);
+	assert_int_equal(LINE(lru_zone_size), 16);
+	assert_int_equal(OFF(iter), 1192);
+	assert_int_equal(LINE(iter), 18);
 #else
 	assert_int_equal(GROUP(memcg_pn_lruvec), 64);
 	assert_int_equal(OFF(lruvec.lists), 64);
 	assert_int_equal(LINE(lruvec.lists), 1);
 	assert_int_equal(OFF(lruvec.lru_lock), 144);
 	assert_int_equal(LINE(lruvec.lru_lock), 2);
-	assert_int_equal(OFF(lruvec.pgdat), 240);
-	assert_int_equal(LINE(lruvec.pgdat), 3);
-	assert_int_equal(GROUP(memcg_pn_write_hot), 256);
-	assert_int_equal(LINE(lru_zone_size), 4);
-	assert_int_equal(OFF(iter), 360);
-	assert_int_equal(LINE(iter), 5);
-	assert_int_equal(GROUP(memcg_pn_cold), 384);
-	assert_int_equal(LINE(orig_objcg), 6);
-	assert_int_equal(OFF(objcg_list), 392);
+	assert_int_equal(OFF(lruvec.lrugen), 240);
+	assert_int_equal(OFF(lruvec.pgdat), 904);
+	assert_int_equal(LINE(lruvec.pgdat), 14);
+	assert_int_equal(GROUP(memcg_pn_write_hot), 960);
+	assert_int_equal(LINE(lru_zone_size), 15);
+	assert_int_equal(OFF(iter), 1128);
+	assert_int_equal(LINE(iter), 17);
+	assert_int_equal(GROUP(memcg_pn_cold), 1152);
+	assert_int_equal(LINE(orig_objcg), 18);
+	assert_int_equal(OFF(objcg_list), 1160);
 #endif
-	/* the write-hot group's last line holds the iterator, not the sizes */
-	assert_int_equal(LINE(iter), LINE(lru_zone_size) + 1);
+	/*
+	 * the write-hot group's last line holds the iterator, not the sizes:
+	 * the two-line pad sits between them
+	 */
+	assert_int_equal(LINE(iter), LINE(lru_zone_size) + 2);
 }
 
 /* ---- the layout table against the struct ---- */
@@ -127,9 +137,9 @@ static size_t check_table(const struct memcg_layout_field *f, size_t nr, size_t 
 
 static const struct hole pn_holes[] = {
 #ifdef LRULAB_PN_COLD_PAIRING
-	{ 40, 24 }, { 88, 40 }, { 312, 8 }, { 440, 8 },
+	{ 40, 24 }, { 88, 40 }, { 976, 48 }, { 1208, 8 },
 #else
-	{ 40, 24 }, { 248, 8 }, { 376, 8 }, { 408, 40 },
+	{ 40, 24 }, { 912, 48 }, { 1144, 8 }, { 1176, 40 },
 #endif
 };
 
@@ -143,7 +153,7 @@ static void test_table_covers(void **state)
 	nr_holes = check_table(lruvec_layout, lruvec_layout_nr, sizeof(struct lruvec),
 			       holes, 16);
 	assert_int_equal(nr_holes, 0);
-	assert_int_equal(lruvec_layout_nr, 11);
+	assert_int_equal(lruvec_layout_nr, 13);
 
 	nr = mem_cgroup_per_node_layout(pn);
 	assert_int_equal(nr, 10 + lruvec_layout_nr);
@@ -153,7 +163,7 @@ static void test_table_covers(void **state)
 	for (i = 0; i < nr_holes; i++)
 		padding += holes[i].size;
 	assert_int_equal(listed + padding, sizeof(PN));
-	assert_int_equal(listed, 368);
+	assert_int_equal(listed, 1096);
 	/* each group pads out its last line, nothing else */
 	assert_int_equal(nr_holes, 4);
 	for (i = 0; i < 4; i++) {
@@ -201,16 +211,24 @@ static void test_pair_mates(void **state)
 	assert_int_equal(last, LINE(iter));
 	assert_int_not_equal(memcg_layout_pair_mate(rm, 0), lists);
 	assert_int_not_equal(last, lists);
-	/* patch 2: pgdat with lru_zone_size[] at +0, lru_lock at +64 */
-	assert_int_equal(memcg_layout_pair_mate(pgdat, 0), LINE(lru_zone_size));
-	assert_int_equal(memcg_layout_pair_mate(pgdat, 64), LINE(lruvec.lru_lock));
+	/*
+	 * patch 2: pgdat with the end of mm_state at +0, lru_zone_size[] at
+	 * +64; lrugen keeps it far from lru_lock, as in a CONFIG_LRU_GEN
+	 * kernel
+	 */
+	assert_int_equal(memcg_layout_pair_mate(pgdat, 0), LINE(lruvec.mm_state));
+	assert_int_equal(memcg_layout_pair_mate(pgdat, 64), LINE(lru_zone_size));
 #else
 	/* before: with the list heads at +0, the previous cold line at +64 */
 	assert_int_equal(memcg_layout_pair_mate(rm, 0), lists);
 	assert_int_equal(last, LINE(orig_objcg));
-	/* patch 2: pgdat with lru_lock at +0, lru_zone_size[] at +64 */
-	assert_int_equal(memcg_layout_pair_mate(pgdat, 0), LINE(lruvec.lru_lock));
-	assert_int_equal(memcg_layout_pair_mate(pgdat, 64), LINE(lru_zone_size));
+	/*
+	 * patch 2: pgdat with lru_zone_size[] at +0, the start of mm_state
+	 * at +64; lrugen keeps it far from lru_lock, as in a CONFIG_LRU_GEN
+	 * kernel
+	 */
+	assert_int_equal(memcg_layout_pair_mate(pgdat, 0), LINE(lru_zone_size));
+	assert_int_equal(memcg_layout_pair_mate(pgdat, 64), LINE(lruvec.mm_state));
 #endif
 }
 
@@ -228,9 +246,10 @@ static void test_line_uses(void **state)
 	assert_int_equal(memcg_layout_line_use(f, nr, LINE(lruvec.lru_lock)), W);
 	assert_int_equal(memcg_layout_line_use(f, nr, LINE(lru_zone_size)), W);
 	assert_int_equal(memcg_layout_line_use(f, nr, LINE(iter)), 0);
-	/* pgdat shares its own line with nonresident_age, reclaim's */
-	assert_int_equal(LINE(lruvec.nonresident_age), LINE(lruvec.pgdat));
-	assert_int_equal(memcg_layout_line_use(f, nr, LINE(lruvec.pgdat)), W | r);
+	/* pgdat shares its line with the end of mm_state, cold here */
+	assert_int_equal(LINE(lruvec.mm_state) + 1, LINE(lruvec.pgdat));
+	assert_int_equal(memcg_layout_line_use(f, nr, LINE(lruvec.pgdat)), r);
+	assert_int_equal(memcg_layout_line_use(f, nr, LINE(lruvec.mm_state)), 0);
 #ifdef LRULAB_PN_COLD_PAIRING
 	assert_int_equal(LINE(lruvec.lru_lock), 3);
 #else
@@ -291,17 +310,15 @@ static void test_pair_clashes(void **state)
 	 * either slot; only pgdat is, which folio and kmem updates stop
 	 * reading with patch 2.
 	 */
-	assert_int_equal(clashes(0, c), 1);
-	expect_clash(&c[0], 4, 5, LAYOUT_STAT_READ_LRUVEC);
+	assert_int_equal(clashes(0, c), 0);
 	assert_int_equal(clashes(64, c), 1);
-	expect_clash(&c[0], 3, 4, LAYOUT_STAT_READ_LRUVEC);
+	expect_clash(&c[0], 15, 16, LAYOUT_STAT_READ_LRUVEC);
 #else
 	/* before: the read-mostly line with the list heads, at +0 only */
 	assert_int_equal(clashes(0, c), 2);
 	expect_clash(&c[0], 0, 1, LAYOUT_STAT_READ | LAYOUT_STAT_READ_LRUVEC);
-	expect_clash(&c[1], 2, 3, LAYOUT_STAT_READ_LRUVEC);
-	assert_int_equal(clashes(64, c), 1);
-	expect_clash(&c[0], 3, 4, LAYOUT_STAT_READ_LRUVEC);
+	expect_clash(&c[1], 14, 15, LAYOUT_STAT_READ_LRUVEC);
+	assert_int_equal(clashes(64, c), 0);
 #endif
 }
 
@@ -349,17 +366,17 @@ static void test_slab_objects(void **state)
 			assert_true(same_pair(&pn->memcg, &pn->orig_objcg));
 		else
 			assert_true(same_pair(&pn->memcg, &prev->iter));
-		/* pgdat with lru_zone_size[] at +0, with lru_lock at +64 */
-		assert_int_equal(same_pair(&pn->lruvec.pgdat, pn->lru_zone_size), off == 0);
-		assert_int_equal(same_pair(&pn->lruvec.pgdat, &pn->lruvec.lru_lock), off == 64);
+		/* pgdat with lru_zone_size[] at +64, never with lru_lock */
+		assert_int_equal(same_pair(&pn->lruvec.pgdat, pn->lru_zone_size), off == 64);
+		assert_false(same_pair(&pn->lruvec.pgdat, &pn->lruvec.lru_lock));
 #else
 		/* the list heads in the read-mostly line's pair half the time */
 		assert_int_equal(same_pair(&pn->memcg, pn->lruvec.lists), off == 0);
 		if (off == 64)
 			assert_true(same_pair(&pn->memcg, &prev->orig_objcg));
-		/* pgdat with lru_lock at +0, with lru_zone_size[] at +64 */
-		assert_int_equal(same_pair(&pn->lruvec.pgdat, &pn->lruvec.lru_lock), off == 0);
-		assert_int_equal(same_pair(&pn->lruvec.pgdat, pn->lru_zone_size), off == 64);
+		/* pgdat with lru_zone_size[] at +0, never with lru_lock */
+		assert_int_equal(same_pair(&pn->lruvec.pgdat, pn->lru_zone_size), off == 0);
+		assert_false(same_pair(&pn->lruvec.pgdat, &pn->lruvec.lru_lock));
 #endif
 		prev = pn;
 	}

@@ -30,6 +30,15 @@ struct lrulab_config {
 	 * workloads) set it to FLUSH_TIME_MS.
 	 */
 	unsigned int memcg_flush_ms;
+	/*
+	 * The multi-gen LRU: the bits of /sys/kernel/mm/lru_gen/enabled
+	 * (0x1 main switch: MGLRU instead of the classic lists; 0x2 walk
+	 * leaf PTE young bits; 0x4 non-leaf PMD young bits), 0 = classic,
+	 * the default; LRU_GEN_CAPS_ALL (0x7) is what the kernel turns on.
+	 * And min_ttl_ms (0 = off).
+	 */
+	unsigned int lru_gen;
+	unsigned int lru_gen_min_ttl_ms;
 };
 
 #define LRULAB_CONFIG_DEFAULT {				\

@@ -138,8 +138,11 @@ struct mem_cgroup_reclaim_iter {
  *    reclaim iterator", so after the patch the read-mostly line of an
  *    object 64 bytes past a pair boundary is paired with a line that is
  *    written only by reclaim, and never with the list heads;
- *  - lruvec->pgdat's line is paired with lru_lock's line or with
- *    lru_zone_size[]'s, depending on the alignment (patch 2).
+ *  - lruvec->pgdat's line is paired with lru_zone_size[]'s at one of the
+ *    two alignments (patch 2).  The multi-gen LRU's lrugen and mm_state
+ *    sit between lru_lock and pgdat, as in a CONFIG_LRU_GEN kernel, so
+ *    pgdat is never in lru_lock's pair; without them (a kernel built
+ *    without MGLRU) it would be at the other alignment.
  *
  * The pad is one line, or two when the groups already add up to an odd
  * number (a larger lruvec): the cold tail of the write-hot group must

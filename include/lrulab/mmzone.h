@@ -127,12 +127,114 @@ enum vm_event_item { VM_EVENT_ITEMS(__LRULAB_ENUM) NR_VM_EVENT_ITEMS };
 #define WORKINGSET_RESTORE_BASE WORKINGSET_RESTORE_ANON
 #define PGROTATE_BASE PGROTATE_ANON
 
-struct pglist_data;
 
 /*
- * The lruvec, field order as in mmzone.h.  MGLRU state (lrugen, mm_state)
- * is added by the multi-gen LRU work between flags and pgdat.
+ * ---- Multi-gen LRU types (CONFIG_LRU_GEN, include/linux/mmzone.h) ----
+ *
+ * Always built in, as in the distribution kernels that ship MGLRU: the
+ * lruvec carries lrugen and mm_state whether or not the LRU in use is
+ * the multi-gen one (lru_gen_enabled(), <lrulab/mglru.h>).  The helpers
+ * and functions are in <lrulab/mglru.h>.
  */
+#define MIN_NR_GENS 2U
+#define MAX_NR_GENS 4U
+#define MAX_NR_TIERS 4U
+/* 1 without CONFIG_LRU_GEN_STATS, the kernel's default */
+#define NR_HIST_GENS 1U
+#define MIN_LRU_BATCH 64U	/* BITS_PER_LONG */
+#define MAX_LRU_BATCH (MIN_LRU_BATCH * 64)
+#define NR_BLOOM_FILTERS 2
+/* memcg LRU: two live generations and a guard, each in random bins */
+#define MEMCG_NR_GENS 3
+#define MEMCG_NR_BINS 8
+
+enum {
+	LRU_GEN_ANON,
+	LRU_GEN_FILE,
+};
+
+/* the bits of /sys/kernel/mm/lru_gen/enabled */
+enum {
+	LRU_GEN_CORE,
+	LRU_GEN_MM_WALK,
+	LRU_GEN_NONLEAF_YOUNG,
+	NR_LRU_GEN_CAPS
+};
+
+/* per mm_state history slot: what the page-table walkers saw */
+enum {
+	MM_LEAF_TOTAL,		/* PTEs walked */
+	MM_LEAF_YOUNG,		/* young PTEs */
+	MM_NONLEAF_FOUND,	/* PTE tables found in the Bloom filter */
+	MM_NONLEAF_ADDED,	/* PTE tables added to the next filter */
+	NR_MM_STATS
+};
+
+/*
+ * One lruvec's generations.  max_seq and min_seq[] are written under
+ * lru_lock and read without it; nr_pages[] may be transiently negative
+ * (page-table walkers batch their updates) and readers clamp it at 0;
+ * evicted[] and refaulted[] are updated without the lock.
+ */
+struct lru_gen_folio {
+	unsigned long max_seq;
+	unsigned long min_seq[ANON_AND_FILE];
+	/* birth time of each generation, in jiffies (ms) */
+	unsigned long timestamps[MAX_NR_GENS];
+	struct list_head folios[MAX_NR_GENS][ANON_AND_FILE][MAX_NR_ZONES];
+	long nr_pages[MAX_NR_GENS][ANON_AND_FILE][MAX_NR_ZONES];
+	/* the PID controller's exponential moving averages, per tier */
+	unsigned long avg_refaulted[ANON_AND_FILE][MAX_NR_TIERS];
+	unsigned long avg_total[ANON_AND_FILE][MAX_NR_TIERS];
+	/* folios kept by sort_folio() for their tier, under lru_lock */
+	unsigned long protected[NR_HIST_GENS][ANON_AND_FILE][MAX_NR_TIERS];
+	atomic_long_t evicted[NR_HIST_GENS][ANON_AND_FILE][MAX_NR_TIERS];
+	atomic_long_t refaulted[NR_HIST_GENS][ANON_AND_FILE][MAX_NR_TIERS];
+	bool enabled;
+	/* memcg LRU: the generation, the segment and the bin entry */
+	u8 gen;
+	u8 seg;
+	struct list_head list;
+};
+
+/* A lruvec's position in its mm list (CONFIG_LRU_GEN_WALKS_MMU). */
+struct lru_gen_mm_state {
+	unsigned long seq;
+	struct list_head *head;
+	struct list_head *tail;
+	unsigned long *filters[NR_BLOOM_FILTERS];
+	unsigned long stats[NR_HIST_GENS][NR_MM_STATS];
+};
+
+/* A page-table walk in progress; kswapd's lives in its pgdat. */
+struct lru_gen_mm_walk {
+	struct lruvec *lruvec;
+	unsigned long seq;
+	unsigned long next_addr;
+	int nr_pages[MAX_NR_GENS][ANON_AND_FILE][MAX_NR_ZONES];
+	int mm_stats[NR_MM_STATS];
+	int batched;
+	int swappiness;
+	bool force_scan;
+};
+
+/*
+ * The memcg LRU of a node, for global reclaim: memcgs in generations
+ * (old = seq % MEMCG_NR_GENS, young = seq + 1), each in MEMCG_NR_BINS
+ * bins picked at random.  The kernel's bins are hlist_nulls walked under
+ * RCU; here they are list_heads walked under the lock (shrink_many()
+ * drops it around each memcg), which keeps the order and rotations.
+ */
+struct lru_gen_memcg {
+	unsigned long seq;
+	unsigned long nr_memcgs[MEMCG_NR_GENS];
+	struct list_head fifo[MEMCG_NR_GENS][MEMCG_NR_BINS];
+	spinlock_t lock;
+};
+
+struct pglist_data;
+
+/* The lruvec, field order as in mmzone.h. */
 /* LRU size changes made under lru_lock, applied after it is dropped (s0) */
 struct lru_size_batch {
 	long nr_pages[NR_LRU_LISTS];
@@ -163,6 +265,10 @@ struct lruvec {
 	atomic_long_t nonresident_age;
 	unsigned long refaults[ANON_AND_FILE];
 	unsigned long flags;
+	/* CONFIG_LRU_GEN: the generations */
+	struct lru_gen_folio lrugen;
+	/* CONFIG_LRU_GEN_WALKS_MMU: where this lruvec is in its mm list */
+	struct lru_gen_mm_state mm_state;
 	struct pglist_data *pgdat;
 };
 
@@ -216,6 +322,10 @@ typedef struct pglist_data {
 	unsigned long node_start_pfn;
 	unsigned long node_spanned_pages;
 	struct per_cpu_nodestat *per_cpu_nodestats;	/* alloc_percpu */
+	/* kswapd's page-table walk (CONFIG_LRU_GEN_WALKS_MMU) */
+	struct lru_gen_mm_walk mm_walk;
+	/* the memcg LRU of global reclaim (CONFIG_LRU_GEN, CONFIG_MEMCG) */
+	struct lru_gen_memcg memcg_lru;
 	CACHELINE_PADDING(_pad1_);
 	atomic_long_t vm_stat[NR_VM_NODE_STAT_ITEMS];
 } pg_data_t;
