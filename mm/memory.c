@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include <lrulab/memcontrol.h>
+#include <lrulab/mglru.h>
 #include <lrulab/mm.h>
 #include <lrulab/pagemap.h>
 #include <lrulab/swap_state.h>
@@ -609,6 +610,7 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 {
 	struct mm_struct *mm = vma->vm_mm;
 	bool write = flags & FAULT_FLAG_WRITE;
+	vm_fault_t ret;
 
 	/* what the arch fault handler rejects before handle_mm_fault */
 	if (addr < vma->vm_start || addr >= vma->vm_end)
@@ -619,9 +621,13 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 
 	count_vm_event(PGFAULT);
 	count_memcg_events(mm->memcg, PGFAULT, 1);
+	lru_gen_enter_fault(vma);
 	if (vma_is_anonymous(vma))
-		return do_anonymous_page(vma, addr, write);
-	return do_shmem_fault(vma, addr, write);
+		ret = do_anonymous_page(vma, addr, write);
+	else
+		ret = do_shmem_fault(vma, addr, write);
+	lru_gen_exit_fault();
+	return ret;
 }
 
 vm_fault_t mm_access(struct vm_area_struct *vma, unsigned long addr, bool write)

@@ -282,7 +282,8 @@ static void lru_activate(struct lruvec *lruvec, struct folio *folio)
 
 static void lru_deactivate_file(struct lruvec *lruvec, struct folio *folio)
 {
-	bool active = folio_test_active(folio);
+	/* under MGLRU every deactivation leaves the young generations */
+	bool active = folio_test_active(folio) || lru_gen_enabled();
 	long nr_pages = folio_nr_pages(folio);
 
 	if (folio_test_unevictable(folio) || folio_mapped(folio))
@@ -308,7 +309,8 @@ static void lru_deactivate(struct lruvec *lruvec, struct folio *folio)
 {
 	long nr_pages = folio_nr_pages(folio);
 
-	if (folio_test_unevictable(folio) || !folio_test_active(folio))
+	if (folio_test_unevictable(folio) ||
+	    !(folio_test_active(folio) || lru_gen_enabled()))
 		return;
 	lruvec_del_folio(lruvec, folio);
 	folio_clear_active(folio);
@@ -327,7 +329,10 @@ static void lru_lazyfree(struct lruvec *lruvec, struct folio *folio)
 		return;
 	lruvec_del_folio(lruvec, folio);
 	folio_clear_active(folio);
-	folio_clear_referenced(folio);
+	if (lru_gen_enabled())
+		lru_gen_clear_refs(folio);
+	else
+		folio_clear_referenced(folio);
 	/* a clean lazyfree folio is reclaimed like page cache: file LRU */
 	folio_clear_swapbacked(folio);
 	lruvec_add_folio(lruvec, folio);
@@ -425,6 +430,18 @@ void folio_add_lru(struct folio *folio)
 			folio_pfn(folio));
 		abort();
 	}
+	/*
+	 * MGLRU, in a fault: a refaulted workingset folio goes to the young
+	 * generations, any other counts as accessed once (PG_referenced:
+	 * max_seq - 2 unless anon).  Faults never run with PF_MEMALLOC in
+	 * the model (reclaim does not fault), so that test is left out.
+	 */
+	if (lru_gen_enabled() && !folio_test_unevictable(folio) && lru_gen_in_fault()) {
+		if (folio_test_workingset(folio))
+			folio_set_active(folio);
+		else if (!folio_test_referenced(folio))
+			folio_mark_accessed(folio);
+	}
 	folio_batch_add_and_move(folio, lru_add, false);
 }
 
@@ -453,13 +470,17 @@ void deactivate_file_folio(struct folio *folio)
 {
 	if (folio_test_unevictable(folio) || !folio_test_lru(folio))
 		return;
+	/* already the oldest generation: clearing its refs was enough */
+	if (lru_gen_enabled() && lru_gen_clear_refs(folio))
+		return;
 	folio_batch_add_and_move(folio, lru_deactivate_file, false);
 }
 
 void folio_deactivate(struct folio *folio)
 {
-	if (folio_test_unevictable(folio) || !folio_test_lru(folio) ||
-	    !folio_test_active(folio))
+	if (folio_test_unevictable(folio) || !folio_test_lru(folio))
+		return;
+	if (lru_gen_enabled() ? lru_gen_clear_refs(folio) : !folio_test_active(folio))
 		return;
 	folio_batch_add_and_move(folio, lru_deactivate, false);
 }
@@ -510,6 +531,11 @@ void folio_mark_accessed(struct folio *folio)
 {
 	if (folio_test_dropbehind(folio))
 		return;
+	/* MGLRU: a tier up, never a generation (see lru_gen_inc_refs()) */
+	if (lru_gen_enabled()) {
+		lru_gen_inc_refs(folio);
+		return;
+	}
 	if (!folio_test_referenced(folio)) {
 		folio_set_referenced(folio);
 	} else if (folio_test_unevictable(folio)) {

@@ -126,7 +126,12 @@ static inline unsigned long set_mask_bits(unsigned long *ptr, unsigned long mask
 
 /* ---- generations ---- */
 
-/* the window of a type: max_seq - min_seq + 1 in [MIN_NR_GENS, MAX_NR_GENS] */
+/* generations of @type: max_seq - min_seq + 1, in [MIN_NR_GENS, MAX_NR_GENS] */
+static inline int get_nr_gens(const struct lruvec *lruvec, int type)
+{
+	return (int)(lruvec->lrugen.max_seq - lruvec->lrugen.min_seq[type] + 1);
+}
+
 static inline bool seq_is_valid(const struct lruvec *lruvec)
 {
 	const struct lru_gen_folio *lrugen = &lruvec->lrugen;
@@ -170,6 +175,26 @@ static inline unsigned long evictable_min_seq(const unsigned long *min_seq,
 struct lruvec *get_lruvec(struct mem_cgroup *memcg, int nid);
 
 /* ---- core: mm/mglru.c (placement, lists, refs on access) ---- */
+
+/*
+ * Inside a page fault of a VMA with recency (no VM_SEQ_READ,
+ * VM_RAND_READ or FMODE_NOREUSE, none of which the model has):
+ * folio_add_lru() then marks the folio as accessed (PG_active if it is
+ * workingset).
+ */
+extern __thread bool lru_gen_in_lru_fault;
+static inline bool lru_gen_in_fault(void)
+{
+	return lru_gen_in_lru_fault;
+}
+static inline void lru_gen_enter_fault(struct vm_area_struct *vma)
+{
+	lru_gen_in_lru_fault = true;
+}
+static inline void lru_gen_exit_fault(void)
+{
+	lru_gen_in_lru_fault = false;
+}
 
 void lru_gen_init_lruvec(struct lruvec *lruvec);
 void lru_gen_init_pgdat(struct pglist_data *pgdat);
@@ -282,12 +307,11 @@ int folio_update_gen(struct folio *folio, int gen);
 /* to the oldest gen + 1 (or the gen a walker gave it); lru_lock held */
 int folio_inc_gen(struct lruvec *lruvec, struct folio *folio);
 /*
- * From the rmap walk during eviction (folio_referenced_one), @ptep the
- * young PTE of @folio at @addr in @vma: scans the PTEs around it; false
- * when the PTE turned out old.
+ * From the rmap walk during eviction (folio_referenced_one), PTL held,
+ * @ptep the PTE at @addr in @vma: clears its young bit and scans the
+ * PTEs around it; false when the PTE was old.
  */
-bool lru_gen_look_around(struct folio *folio, struct vm_area_struct *vma,
-			 unsigned long addr, pte_t *ptep, unsigned int nr);
+bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep);
 /* the walk context of the reclaiming thread (kswapd: its pgdat's) */
 struct lru_gen_mm_walk *set_mm_walk(struct pglist_data *pgdat, bool force_alloc);
 void clear_mm_walk(void);

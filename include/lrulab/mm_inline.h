@@ -7,6 +7,7 @@
 #define LRULAB_MM_INLINE_H
 
 #include <lrulab/memcontrol.h>
+#include <lrulab/mglru.h>
 #include <lrulab/vmstat.h>
 
 static inline enum lru_list folio_lru_list(const struct folio *folio)
@@ -85,11 +86,16 @@ static inline void update_lru_size(struct lruvec *lruvec, enum lru_list lru,
 		       mem_cgroup_update_lru_size(lruvec, lru, zid, nr_pages));
 }
 
-/* Unevictable folios are counted but not linked, as in the kernel. */
+/*
+ * Unevictable folios are counted but not linked, as in the kernel.  With
+ * the multi-gen LRU on, evictable folios go on its generations instead.
+ */
 static inline void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio)
 {
 	enum lru_list lru = folio_lru_list(folio);
 
+	if (lru_gen_enabled() && lru_gen_add_folio(lruvec, folio, false))
+		return;
 	update_lru_size(lruvec, lru, folio_zonenum(folio), folio_nr_pages(folio));
 	if (lru != LRU_UNEVICTABLE)
 		lru_hold_timed(LRU_HOLD_LIST, list_add(&folio->lru, &lruvec->lists[lru]));
@@ -99,6 +105,8 @@ static inline void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *fo
 {
 	enum lru_list lru = folio_lru_list(folio);
 
+	if (lru_gen_enabled() && lru_gen_add_folio(lruvec, folio, true))
+		return;
 	update_lru_size(lruvec, lru, folio_zonenum(folio), folio_nr_pages(folio));
 	lru_hold_timed(LRU_HOLD_LIST, list_add_tail(&folio->lru, &lruvec->lists[lru]));
 }
@@ -107,6 +115,8 @@ static inline void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio)
 {
 	enum lru_list lru = folio_lru_list(folio);
 
+	if (folio_lru_gen(folio) >= 0 && lru_gen_del_folio(lruvec, folio, false))
+		return;
 	if (lru != LRU_UNEVICTABLE)
 		lru_hold_timed(LRU_HOLD_LIST, list_del(&folio->lru));
 	update_lru_size(lruvec, lru, folio_zonenum(folio), -folio_nr_pages(folio));
