@@ -46,6 +46,15 @@ static inline bool current_is_kswapd(void)
 #define SITE_INACTIVE_PUTBACK	VMSCAN_SITE("shrink_lruvec", "shrink_inactive_list:putback")
 #define SITE_INACTIVE_COST	VMSCAN_SITE("shrink_lruvec", "shrink_inactive_list:lru_note_cost")
 
+/* the list's tail, where reclaim takes folios from */
+static inline struct folio *lru_to_folio(struct list_head *head)
+{
+	return list_last_entry(head, struct folio, lru);
+}
+
+/* An isolated folio goes back through the per-CPU batch. */
+void folio_putback_lru(struct folio *folio);
+
 /* sc->may_deactivate: which active lists may shrink this pass */
 #define DEACTIVATE_ANON 1
 #define DEACTIVATE_FILE 2

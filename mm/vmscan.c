@@ -39,7 +39,7 @@
 int vm_swappiness = 60;
 
 /* An isolated folio goes back through the per-CPU batch. */
-static void folio_putback_lru(struct folio *folio)
+void folio_putback_lru(struct folio *folio)
 {
 	folio_add_lru(folio);
 	folio_put(folio);
@@ -50,11 +50,6 @@ static void folio_putback_lru(struct folio *folio)
  * Isolation and putback, under lru_lock
  * ---------------------------------------------------------------------
  */
-
-static inline struct folio *lru_to_folio(struct list_head *head)
-{
-	return list_last_entry(head, struct folio, lru);
-}
 
 unsigned long isolate_lru_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 				 struct list_head *dst, unsigned long *nr_scanned,
@@ -171,6 +166,12 @@ static enum folio_references folio_check_references(struct folio *folio,
 		return FOLIOREF_ACTIVATE;
 	if (referenced_ptes == -1)
 		return FOLIOREF_KEEP;
+	/* MGLRU: a second young sighting activates, a first one keeps */
+	if (lru_gen_enabled()) {
+		if (!referenced_ptes)
+			return FOLIOREF_RECLAIM;
+		return lru_gen_set_refs(folio) ? FOLIOREF_ACTIVATE : FOLIOREF_KEEP;
+	}
 	referenced_folio = folio_test_clear_referenced(folio);
 	if (referenced_ptes) {
 		/*

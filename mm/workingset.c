@@ -17,6 +17,7 @@
  * swap in this model, which has no disk-backed page cache).
  */
 #include <lrulab/memcontrol.h>
+#include <lrulab/mglru.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
@@ -66,6 +67,90 @@ void unpack_shadow(void *shadow, int *memcgidp, int *nidp, unsigned long *evicti
 }
 
 /*
+ * ---------------------------------------------------------------------
+ * The multi-gen LRU's shadows: the same packing, with a generation
+ * token for the clock.  The model's anon shadows have the file ones'
+ * width (the kernel's lose SWAP_COUNT_SHIFT bits), so one mask serves.
+ * ---------------------------------------------------------------------
+ */
+void *lru_gen_eviction(struct folio *folio)
+{
+	int type = folio_is_file_lru(folio);
+	long delta = folio_nr_pages(folio);
+	int refs = folio_lru_refs(folio);
+	bool workingset = folio_test_workingset(folio);
+	int tier = lru_tier_from_refs(refs, workingset);
+	struct pglist_data *pgdat = folio_pgdat(folio);
+	struct lruvec *lruvec;
+	unsigned long min_seq, token;
+	int memcgid;
+
+	rcu_read_lock();
+	lruvec = folio_lruvec(folio);
+	min_seq = READ_ONCE(lruvec->lrugen.min_seq[type]);
+	token = (min_seq << LRU_REFS_WIDTH) | (unsigned long)(refs > 1 ? refs - 1 : 0);
+	atomic_long_add(delta, &lruvec->lrugen.evicted[lru_hist_from_seq(min_seq)][type][tier]);
+	memcgid = lruvec_memcg(lruvec)->id;
+	rcu_read_unlock();
+	return pack_shadow(memcgid, pgdat->node_id, token, workingset);
+}
+
+bool lru_gen_test_recent(void *shadow, struct lruvec **lruvec, unsigned long *token,
+			 bool *workingset, bool file)
+{
+	unsigned long max_seq, seq;
+	struct mem_cgroup *memcg;
+	int memcgid, nid;
+
+	unpack_shadow(shadow, &memcgid, &nid, token, workingset);
+	/* a memcg gone since: its generations went with it (root's then) */
+	memcg = mem_cgroup_from_id((unsigned short)memcgid);
+	*lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
+	max_seq = READ_ONCE((*lruvec)->lrugen.max_seq) & (EVICTION_MASK >> LRU_REFS_WIDTH);
+	seq = *token >> LRU_REFS_WIDTH;
+	return (max_seq > seq ? max_seq - seq : seq - max_seq) < MAX_NR_GENS;
+}
+
+/*
+ * Only a refault into the lruvec it was evicted from counts.  A recent
+ * one adds to refaulted[] of its tier (the PID controller's input); it
+ * gets PG_workingset back if it had it (then also counted as restored,
+ * and, in a fault, as activated: folio_add_lru() makes it young), or
+ * else its refs.
+ */
+void lru_gen_refault(struct folio *folio, void *shadow)
+{
+	int type = folio_is_file_lru(folio);
+	long delta = folio_nr_pages(folio);
+	struct lruvec *lruvec;
+	unsigned long token;
+	bool workingset, recent;
+	int hist, refs, tier;
+
+	rcu_read_lock();
+	recent = lru_gen_test_recent(shadow, &lruvec, &token, &workingset, type);
+	if (lruvec != folio_lruvec(folio))
+		goto unlock;
+	mod_lruvec_state(lruvec, WORKINGSET_REFAULT_BASE + type, (int)delta);
+	if (!recent)
+		goto unlock;
+	hist = lru_hist_from_seq(READ_ONCE(lruvec->lrugen.min_seq[type]));
+	refs = (int)(token & ((1UL << LRU_REFS_WIDTH) - 1)) + 1;
+	tier = lru_tier_from_refs(refs, workingset);
+	atomic_long_add(delta, &lruvec->lrugen.refaulted[hist][type][tier]);
+	if (workingset) {
+		if (lru_gen_in_fault())
+			mod_lruvec_state(lruvec, WORKINGSET_ACTIVATE_BASE + type, (int)delta);
+		folio_set_workingset(folio);
+		mod_lruvec_state(lruvec, WORKINGSET_RESTORE_BASE + type, (int)delta);
+	} else {
+		set_mask_bits(&folio->flags, LRU_REFS_MASK, (refs - 1UL) << LRU_REFS_PGOFF);
+	}
+unlock:
+	rcu_read_unlock();
+}
+
+/*
  * The folio is isolated, locked and its refcount frozen.  The clock read
  * is the reclaim target's: that is the LRU whose pressure evicted it.
  */
@@ -76,6 +161,8 @@ void *workingset_eviction(struct folio *folio, struct mem_cgroup *target_memcg)
 	struct lruvec *lruvec = mem_cgroup_lruvec(memcg, pgdat);
 	unsigned long eviction;
 
+	if (lru_gen_enabled())
+		return lru_gen_eviction(folio);
 	eviction = (unsigned long)atomic_long_read(&lruvec->nonresident_age) >> bucket_order;
 	workingset_age_nonresident(lruvec, (unsigned long)folio_nr_pages(folio));
 	return pack_shadow(memcg->id, pgdat->node_id, eviction,
@@ -107,6 +194,13 @@ bool workingset_test_recent(void *shadow, bool file, bool *workingset)
 	int memcgid, nid;
 	bool recent;
 
+	if (lru_gen_enabled()) {
+		rcu_read_lock();
+		recent = lru_gen_test_recent(shadow, &eviction_lruvec, &eviction,
+					     workingset, file);
+		rcu_read_unlock();
+		return recent;
+	}
 	unpack_shadow(shadow, &memcgid, &nid, &eviction, workingset);
 	eviction <<= bucket_order;
 
@@ -153,6 +247,10 @@ void workingset_refault(struct folio *folio, void *shadow)
 	struct lruvec *lruvec;
 	bool workingset;
 
+	if (lru_gen_enabled()) {
+		lru_gen_refault(folio, shadow);
+		return;
+	}
 	rcu_read_lock();
 	lruvec = folio_lruvec(folio);
 	mod_lruvec_state(lruvec, WORKINGSET_REFAULT_BASE + file, (int)nr);

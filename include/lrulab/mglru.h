@@ -258,7 +258,7 @@ int get_swappiness(struct lruvec *lruvec, struct scan_control *sc);
 int evict_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 		 struct scan_control *sc, int swappiness);
 bool should_run_aging(struct lruvec *lruvec, unsigned long max_seq,
-		      int swappiness);
+		      struct scan_control *sc, int swappiness);
 long get_nr_to_scan(struct lruvec *lruvec, struct scan_control *sc, int swappiness);
 bool try_to_shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc);
 /* the lru_gen_enabled() branches of shrink_lruvec() and shrink_node() */
@@ -269,10 +269,19 @@ void lru_gen_age_node(struct pglist_data *pgdat, struct scan_control *sc);
 
 /* ---- core: mm/workingset.c (shadows shared with the classic LRU) ---- */
 
+/*
+ * The shadow of an evicted folio: the token is min_seq of its type
+ * (shifted by LRU_REFS_WIDTH) and its refs - 1; the eviction counts in
+ * evicted[] of its tier.
+ */
 void *lru_gen_eviction(struct folio *folio);
-/* *@lruvec and *@token are set from @shadow; true when it is recent */
+/*
+ * *@lruvec, *@token and *@workingset from @shadow (under rcu_read_lock());
+ * recent when the token's generation is within MAX_NR_GENS of max_seq.
+ */
 bool lru_gen_test_recent(void *shadow, struct lruvec **lruvec, unsigned long *token,
-			 bool *workingset);
+			 bool *workingset, bool file);
+/* counts the refault, and restores PG_workingset or the refs */
 void lru_gen_refault(struct folio *folio, void *shadow);
 
 /* ---- core: mm/mglru_memcg.c (the memcg LRU) ---- */
