@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include <lrulab/lrulab.h>
+#include <lrulab/mglru.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/swap_state.h>
 
@@ -95,6 +96,123 @@ static long count_unevictable(struct mem_cgroup *memcg, int nid)
 	return pages;
 }
 
+/*
+ * ---------------------------------------------------------------------
+ * The multi-gen LRU's lists
+ *
+ * A page-table walker moves a folio's gen field without moving it on
+ * the lists (they are sorted at eviction), so a folio may sit on the
+ * list of an older generation than its own, and nr_pages[] goes by the
+ * gen field: that is what the sizes are checked against.
+ * ---------------------------------------------------------------------
+ */
+static bool seq_in_window(const struct lru_gen_folio *lrugen, int type, int gen,
+			  unsigned long *seq)
+{
+	unsigned long s;
+
+	for (s = lrugen->min_seq[type]; s <= lrugen->max_seq; s++) {
+		if (lru_gen_from_seq(s) == gen) {
+			*seq = s;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void walk_lrugen_list(struct check *c, struct mem_cgroup *memcg, int nid,
+			     int gen, int type, int zone, long counted[MAX_NR_GENS])
+{
+	struct lruvec *lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	struct list_head *head = &lrugen->folios[gen][type][zone], *pos;
+	unsigned long steps = 0, list_seq = 0, seq;
+	bool list_live = seq_in_window(lrugen, type, gen, &list_seq);
+
+	for (pos = head->next; pos != head; pos = pos->next) {
+		struct folio *folio = list_entry(pos, struct folio, lru);
+		unsigned long pfn = folio_pfn(folio);
+		struct mem_cgroup *fm = folio_memcg(folio);
+		int fgen = folio_lru_gen(folio);
+
+		if (++steps > max_pfn || pfn >= max_pfn) {
+			report(c, "memcg %s node %d gen %d type %d is corrupt",
+			       memcg->name, nid, gen, type);
+			break;
+		}
+		if (!list_live)
+			report(c, "memcg %s node %d: pfn %lu on gen %d, outside the window",
+			       memcg->name, nid, pfn, gen);
+		if (c->on_list[pfn])
+			report(c, "pfn %lu is on two LRU lists", pfn);
+		c->on_list[pfn] = 1;
+		if (!folio_test_lru(folio))
+			report(c, "pfn %lu on gen %d without PG_lru", pfn, gen);
+		if (folio_test_active(folio))
+			report(c, "pfn %lu on gen %d with PG_active", pfn, gen);
+		if (folio_test_unevictable(folio))
+			report(c, "pfn %lu on gen %d is unevictable", pfn, gen);
+		if (folio_is_file_lru(folio) != type || folio_zonenum(folio) != zone)
+			report(c, "pfn %lu on the gen %d list of type %d zone %d is not of them",
+			       pfn, gen, type, zone);
+		if ((fm ? fm : root_mem_cgroup) != memcg || folio_nid(folio) != nid)
+			report(c, "pfn %lu on a lruvec it does not belong to", pfn);
+		if (fgen < 0 || !seq_in_window(lrugen, type, fgen, &seq) ||
+		    (list_live && seq < list_seq)) {
+			report(c, "pfn %lu on the gen %d list has gen field %d", pfn, gen, fgen);
+		} else {
+			counted[fgen] += folio_nr_pages(folio);
+		}
+	}
+}
+
+static void check_lrugen(struct check *c, struct mem_cgroup *memcg, int nid)
+{
+	struct lruvec *lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	int gen, type, zone;
+
+	for (type = 0; type < ANON_AND_FILE; type++) {
+		if (lrugen->min_seq[type] > lrugen->max_seq)
+			report(c, "memcg %s node %d: min_seq[%d] %lu > max_seq %lu",
+			       memcg->name, nid, type, lrugen->min_seq[type], lrugen->max_seq);
+		else if (get_nr_gens(lruvec, type) < (int)MIN_NR_GENS ||
+			 get_nr_gens(lruvec, type) > (int)MAX_NR_GENS)
+			report(c, "memcg %s node %d: %d generations of type %d",
+			       memcg->name, nid, get_nr_gens(lruvec, type), type);
+	}
+	for (type = 0; type < ANON_AND_FILE; type++) {
+		for (zone = 0; zone < MAX_NR_ZONES; zone++) {
+			long counted[MAX_NR_GENS] = { 0 };
+
+			for (gen = 0; gen < (int)MAX_NR_GENS; gen++)
+				walk_lrugen_list(c, memcg, nid, gen, type, zone, counted);
+			for (gen = 0; gen < (int)MAX_NR_GENS; gen++)
+				if (counted[gen] != lrugen->nr_pages[gen][type][zone])
+					report(c, "memcg %s node %d gen %d type %d: %ld pages listed, nr_pages %ld",
+					       memcg->name, nid, gen, type, counted[gen],
+					       lrugen->nr_pages[gen][type][zone]);
+		}
+	}
+}
+
+/* What the node and memcg counters of @lru hold: the classic list, or gens. */
+static long lru_expected(struct lruvec *lruvec, enum lru_list lru)
+{
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	int type = is_file_lru(lru), gen, zone;
+	long pages = 0;
+
+	if (!lru_gen_enabled() || lru == LRU_UNEVICTABLE)
+		return (long)lruvec_pn(lruvec)->lru_zone_size[ZONE_NORMAL][lru];
+	/* the two youngest generations are the active list */
+	for (gen = 0; gen < (int)MAX_NR_GENS; gen++)
+		if (lru_gen_is_active(lruvec, gen) == is_active_lru(lru))
+			for (zone = 0; zone < MAX_NR_ZONES; zone++)
+				pages += lrugen->nr_pages[gen][type][zone];
+	return pages;
+}
+
 static void check_lruvecs(struct check *c, struct mem_cgroup *memcg)
 {
 	enum lru_list lru;
@@ -112,7 +230,12 @@ static void check_lruvecs(struct check *c, struct mem_cgroup *memcg)
 				report(c, "memcg %s node %d list %d: %ld pages listed, lru_zone_size %lu",
 				       memcg->name, nid, lru, pages,
 				       pn->lru_zone_size[ZONE_NORMAL][lru]);
+			/* under MGLRU the classic lists stay empty */
+			if (lru_gen_enabled() && lru != LRU_UNEVICTABLE && pages)
+				report(c, "memcg %s node %d: classic list %d holds %ld pages under MGLRU",
+				       memcg->name, nid, lru, pages);
 		}
+		check_lrugen(c, memcg, nid);
 	}
 }
 
@@ -130,7 +253,7 @@ static void check_lru_stats(struct check *c)
 			struct lruvec *lruvec = &pn->lruvec;
 
 			for_each_lru(lru) {
-				unsigned long size = pn->lru_zone_size[ZONE_NORMAL][lru];
+				unsigned long size = (unsigned long)lru_expected(lruvec, lru);
 				unsigned long stat = lruvec_page_state_local(lruvec,
 								NR_LRU_BASE + lru);
 

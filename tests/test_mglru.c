@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The multi-gen LRU's core: the gen and refs fields of folio->flags for
+ * every generation and tier, the v7.2 tier ladder of fd accesses, where
+ * lru_gen_folio_seq() places a folio for each of its rules, the lists
+ * and counters lru_gen_add_folio()/lru_gen_del_folio() keep, the shadow
+ * token and lru_gen_test_recent(), and the invariant checker on the
+ * lrugen lists.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <lrulab/lrulab.h>
+#include <lrulab/mglru.h>
+#include <lrulab/mm_inline.h>
+#include <lrulab/swap_state.h>
+#include <lrulab/vmscan.h>
+
+#define NODE_PAGES 4096
+
+static struct mem_cgroup *memcg;
+
+static int setup(void **state)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+
+	cfg.nr_cpus = 2;
+	cfg.node_pages = NODE_PAGES;
+	cfg.lru_gen = LRU_GEN_CAPS_ALL;
+	if (lrulab_init(&cfg) || cpu_enter(0, false))
+		return -1;
+	memcg = mem_cgroup_create(root_mem_cgroup, "t");
+	return memcg ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	swapoff();
+	mem_cgroup_offline(memcg);
+	cpu_exit();
+	lrulab_exit();
+	return 0;
+}
+
+static struct lruvec *test_lruvec(void)
+{
+	return mem_cgroup_lruvec(memcg, NODE_DATA(0));
+}
+
+/* ---- folio->flags ---- */
+
+static void test_gen_field_round_trip(void **state)
+{
+	/* every other bit set, to see that only the field changes */
+	const unsigned long others = ~(LRU_GEN_MASK | LRU_REFS_MASK) & 0x5555555555555555UL;
+	struct folio f;
+	int gen;
+
+	memset(&f, 0, sizeof(f));
+	f.flags = others;
+	assert_int_equal(folio_lru_gen(&f), -1);
+	for (gen = 0; gen < (int)MAX_NR_GENS; gen++) {
+		unsigned long old = set_mask_bits(&f.flags, LRU_GEN_MASK,
+						  (gen + 1UL) << LRU_GEN_PGOFF);
+
+		assert_int_equal((old & LRU_GEN_MASK) >> LRU_GEN_PGOFF, gen);
+		assert_int_equal(folio_lru_gen(&f), gen);
+		assert_int_equal(f.flags & ~LRU_GEN_MASK, others);
+		assert_int_equal(lru_gen_from_seq((unsigned long)gen + 4 * 1000), gen);
+	}
+	set_mask_bits(&f.flags, LRU_GEN_MASK, 0);
+	assert_int_equal(folio_lru_gen(&f), -1);
+	assert_int_equal(f.flags, others);
+	/* the fields sit where lrulab reserved them: bits 27-29 and 25-26 */
+	assert_int_equal(LRU_GEN_MASK, 0x38000000UL);
+	assert_int_equal(LRU_REFS_MASK, 0x06000000UL);
+}
+
+static void test_refs_round_trip(void **state)
+{
+	/* v7.2: tier = 3 if workingset, else order_base_2(refs) */
+	static const int tier_of[5] = { 0, 0, 1, 2, 2 };
+	struct folio f;
+	int refs;
+
+	memset(&f, 0, sizeof(f));
+	/* refs without PG_referenced are stale: 0 */
+	set_mask_bits(&f.flags, LRU_REFS_MASK, 3UL << LRU_REFS_PGOFF);
+	assert_int_equal(folio_lru_refs(&f), 0);
+	for (refs = 1; refs <= 4; refs++) {
+		f.flags = BIT(PG_referenced) | ((refs - 1UL) << LRU_REFS_PGOFF);
+		assert_int_equal(folio_lru_refs(&f), refs);
+		assert_int_equal(lru_tier_from_refs(refs, false), tier_of[refs]);
+		assert_int_equal(lru_tier_from_refs(refs, true), 3);
+	}
+	assert_int_equal(lru_tier_from_refs(0, false), 0);
+	assert_int_equal(lru_tier_from_refs(0, true), 3);
+}
+
+/* The fd-access ladder of lru_gen_inc_refs(), from folio_mark_accessed() */
+static void test_inc_refs_ladder(void **state)
+{
+	static const struct {
+		int refs;
+		bool workingset;
+		int tier;
+	} ladder[] = {
+		{ 1, false, 0 }, { 2, false, 1 }, { 3, false, 2 },
+		{ 4, false, 2 }, { 4, true, 3 }, { 4, true, 3 },
+	};
+	struct folio f;
+	size_t i;
+
+	memset(&f, 0, sizeof(f));
+	f.flags = (2UL + 1) << LRU_GEN_PGOFF;
+	for (i = 0; i < ARRAY_SIZE(ladder); i++) {
+		folio_mark_accessed(&f);
+		assert_int_equal(folio_lru_refs(&f), ladder[i].refs);
+		assert_int_equal(folio_test_workingset(&f), ladder[i].workingset);
+		assert_int_equal(lru_tier_from_refs(folio_lru_refs(&f),
+						    folio_test_workingset(&f)), ladder[i].tier);
+		/* fd accesses never change the generation */
+		assert_int_equal(folio_lru_gen(&f), 2);
+		assert_false(folio_test_active(&f));
+	}
+	/* clearing: refs, PG_referenced and PG_workingset all go; gen 2 is not the oldest */
+	assert_false(lru_gen_clear_refs(&f));
+	assert_int_equal(folio_lru_refs(&f), 0);
+	assert_false(folio_test_referenced(&f));
+	assert_false(folio_test_workingset(&f));
+	assert_int_equal(f.flags & LRU_REFS_MASK, 0);
+	/* in the oldest generation: deactivation need not move it */
+	set_mask_bits(&f.flags, LRU_GEN_MASK, 1UL << LRU_GEN_PGOFF);
+	assert_true(lru_gen_clear_refs(&f));
+}
+
+/* ---- placement ---- */
+
+/* A stand-in folio of @file type with @flags, in the test lruvec's node. */
+static struct folio *fake_folio(struct folio *f, bool file, unsigned long flags)
+{
+	memset(f, 0, sizeof(*f));
+	f->flags = flags | (file ? 0 : BIT(PG_swapbacked));
+	return f;
+}
+
+static void test_folio_seq_rules(void **state)
+{
+	struct lruvec *lruvec = test_lruvec();
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	struct folio f;
+
+	/* a new lruvec: max_seq 3, min_seq 0 for both types */
+	assert_int_equal(lrugen->max_seq, 3);
+	assert_int_equal(lrugen->min_seq[LRU_GEN_ANON], 0);
+	assert_int_equal(lrugen->min_seq[LRU_GEN_FILE], 0);
+
+	/* file, nothing known: the oldest */
+	assert_int_equal(lru_gen_folio_seq(lruvec, fake_folio(&f, true, 0), false), 0);
+	/* referenced once, or workingset: max_seq - 2 */
+	assert_int_equal(lru_gen_folio_seq(lruvec, fake_folio(&f, true, BIT(PG_referenced)),
+					   false), 1);
+	assert_int_equal(lru_gen_folio_seq(lruvec, fake_folio(&f, true, BIT(PG_workingset)),
+					   false), 1);
+	/* PG_active: max_seq - 1, max_seq with workingset */
+	assert_int_equal(lru_gen_folio_seq(lruvec, fake_folio(&f, true, BIT(PG_active)),
+					   false), 2);
+	assert_int_equal(lru_gen_folio_seq(lruvec,
+					   fake_folio(&f, true, BIT(PG_active) | BIT(PG_workingset)),
+					   false), 3);
+	/* PG_active wins over reclaiming; reclaiming over referenced */
+	assert_int_equal(lru_gen_folio_seq(lruvec, fake_folio(&f, true, BIT(PG_active)),
+					   true), 2);
+	assert_int_equal(lru_gen_folio_seq(lruvec, fake_folio(&f, true, BIT(PG_referenced)),
+					   true), 0);
+	/* anon outside the swap cache: max_seq - 1, even referenced */
+	assert_int_equal(lru_gen_folio_seq(lruvec, fake_folio(&f, false, 0), false), 2);
+	assert_int_equal(lru_gen_folio_seq(lruvec, fake_folio(&f, false, BIT(PG_referenced)),
+					   false), 2);
+	/* anon in the swap cache is placed like file */
+	assert_int_equal(lru_gen_folio_seq(lruvec, fake_folio(&f, false, BIT(PG_swapcache)),
+					   false), 0);
+	/* reclaimed while dirty or under writeback: max_seq - 1 */
+	assert_int_equal(lru_gen_folio_seq(lruvec,
+					   fake_folio(&f, true, BIT(PG_reclaim) | BIT(PG_dirty)),
+					   false), 2);
+	assert_int_equal(lru_gen_folio_seq(lruvec,
+					   fake_folio(&f, true, BIT(PG_reclaim) | BIT(PG_writeback)),
+					   false), 2);
+	assert_int_equal(lru_gen_folio_seq(lruvec, fake_folio(&f, true, BIT(PG_reclaim)),
+					   false), 0);
+
+	/* never below the type's oldest generation */
+	spin_lock(&lruvec->lru_lock);
+	lrugen->min_seq[LRU_GEN_FILE] = 1;
+	assert_int_equal(lru_gen_folio_seq(lruvec, fake_folio(&f, true, 0), false), 1);
+	assert_int_equal(lru_gen_folio_seq(lruvec, fake_folio(&f, false, BIT(PG_swapcache)),
+					   false), 0);
+	lrugen->min_seq[LRU_GEN_FILE] = 0;
+	spin_unlock(&lruvec->lru_lock);
+}
+
+static long gen_pages(struct lruvec *lruvec, int gen, int type)
+{
+	return lruvec->lrugen.nr_pages[gen][type][ZONE_NORMAL];
+}
+
+static bool on_gen_list(struct lruvec *lruvec, struct folio *folio, int gen, int type)
+{
+	struct folio *pos;
+
+	list_for_each_entry(pos, &lruvec->lrugen.folios[gen][type][ZONE_NORMAL], lru)
+		if (pos == folio)
+			return true;
+	return false;
+}
+
+static unsigned long stat_of(enum node_stat_item item)
+{
+	mem_cgroup_flush_all();
+	return lruvec_page_state_local(test_lruvec(), item);
+}
+
+/*
+ * A faulted anon folio lands in max_seq - 1 (an active generation);
+ * taken off by a non-reclaim deletion it carries PG_active, and added
+ * back with PG_workingset too it goes to max_seq.
+ */
+static void test_add_del_lists(void **state)
+{
+	struct lruvec *lruvec = test_lruvec();
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 4 * PAGE_SIZE, 0);
+	struct folio *folio;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		assert_int_equal(mm_access(vma, vma->vm_start + i * PAGE_SIZE, true), 0);
+	lru_add_drain();
+	folio = pte_page(ptep_get(vma_pte(vma, vma->vm_start)));
+	assert_int_equal(folio_lru_gen(folio), 2);
+	assert_true(on_gen_list(lruvec, folio, 2, LRU_GEN_ANON));
+	assert_false(folio_test_active(folio));
+	assert_int_equal(gen_pages(lruvec, 2, LRU_GEN_ANON), 4);
+	assert_int_equal(gen_pages(lruvec, 3, LRU_GEN_ANON), 0);
+	/* the two youngest generations are the active list */
+	assert_int_equal(stat_of(NR_ACTIVE_ANON), 4);
+	assert_int_equal(stat_of(NR_INACTIVE_ANON), 0);
+	/* the classic lists and lru_zone_size[] stay untouched */
+	assert_true(list_empty(&lruvec->lists[LRU_ACTIVE_ANON]));
+	assert_int_equal(lruvec_pn(lruvec)->lru_zone_size[ZONE_NORMAL][LRU_ACTIVE_ANON], 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	spin_lock(&lruvec->lru_lock);
+	assert_true(folio_test_clear_lru(folio));
+	lruvec_del_folio(lruvec, folio);
+	assert_int_equal(folio_lru_gen(folio), -1);
+	assert_true(folio_test_active(folio));
+	assert_int_equal(gen_pages(lruvec, 2, LRU_GEN_ANON), 3);
+	folio_set_workingset(folio);
+	lruvec_add_folio(lruvec, folio);
+	folio_set_lru(folio);
+	spin_unlock(&lruvec->lru_lock);
+	assert_int_equal(folio_lru_gen(folio), 3);
+	assert_true(on_gen_list(lruvec, folio, 3, LRU_GEN_ANON));
+	assert_false(folio_test_active(folio));
+	assert_int_equal(gen_pages(lruvec, 3, LRU_GEN_ANON), 1);
+	assert_int_equal(stat_of(NR_ACTIVE_ANON), 4);
+
+	/* reclaim's deletion leaves PG_active clear; its tail add is the oldest */
+	spin_lock(&lruvec->lru_lock);
+	assert_true(folio_test_clear_lru(folio));
+	assert_true(lru_gen_del_folio(lruvec, folio, true));
+	assert_false(folio_test_active(folio));
+	folio_clear_workingset(folio);
+	lruvec_add_folio_tail(lruvec, folio);
+	folio_set_lru(folio);
+	spin_unlock(&lruvec->lru_lock);
+	assert_int_equal(folio_lru_gen(folio), 0);
+	assert_ptr_equal(list_last_entry(&lruvec->lrugen.folios[0][LRU_GEN_ANON][ZONE_NORMAL],
+					 struct folio, lru), folio);
+	assert_int_equal(stat_of(NR_ACTIVE_ANON), 3);
+	assert_int_equal(stat_of(NR_INACTIVE_ANON), 1);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	mmput(mm);
+	lru_add_drain();
+	assert_int_equal(gen_pages(lruvec, 0, LRU_GEN_ANON) + gen_pages(lruvec, 2, LRU_GEN_ANON), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+/*
+ * A read of a regular file page marks it accessed once: referenced, so
+ * it goes to max_seq - 2; three more reads move it up the tiers, not
+ * the generations.
+ */
+static void test_file_read_placement(void **state)
+{
+	struct lruvec *lruvec = test_lruvec();
+	struct address_space *file = file_setup(8);
+	struct folio *folio;
+	int i;
+
+	assert_int_equal(file_read_page(file, 0, memcg, NULL), 0);
+	lru_add_drain();
+	folio = filemap_get_folio(file, 0);
+	assert_non_null(folio);
+	assert_int_equal(folio_lru_gen(folio), 1);
+	assert_int_equal(folio_lru_refs(folio), 1);
+	assert_true(on_gen_list(lruvec, folio, 1, LRU_GEN_FILE));
+	for (i = 0; i < 4; i++)
+		assert_int_equal(file_read_page(file, 0, memcg, NULL), 0);
+	assert_int_equal(folio_lru_gen(folio), 1);
+	assert_int_equal(folio_lru_refs(folio), 4);
+	assert_true(folio_test_workingset(folio));
+	folio_put(folio);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	file_free(file);
+}
+
+/* ---- shadows ---- */
+
+/*
+ * The token is min_seq at eviction: recent while max_seq has moved on by
+ * less than MAX_NR_GENS.
+ */
+static void test_test_recent(void **state)
+{
+	struct lruvec *lruvec = test_lruvec(), *found = NULL;
+	unsigned long token = 0;
+	bool workingset = false;
+	void *shadow;
+
+	/* min_seq 0, refs 3 (token's low bits 2), workingset */
+	shadow = pack_shadow(memcg->id, 0, (0UL << LRU_REFS_WIDTH) | 2, true);
+	rcu_read_lock();
+	assert_true(lru_gen_test_recent(shadow, &found, &token, &workingset, true));
+	rcu_read_unlock();
+	assert_ptr_equal(found, lruvec);
+	assert_int_equal(token, 2);
+	assert_true(workingset);
+
+	spin_lock(&lruvec->lru_lock);
+	lruvec->lrugen.max_seq = 3;
+	spin_unlock(&lruvec->lru_lock);
+	rcu_read_lock();
+	assert_true(lru_gen_test_recent(shadow, &found, &token, &workingset, true));
+	rcu_read_unlock();
+	/* four generations on: no longer recent */
+	spin_lock(&lruvec->lru_lock);
+	lruvec->lrugen.max_seq = 4;
+	spin_unlock(&lruvec->lru_lock);
+	rcu_read_lock();
+	assert_false(lru_gen_test_recent(shadow, &found, &token, &workingset, true));
+	rcu_read_unlock();
+	spin_lock(&lruvec->lru_lock);
+	lruvec->lrugen.max_seq = 3;
+	spin_unlock(&lruvec->lru_lock);
+	/* an id nobody has: the root's lruvec */
+	shadow = pack_shadow(999, 0, 0, false);
+	rcu_read_lock();
+	lru_gen_test_recent(shadow, &found, &token, &workingset, false);
+	rcu_read_unlock();
+	assert_ptr_equal(found, mem_cgroup_lruvec(root_mem_cgroup, NODE_DATA(0)));
+	assert_false(workingset);
+}
+
+/* ---- the invariant checker ---- */
+
+static void test_checker_catches(void **state)
+{
+	struct lruvec *lruvec = test_lruvec();
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 2 * PAGE_SIZE, 0);
+	FILE *out = tmpfile();
+	char line[256];
+	struct folio *folio;
+
+	assert_int_equal(mm_access(vma, vma->vm_start, true), 0);
+	assert_int_equal(mm_access(vma, vma->vm_start + PAGE_SIZE, true), 0);
+	lru_add_drain();
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	/* a size that does not match its list */
+	spin_lock(&lruvec->lru_lock);
+	lruvec->lrugen.nr_pages[2][LRU_GEN_ANON][ZONE_NORMAL]++;
+	spin_unlock(&lruvec->lru_lock);
+	assert_int_equal(lrulab_check_invariants(false, out), 1);
+	rewind(out);
+	assert_non_null(fgets(line, sizeof(line), out));
+	assert_string_equal(line, "invariant: memcg t node 0 gen 2 type 0: 2 pages listed, nr_pages 3\n");
+	spin_lock(&lruvec->lru_lock);
+	lruvec->lrugen.nr_pages[2][LRU_GEN_ANON][ZONE_NORMAL]--;
+	spin_unlock(&lruvec->lru_lock);
+
+	/* PG_active on a list */
+	folio = pte_page(ptep_get(vma_pte(vma, vma->vm_start)));
+	folio_set_active(folio);
+	assert_int_equal(lrulab_check_invariants(false, NULL), 1);
+	folio_clear_active(folio);
+
+	/* a window of five generations, for both types */
+	spin_lock(&lruvec->lru_lock);
+	lruvec->lrugen.max_seq = 4;
+	assert_int_equal(lrulab_check_invariants(false, NULL), 2);
+	/* min_seq past max_seq */
+	lruvec->lrugen.max_seq = 3;
+	lruvec->lrugen.min_seq[LRU_GEN_FILE] = 4;
+	assert_int_equal(lrulab_check_invariants(false, NULL), 1);
+	lruvec->lrugen.min_seq[LRU_GEN_FILE] = 0;
+	spin_unlock(&lruvec->lru_lock);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	fclose(out);
+	mmput(mm);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gen_field_round_trip),
+		cmocka_unit_test(test_refs_round_trip),
+		cmocka_unit_test_setup_teardown(test_inc_refs_ladder, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folio_seq_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_add_del_lists, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_read_placement, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_test_recent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checker_catches, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
