@@ -14,11 +14,61 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <lrulab/bench.h>
+#include <lrulab/host.h>
 #include <lrulab/workqueue.h>
 
 #define BENCH_MIN_NODE_PAGES (1UL << 20)	/* 4 GiB of 4 KiB pages */
+
+/* ---- the machine's memory ---- */
+
+static void fmt_gib(char *buf, size_t len, unsigned long long bytes)
+{
+	if (bytes >= 1ULL << 30 && !(bytes & ((1ULL << 30) - 1)))
+		snprintf(buf, len, "%lluG", bytes >> 30);
+	else if (bytes >= 1ULL << 30)
+		snprintf(buf, len, "%.1fG", bytes / (double)(1ULL << 30));
+	else
+		snprintf(buf, len, "%lluM", bytes >> 20);
+}
+
+/*
+ * The model's memory is real: every page of the working set a thread
+ * touches is a page of the arena (or, with usemem, of the swap store,
+ * counted uncompressed), and every page of the node has a 64-byte entry
+ * in the folio array; a node is never under 4 GiB.  A run that needs
+ * more than the machine has available would swap or be OOM-killed
+ * half-way, so it is refused before anything is allocated.
+ */
+int bench_check_memory(const char *prog, const struct bench_opts *o)
+{
+	unsigned long long need, ws, node, avail = host_mem_available();
+	const char *src = "MemAvailable in /proc/meminfo";
+	char n[24], a[24], m[24];
+	long most = 0;
+	int i;
+
+	for (i = 0; i < o->nr_threads; i++)
+		most = o->threads[i] > most ? o->threads[i] : most;
+	if (!avail) {
+		avail = (unsigned long long)sysconf(_SC_AVPHYS_PAGES) *
+			(unsigned long long)sysconf(_SC_PAGESIZE);
+		src = "free memory, sysconf(_SC_AVPHYS_PAGES)";
+	}
+	ws = (unsigned long long)most * o->mem;
+	node = ws > BENCH_MIN_NODE_PAGES * PAGE_SIZE ? ws : BENCH_MIN_NODE_PAGES * PAGE_SIZE;
+	need = ws + node / PAGE_SIZE * 64;
+	if (!avail || need <= avail)
+		return 0;
+	fmt_gib(n, sizeof(n), need);
+	fmt_gib(a, sizeof(a), avail);
+	fmt_gib(m, sizeof(m), o->mem);
+	fprintf(stderr, "%s: --threads %ld x --mem %s needs %s (the working set and the model's page entries), more than the %s this machine has available (%s)\n",
+		prog, most, m, n, a, src);
+	return -1;
+}
 
 /* ---- one run ---- */
 

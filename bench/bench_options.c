@@ -374,6 +374,8 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 			prog, o->mem, folio_bytes >> 10);
 		return 2;
 	}
+	if (bench_check_memory(prog, o))
+		return 2;
 	return 0;
 }
 

@@ -48,6 +48,9 @@ struct usemem_thread {
 	struct vm_area_struct *vma;
 	pthread_barrier_t *start;
 	volatile int *stop;
+	int *cut;			/* the prefault's bound is up */
+	int *prefaulted;		/* threads done with their prefault */
+	unsigned long prefault_pages;	/* pages this thread wrote before the window */
 	unsigned long accesses;
 	int err;
 	/* the leaf's lists when this thread's charge failed: exact, then flushed */
@@ -109,13 +112,18 @@ static void *usemem_worker(void *arg)
 		barrier_wait_sleep(t->start);
 		return NULL;
 	}
-	/* --prealloc --prefault: every page written once before the clock */
-	for (i = 0; i < pages && !t->err; i++) {
+	/*
+	 * --prealloc --prefault: every page written once before the clock,
+	 * unless the prefault's bound comes first (usemem_prefault_bound)
+	 */
+	for (i = 0; i < pages && !t->err && !__atomic_load_n(t->cut, __ATOMIC_ACQUIRE); i++) {
 		if (usemem_touch(t, i)) {
 			usemem_oom_snapshot(t);
 			t->err = -ENOMEM;
 		}
 	}
+	t->prefault_pages = i;
+	__atomic_fetch_add(t->prefaulted, 1, __ATOMIC_RELEASE);
 	barrier_wait_sleep(t->start);
 	/* --random: uniform random writes over the whole region */
 	while (!t->err && !__atomic_load_n(t->stop, __ATOMIC_ACQUIRE)) {
@@ -135,6 +143,20 @@ static void *usemem_worker(void *arg)
 	lru_add_drain();
 	cpu_exit();
 	return NULL;
+}
+
+/*
+ * How long the set-up and prefault may take, from the start of the run:
+ * --seconds, at least 1 s, and 20 ms per thread.  With many more threads
+ * than processors the prefault is reclaim under preempted lock holders
+ * and took 20 s for a 0.3 s run (64 threads on 2 processors); cut at
+ * its bound, the pages it did not reach are first touched in the
+ * window, and the run says so.  Every thread sees the cut within a
+ * fault or two: the 20 ms per thread is their turn on a processor.
+ */
+static double usemem_prefault_bound(const struct bench_opts *o, long threads)
+{
+	return max_t(double, o->seconds, 1.0) + 0.02 * (double)threads;
 }
 
 /* The leaf's memory.max in pages for @threads threads of @o. */
@@ -238,6 +260,9 @@ struct usemem_figures {
 	unsigned int flush_ms;
 	struct swap_io_stat io;
 	double secs;
+	double prefault_secs;
+	unsigned long prefault_pages;	/* of threads x --mem / 4K */
+	bool prefault_cut;
 	unsigned long accesses, scan, steal, refaults, refaults_file, written;
 	unsigned long throttled;
 	u64 throttled_ns;
@@ -278,6 +303,9 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 		json_object_set_new(j, "swap_async_writes", json_integer(f->io.async_writes));
 		json_object_set_new(j, "swap_io_irqs", json_integer(f->io.irqs));
 	}
+	json_object_set_new(j, "prefault_seconds", json_real(f->prefault_secs));
+	json_object_set_new(j, "prefault_pages", json_integer((json_int_t)f->prefault_pages));
+	json_object_set_new(j, "prefault_complete", json_boolean(!f->prefault_cut));
 	json_object_set_new(j, "seconds", json_real(f->secs));
 	json_object_set_new(j, "accesses", json_integer(f->accesses));
 	/* the workload's rate, for `lrulab ab`'s default metric */
@@ -335,6 +363,9 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	struct usemem_thread *t;
 	pthread_barrier_t start;
 	volatile int stop = 0;
+	int cut = 0, prefaulted = 0;
+	unsigned long prefault_pages = 0;
+	double run_t0 = now_sec(), prefault_secs;
 	struct lock_stat lru, cost;
 	struct usemem_stats stats;
 	bool oversubscribed;
@@ -390,7 +421,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	pthread_barrier_init(&start, NULL, (unsigned int)threads + 1);
 	for (i = 0; i < threads; i++) {
 		t[i] = (struct usemem_thread){ .cpu = i, .o = o, .memcg = leaf,
-					       .start = &start, .stop = &stop };
+					       .start = &start, .stop = &stop, .cut = &cut,
+					       .prefaulted = &prefaulted };
 		if (o->regular) {
 			unsigned long anon = o->mixed ? pages / 2 : 0;
 
@@ -417,7 +449,17 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			return -ENOMEM;
 		pthread_create(&t[i].tid, NULL, usemem_worker, &t[i]);
 	}
+	while (__atomic_load_n(&prefaulted, __ATOMIC_ACQUIRE) < threads &&
+	       now_sec() - run_t0 < usemem_prefault_bound(o, threads) && !bench_interrupted)
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	__atomic_store_n(&cut, 1, __ATOMIC_RELEASE);
 	barrier_wait_sleep(&start);
+	prefault_secs = now_sec() - run_t0;
+	for (i = 0; i < threads; i++)
+		prefault_pages += t[i].prefault_pages;
+	if (text && prefault_pages < total)
+		fprintf(text, "prefault cut at %.2f s, its bound (--seconds, at least 1 s, + 20 ms per thread): %lu of %lu pages written (%.0f%%); the window's writes first touch the rest\n",
+			prefault_secs, prefault_pages, total, 100.0 * prefault_pages / total);
 	/*
 	 * The measured window starts once every thread has prefaulted.  The
 	 * node counters and global events say the same as the leaf's: all
@@ -498,6 +540,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		.type = type, .threads = threads, .oversubscribed = oversubscribed,
 		.spin_yield = READ_ONCE(lrulab_spin_yield), .max = max,
 		.flush_ms = cfg.memcg_flush_ms, .io = io, .secs = secs,
+		.prefault_secs = prefault_secs, .prefault_pages = prefault_pages,
+		.prefault_cut = prefault_pages < total,
 		.accesses = accesses, .scan = scan, .steal = steal,
 		.refaults = refaults, .refaults_file = refaults_file,
 		.written = written, .throttled = throttled,

@@ -169,6 +169,42 @@ awk -v ns=$((t1 - t0)) -v n="$many" 'BEGIN { exit !(ns / 1e9 <= 0.3 + 1 + 2 * n 
 	fail "bench --threads $many --seconds 0.3 --memcgs 1: ran $(( (t1 - t0) / 1000000 )) ms"
 grep -q '"oversubscribed":true' "$out" || fail "bench --threads $many: not oversubscribed in JSON"
 
+# --threads x --mem against the machine's memory, before anything is
+# allocated: 256 x 1G (and the model's page entries) is more than most
+# machines have.
+avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+if [ "${avail_kb:-0}" -gt 0 ] && [ "$avail_kb" -lt $((250 << 20)) ]; then
+	for cmd in "bench fault-free" "bench mmap-madvise" "bench usemem" "usemem"; do
+		# shellcheck disable=SC2086
+		bad "lrulab ${cmd%% *}" $cmd --threads 1,256 --mem 1G --seconds 0.01
+		grep -q -- "--threads 256 x --mem 1G needs 260G (the working set and the model's page entries), more than the [0-9.]*[GM] this machine has available (MemAvailable in /proc/meminfo)$" "$err" ||
+			fail "lrulab $cmd --threads 256 --mem 1G: not the memory error"
+	done
+	bad "lrulab ab" ab --ab lru-stat-batch -- fault-free --threads 256 --mem 1G
+else
+	echo "note: MemAvailable ${avail_kb:-?} kB: 256 x 1G fits, memory check not exercised"
+fi
+
+# usemem's prefault is bounded too (20 s for a 0.3 s run once): it gets
+# --seconds, at least 1 s, + 20 ms per thread; then the window; then 1 s
+# + 20 ms per thread for the threads to see the cut and the end, and the
+# teardown.  A cut prefault says how far it got.
+t0=$(date +%s%N)
+"$LRULAB" bench usemem --threads "$many" --seconds 0.3 --json >"$out" 2>"$err" ||
+	fail "bench usemem --threads $many --seconds 0.3: exit $?"
+t1=$(date +%s%N)
+awk -v ns=$((t1 - t0)) -v n="$many" 'BEGIN { exit !(ns / 1e9 <= 0.3 + (1 + n * 0.02) + (1 + n * 0.02)) }' ||
+	fail "bench usemem --threads $many --seconds 0.3: ran $(( (t1 - t0) / 1000000 )) ms"
+grep -q '"prefault_complete":\(true\|false\)' "$out" && grep -q '"prefault_pages":[0-9]' "$out" ||
+	fail "bench usemem --threads $many: no prefault keys in JSON"
+if grep -q '"prefault_complete":false' "$out"; then
+	"$LRULAB" bench usemem --threads "$many" --seconds 0.3 >"$out" 2>"$err"
+	grep -q "^prefault cut at [0-9.]* s, its bound .*: [0-9]* of $((many * 2048)) pages written" "$out" ||
+		fail "bench usemem --threads $many: a cut prefault not in the text"
+fi
+# a run the bound does not reach prefaults every page: 1 x 8M
+good '"prefault_pages":2048,"prefault_complete":true' bench usemem --threads 1 --mem 8M --seconds 0.05 --json
+
 # --json: one object per run, each with the keys scripts read.
 "$LRULAB" bench fault-free --threads 1,2 --loops 1 --mem 256K --json >"$out" 2>"$err" ||
 	fail "bench --json: exit $?"

@@ -253,6 +253,11 @@ const struct bench_workload *bench_find_workload(const char *name);
 int bench_parse_threads(const char *prog, const char *s,
 			long threads[BENCH_MAX_THREAD_COUNTS], int *nr);
 int bench_parse_folio_size(const char *prog, const char *s, unsigned int *order);
+/*
+ * The largest --threads times --mem, and the model's page entries,
+ * against what the machine has available: 0, or -1 after one error line.
+ */
+int bench_check_memory(const char *prog, const struct bench_opts *o);
 /* The common defaults, then the workload's own. */
 void bench_defaults(const struct bench_workload *w, struct bench_opts *o);
 void bench_usage(FILE *f, const struct bench_workload *w);
