@@ -56,7 +56,8 @@ LC_ALL=C MANWIDTH=80 man -l lrulab.1 >"$tmp/man" 2>"$tmp/err" && [ ! -s "$tmp/er
 [ -z "$(groff -man -ww -z lrulab.1 2>&1)" ] || fail "groff warns about lrulab.1"
 # ...and names what the command has: options, switches, JSON keys
 page=$(sed 's/\\-/-/g' lrulab.1)
-for c in "bench fault-free" "bench usemem" ab repro; do
+for c in "bench fault-free" "bench mmap-madvise" "bench usemem" usemem ab repro \
+	"host fault-free" "host usemem" replay demo layout pathbench lockbench; do
 	# shellcheck disable=SC2086
 	for o in $("$LRULAB" $c --help | grep -o -- '[[|] *--[a-z-]*' | tr -d '[| ' | sort -u); do
 		echo "$page" | grep -q -- "$o" || fail "lrulab.1: no $o ($c)"
@@ -65,16 +66,33 @@ done
 for sw in $("$LRULAB" bench --help | sed -n 's/^switches: //p' | tr -d ,); do
 	echo "$page" | grep -q "^.B $sw$" || fail "lrulab.1: no switch $sw"
 done
-# every key at any depth, but the kernel's own counter names
+# every key at any depth, but the kernel's own counter names (and the
+# keys of layout's one indented document)
 keys() {
-	sed -E 's/"(vmstat|mthp|memory_stat)":\{[^}]*\}//g' | tr -d '{}[]"' | tr ',' '\n' |
-		sed -n 's/^\([a-z_0-9]*\):.*/\1/p'
+	tr -d ' \n' | sed -E 's/"(vmstat|mthp|memory_stat)":\{[^}]*\}//g' | tr -d '}]"' |
+		tr '{[,' '\n\n\n' | sed -n 's/^\([a-z_0-9]*\):.*/\1/p'
 }
+T=tests/data/cloudPhysicsIO.txt.zst
 "$LRULAB" bench fault-free --threads 1 --loops 1 --mem 64K --json >"$tmp/j" 2>/dev/null
-"$LRULAB" bench usemem --threads 1 --mem 4M --seconds 0.05 --json >>"$tmp/j" 2>/dev/null
+for ty in anon file mixed; do
+	"$LRULAB" bench usemem --type $ty --threads 1 --mem 4M --seconds 0.05 --json >>"$tmp/j" 2>/dev/null
+done
 "$LRULAB" ab --ab lru-stat-batch --reps 1 --json -- fault-free --threads 1 --loops 1 --mem 64K \
 	>>"$tmp/j" 2>/dev/null
-[ "$(wc -l <"$tmp/j")" -eq 3 ] || fail "no JSON to compare lrulab.1 with"
+"$LRULAB" host fault-free --threads 1 --seconds 0.05 --mem 1M --json >>"$tmp/j" 2>/dev/null
+# the exact LRU and the kernel's classic one
+"$LRULAB" replay "$T" txt -n 2000 --sizes 0.1 --json >>"$tmp/j" 2>/dev/null
+[ "$(wc -l <"$tmp/j")" -eq 8 ] || fail "no JSON to compare lrulab.1 with"
+"$LRULAB" layout --json >>"$tmp/j" 2>/dev/null || fail "no layout JSON to compare lrulab.1 with"
+# host usemem needs root, a memory controller and a disk: where it runs
+files=$(mktemp -d -p /var/tmp)
+if TMPDIR=$files "$LRULAB" host usemem --type file --mem 4M --max 2M --seconds 0.05 --json \
+	>"$tmp/h" 2>/dev/null; then
+	cat "$tmp/h" >>"$tmp/j"
+else
+	echo "install: host usemem does not run here: its keys not checked"
+fi
+rm -rf "$files"
 for k in $(keys <"$tmp/j" | sort -u); do
 	echo "$page" | grep -qw -- "$k" || fail "lrulab.1: no key $k"
 done
