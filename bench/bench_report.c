@@ -26,7 +26,7 @@ static void fmt_ns(char *buf, size_t len, double ns)
 	else if (ns < 60e9)
 		snprintf(buf, len, "%.2f s", ns / 1e9);
 	else
-		snprintf(buf, len, "%.2f m", ns / 60e9);
+		snprintf(buf, len, "%.1f min", ns / 60e9);
 }
 
 static void switches_text(const struct bench_result *r, char *buf, size_t len)
@@ -66,23 +66,15 @@ static void fmt_hold(char *buf, size_t len, const struct lock_stat *st, double n
 /* The `perf lock contention` table, with acquisitions and hold times. */
 void bench_print_contention(FILE *f, const struct bench_result *r)
 {
-	char tw[32], mw[32], aw[32], ht[32], ah[32];
+	struct lockstat_row *rows = calloc((size_t)r->nr_sites + 1, sizeof(*rows));
 	int i;
 
-	fprintf(f, "  contended   total wait     max wait     avg wait     acquired  hold total*    avg hold*   class             caller\n\n");
-	for (i = 0; i < r->nr_sites; i++) {
-		const struct bench_site_result *s = &r->sites[i];
-
-		fmt_ns(tw, sizeof(tw), s->st.wait_total_ns);
-		fmt_ns(mw, sizeof(mw), s->st.wait_max_ns);
-		fmt_ns(aw, sizeof(aw), s->st.contended ?
-		       (double)s->st.wait_total_ns / s->st.contended : 0);
-		fmt_hold(ht, sizeof(ht), &s->st, s->st.hold_total_ns);
-		fmt_hold(ah, sizeof(ah), &s->st, (double)s->st.hold_total_ns / s->st.acquired);
-		fprintf(f, "%11llu %12s %12s %12s %12llu %12s %12s   %-17s %s\n",
-			(unsigned long long)s->st.contended, tw, mw, aw,
-			(unsigned long long)s->st.acquired, ht, ah, s->cls, s->name);
-	}
+	if (!rows)
+		return;
+	for (i = 0; i < r->nr_sites; i++)
+		rows[i] = (struct lockstat_row){ r->sites[i].cls, r->sites[i].name, r->sites[i].st };
+	lockstat_print_rows(f, rows, r->nr_sites, NULL);
+	free(rows);
 	fprintf(f, "\n");
 	lockstat_print_notes(f, "", r->lru.hold_sampled, r->spin_yield);
 }
@@ -100,25 +92,41 @@ static int site_acquired_cmp(const void *a, const void *b)
 static void print_report(FILE *f, const struct bench_result *r)
 {
 	struct bench_site_result *s = malloc(r->nr_sites * sizeof(*s) + 1);
-	char aw[32], tw[32], mw[32], nw[32], name[136];
-	int i;
+	struct lockstat_unit u[4];
+	double most[4] = { 0 };
+	char v[4][32], name[136];
+	int i, c;
 
 	if (!s)
 		return;
 	memcpy(s, r->sites, r->nr_sites * sizeof(*s));
 	qsort(s, r->nr_sites, sizeof(*s), site_acquired_cmp);
-	fprintf(f, "%56s %10s %10s %12s %12s %12s %12s\n\n", "Name", "acquired",
-		"contended", "avg wait", "total wait", "max wait", "min wait");
 	for (i = 0; i < r->nr_sites; i++) {
+		const struct lock_stat *st = &s[i].st;
+		double t[4] = { st->contended ? (double)st->wait_total_ns / st->contended : 0,
+				st->wait_total_ns, st->wait_max_ns, st->wait_min_ns };
+
+		for (c = 0; c < 4; c++)
+			most[c] = t[c] > most[c] ? t[c] : most[c];
+	}
+	/* one unit per column, on the line under the names */
+	for (c = 0; c < 4; c++)
+		u[c] = lockstat_unit_for(most[c]);
+	fprintf(f, "%56s %10s %10s %12s %12s %12s %12s\n", "Name", "acquired",
+		"contended", "avg wait", "total wait", "max wait", "min wait");
+	fprintf(f, "%56s %10s %10s %12s %12s %12s %12s\n\n", "", "", "", u[0].name,
+		u[1].name, u[2].name, u[3].name);
+	for (i = 0; i < r->nr_sites; i++) {
+		const struct lock_stat *st = &s[i].st;
+		double t[4] = { st->contended ? (double)st->wait_total_ns / st->contended : 0,
+				st->wait_total_ns, st->wait_max_ns, st->wait_min_ns };
+
 		snprintf(name, sizeof(name), "%s:%s", s[i].cls, s[i].name);
-		fmt_ns(aw, sizeof(aw), s[i].st.contended ?
-		       (double)s[i].st.wait_total_ns / s[i].st.contended : 0);
-		fmt_ns(tw, sizeof(tw), s[i].st.wait_total_ns);
-		fmt_ns(mw, sizeof(mw), s[i].st.wait_max_ns);
-		fmt_ns(nw, sizeof(nw), s[i].st.wait_min_ns);
+		for (c = 0; c < 4; c++)
+			lockstat_fmt_in(v[c], sizeof(v[c]), t[c], u[c]);
 		fprintf(f, "%56s %10llu %10llu %12s %12s %12s %12s\n", name,
-			(unsigned long long)s[i].st.acquired,
-			(unsigned long long)s[i].st.contended, aw, tw, mw, nw);
+			(unsigned long long)st->acquired, (unsigned long long)st->contended,
+			v[0], v[1], v[2], v[3]);
 	}
 	free(s);
 }

@@ -483,17 +483,104 @@ static int row_cmp(const void *a, const void *b, void *arg)
 	return ra->site->id - rb->site->id;
 }
 
-/* perf's units: whole ns below a microsecond, two decimals above. */
-static void fmt_ns(char *buf, size_t len, u64 ns)
+/*
+ * A column of times reads in one unit, the one its largest value reads
+ * best in: a column never mixes ns and minutes.
+ */
+static double pow10i(int n)
 {
-	if (ns < 1000ULL)
-		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000ULL)
-		snprintf(buf, len, "%.2f us", ns / 1e3);
-	else if (ns < 1000000000ULL)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", ns / 1e9);
+	double p = 1;
+
+	while (n-- > 0)
+		p *= 10;
+	return p;
+}
+
+struct lockstat_unit lockstat_unit_for(double max_ns)
+{
+	if (max_ns >= 1e9)
+		return (struct lockstat_unit){ 1e9, "s" };
+	if (max_ns >= 1e6)
+		return (struct lockstat_unit){ 1e6, "ms" };
+	if (max_ns >= 1e3)
+		return (struct lockstat_unit){ 1e3, "us" };
+	return (struct lockstat_unit){ 1, "ns" };
+}
+
+/* two decimals, more below 1 so that a small value keeps two digits */
+void lockstat_fmt_in(char *buf, size_t len, double ns, struct lockstat_unit u)
+{
+	double v = ns / u.ns;
+	int decimals = 2;
+
+	if (u.ns == 1 || v == 0) {
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
+	for (; v < 1 && decimals < 6 && v * pow10i(decimals) < 10; decimals++)
+		;
+	snprintf(buf, len, "%.*f", decimals, v);
+}
+
+enum { COL_WAIT_TOTAL, COL_WAIT_MAX, COL_WAIT_AVG, COL_HOLD_TOTAL, COL_HOLD_AVG, NR_COLS };
+
+static void row_times(const struct lock_stat *st, double t[NR_COLS])
+{
+	t[COL_WAIT_TOTAL] = (double)st->wait_total_ns;
+	t[COL_WAIT_MAX] = (double)st->wait_max_ns;
+	t[COL_WAIT_AVG] = st->contended ? (double)st->wait_total_ns / st->contended : 0;
+	t[COL_HOLD_TOTAL] = (double)st->hold_total_ns;
+	t[COL_HOLD_AVG] = st->acquired ? (double)st->hold_total_ns / st->acquired : 0;
+}
+
+void lockstat_print_rows(FILE *f, const struct lockstat_row *rows, int n, const char *type)
+{
+	static const char *const heads[NR_COLS] = {
+		"total wait", "max wait", "avg wait", "hold total*", "avg hold*",
+	};
+	struct lockstat_unit u[NR_COLS];
+	double t[NR_COLS], most[NR_COLS] = { 0 };
+	char cell[NR_COLS][32];
+	int i, c, cls_w = 5;
+
+	for (i = 0; i < n; i++) {
+		row_times(&rows[i].st, t);
+		for (c = 0; c < NR_COLS; c++)
+			if (t[c] > most[c] && (c < COL_HOLD_TOTAL || rows[i].st.hold_timed))
+				most[c] = t[c];
+		if ((int)strlen(rows[i].cls) > cls_w)
+			cls_w = (int)strlen(rows[i].cls);
+	}
+	for (c = 0; c < NR_COLS; c++)
+		u[c] = lockstat_unit_for(most[c]);
+	/* the unit of each time column on the line under its name */
+	fprintf(f, " %10s %12s %12s %12s", "contended", heads[0], heads[1], heads[2]);
+	if (type)
+		fprintf(f, " %12s", "type");
+	fprintf(f, " %12s %12s %12s   %-*s   %s\n", "acquired", heads[3], heads[4],
+		cls_w, "class", "caller");
+	fprintf(f, " %10s %12s %12s %12s", "", u[0].name, u[1].name, u[2].name);
+	if (type)
+		fprintf(f, " %12s", "");
+	fprintf(f, " %12s %12s %12s\n\n", "", u[3].name, u[4].name);
+	for (i = 0; i < n; i++) {
+		const struct lock_stat *st = &rows[i].st;
+
+		row_times(st, t);
+		for (c = 0; c < NR_COLS; c++)
+			lockstat_fmt_in(cell[c], sizeof(cell[c]), t[c], u[c]);
+		if (!st->hold_timed) {
+			/* no acquisition of this site was timed */
+			snprintf(cell[COL_HOLD_TOTAL], sizeof(cell[0]), "-");
+			snprintf(cell[COL_HOLD_AVG], sizeof(cell[0]), "-");
+		}
+		fprintf(f, " %10llu %12s %12s %12s", (unsigned long long)st->contended,
+			cell[0], cell[1], cell[2]);
+		if (type)
+			fprintf(f, " %12s", type);
+		fprintf(f, " %12llu %12s %12s   %-*s   %s\n", (unsigned long long)st->acquired,
+			cell[3], cell[4], cls_w, rows[i].cls, rows[i].name);
+	}
 }
 
 void lockstat_print_notes(FILE *f, const char *indent, unsigned int hold_sampled,
@@ -519,7 +606,9 @@ void lockstat_print_notes(FILE *f, const char *indent, unsigned int hold_sampled
 void lockstat_print(FILE *f, enum lockstat_sort sort)
 {
 	struct stat_row rows[NR_SLOTS];
-	int i, n = lockstat_nr_sites(), nr_rows = 0, cls_w = 5;
+	struct lockstat_row out[NR_SLOTS];
+	char names[NR_SLOTS][128];
+	int i, n = lockstat_nr_sites(), nr_rows = 0;
 	const char *type = lock_impl_name(READ_ONCE(lrulab_lock_impl));
 	unsigned int sampled = lockstat_hold_sampled(READ_ONCE(lockstat_mode));
 
@@ -529,41 +618,17 @@ void lockstat_print(FILE *f, enum lockstat_sort sort)
 
 		r->site = site_table[i];
 		read_one(i, &r->st);
-		if (!r->st.acquired)
-			continue;
-		if ((int)strlen(r->site->cls) > cls_w)
-			cls_w = (int)strlen(r->site->cls);
-		nr_rows++;
+		if (r->st.acquired)
+			nr_rows++;
 	}
 	pthread_mutex_unlock(&block_mutex);
 
 	qsort_r(rows, nr_rows, sizeof(rows[0]), row_cmp, &sort);
-
-	fprintf(f, " %10s %12s %12s %12s %12s %12s %12s %12s   %-*s   %s\n\n",
-		"contended", "total wait", "max wait", "avg wait", "type",
-		"acquired", "hold total*", "avg hold*", cls_w, "class", "caller");
 	for (i = 0; i < nr_rows; i++) {
-		const struct lock_stat *st = &rows[i].st;
-		char tw[32], mw[32], aw[32], ht[32], ah[32], name[128];
-
-		fmt_ns(tw, sizeof(tw), st->wait_total_ns);
-		fmt_ns(mw, sizeof(mw), st->wait_max_ns);
-		fmt_ns(aw, sizeof(aw), st->contended ?
-		       st->wait_total_ns / st->contended : 0);
-		if (st->hold_timed) {
-			fmt_ns(ht, sizeof(ht), st->hold_total_ns);
-			fmt_ns(ah, sizeof(ah), st->hold_total_ns / st->acquired);
-		} else {
-			/* no acquisition of this site was timed */
-			snprintf(ht, sizeof(ht), "-");
-			snprintf(ah, sizeof(ah), "-");
-		}
-		lock_site_name(rows[i].site->caller, rows[i].site->fn, name, sizeof(name));
-		fprintf(f, " %10llu %12s %12s %12s %12s %12llu %12s %12s   %-*s   %s\n",
-			(unsigned long long)st->contended, tw, mw, aw, type,
-			(unsigned long long)st->acquired, ht, ah,
-			cls_w, rows[i].site->cls, name);
+		lock_site_name(rows[i].site->caller, rows[i].site->fn, names[i], sizeof(names[i]));
+		out[i] = (struct lockstat_row){ rows[i].site->cls, names[i], rows[i].st };
 	}
+	lockstat_print_rows(f, out, nr_rows, type);
 	fprintf(f, "\n");
 	lockstat_print_notes(f, "", sampled, READ_ONCE(lrulab_spin_yield));
 }

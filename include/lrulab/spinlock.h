@@ -230,6 +230,23 @@ enum lockstat_sort {
  */
 void lockstat_print(FILE *f, enum lockstat_sort sort);
 /*
+ * The table itself, for rows taken elsewhere (a bench run's sites): each
+ * time column in one unit, named on the line under its heading; @type,
+ * when not NULL, is the lock's implementation, a column of its own.
+ */
+struct lockstat_row {
+	const char *cls;
+	const char *name;	/* lock_site_name()'s */
+	struct lock_stat st;
+};
+void lockstat_print_rows(FILE *f, const struct lockstat_row *rows, int n, const char *type);
+struct lockstat_unit {
+	double ns;		/* nanoseconds in one */
+	const char *name;	/* ns, us, ms or s */
+};
+struct lockstat_unit lockstat_unit_for(double max_ns);
+void lockstat_fmt_in(char *buf, size_t len, double ns, struct lockstat_unit u);
+/*
  * What the hold columns are (sampled or every acquisition, the clock
  * cost taken off) and whether waiters yielded, for a table taken with
  * @hold_sampled (a struct lock_stat's) and @spin_yield
