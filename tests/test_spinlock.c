@@ -917,6 +917,49 @@ static void test_lockstat_print(void **state)
 	free(out);
 }
 
+/*
+ * One unit per time column: the largest value's, named under the
+ * heading, every cell in it; small values keep two digits.
+ */
+static void test_lockstat_print_units(void **state)
+{
+	struct lockstat_row rows[2] = {
+		{ "lru_lock", "a (a:x)", { .acquired = 10, .contended = 4,
+					   .wait_total_ns = 4812000000000ULL,
+					   .wait_max_ns = 16570000000ULL, .hold_total_ns = 40,
+					   .hold_timed = 1 } },
+		{ "zone->lock", "b", { .acquired = 3, .contended = 1, .wait_total_ns = 45930,
+				       .wait_max_ns = 45930 } },
+	};
+	char *buf = NULL, cell[32];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	lockstat_print_rows(f, rows, 2, NULL);
+	fclose(f);
+	/* total wait and max wait in s, avg wait in s, hold total and avg in ns */
+	assert_non_null(strstr(buf, "\n                       s            s            s                        ns           ns\n\n"));
+	assert_non_null(strstr(buf, "  4      4812.00        16.57      1203.00           10           40            4   lru_lock     a (a:x)\n"));
+	/* 45.93 us in a column of seconds; no hold timed: "-" */
+	assert_non_null(strstr(buf, "  1     0.000046     0.000046     0.000046            3            -            -   zone->lock   b\n"));
+	assert_null(strstr(buf, " m "));
+	free(buf);
+
+	assert_string_equal(lockstat_unit_for(999).name, "ns");
+	assert_string_equal(lockstat_unit_for(1000).name, "us");
+	assert_string_equal(lockstat_unit_for(2e6).name, "ms");
+	assert_string_equal(lockstat_unit_for(7e11).name, "s");
+	lockstat_fmt_in(cell, sizeof(cell), 4, lockstat_unit_for(2e3));
+	assert_string_equal(cell, "0.0040");
+	lockstat_fmt_in(cell, sizeof(cell), 360, lockstat_unit_for(2e3));
+	assert_string_equal(cell, "0.36");
+	lockstat_fmt_in(cell, sizeof(cell), 0, lockstat_unit_for(2e3));
+	assert_string_equal(cell, "0");
+	lockstat_fmt_in(cell, sizeof(cell), 1234.4, lockstat_unit_for(1));
+	assert_string_equal(cell, "1234");
+}
+
 /* ---- names ---- */
 
 static void test_lock_impl_parse(void **state)
@@ -1027,7 +1070,7 @@ static void test_lockstat_overflow(void **state)
 
 int main(int argc, char **argv)
 {
-	static struct CMUnitTest tests[3 * NR_LOCK_IMPLS + 18];
+	static struct CMUnitTest tests[3 * NR_LOCK_IMPLS + 19];
 	static char names[3 * NR_LOCK_IMPLS][64];
 	static const struct {
 		const char *name;
@@ -1073,6 +1116,7 @@ int main(int argc, char **argv)
 	ADD(test_lockstat_hold, qspin_setup, NULL);
 	ADD(test_lockstat_deep_nesting, qspin_setup, NULL);
 	ADD(test_lockstat_print, qspin_setup, NULL);
+	ADD(test_lockstat_print_units, NULL, NULL);
 	ADD(test_lockstat_sampled_exact, qspin_setup, NULL);
 	ADD(test_lockstat_full_exact, qspin_setup, NULL);
 	ADD(test_lockstat_sampled_no_aliasing, qspin_setup, NULL);
