@@ -40,7 +40,7 @@ LDFLAGS := -pthread $(filter -fsanitize=%,$(CFLAGS_$(VARIANT))) $(LDFLAGS_$(VARI
 LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 TEST_LDLIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
-LIB_SRC := $(wildcard lib/*.c mm/*.c bench/*.c replay/*.c)
+LIB_SRC := $(wildcard lib/*.c mm/*.c bench/*.c replay/*.c predict/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 LIB := $(B)/liblrulab.a
 TOOL := $(B)/lrulab

@@ -266,7 +266,7 @@ json_t *bench_deltas_json(const struct bench_deltas *d)
 	return o;
 }
 
-static json_t *sites_json(const struct bench_result *r)
+json_t *bench_sites_json(const struct bench_result *r)
 {
 	json_t *a = json_array();
 	char site[96];	/* class and fn: unique per site */
@@ -311,7 +311,7 @@ json_t *bench_locks_json(void)
 
 	memset(&r, 0, sizeof(r));
 	bench_collect_sites(&r);
-	a = sites_json(&r);
+	a = bench_sites_json(&r);
 	free(r.sites);
 	return a;
 }
@@ -365,7 +365,7 @@ json_t *bench_result_json(const struct bench_workload *w,
 	json_object_set_new(j, "lru_lock_contended", json_integer(r->lru.contended));
 	json_object_set_new(j, "lru_lock_wait_total_ns", json_integer(r->lru.wait_total_ns));
 
-	json_object_set_new(j, "locks", sites_json(r));
+	json_object_set_new(j, "locks", bench_sites_json(r));
 
 	if (r->have_profile) {
 		const struct lru_hold_profile *p = &r->profile;

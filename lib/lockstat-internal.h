@@ -36,6 +36,7 @@ struct held_lock {
 	spinlock_t *lock;
 	int id;
 	u64 t0;
+	u64 treq;	/* the request: t0, or the wait's start (recordings) */
 };
 
 struct lockstat_block {

@@ -25,6 +25,8 @@ static const struct command commands[] = {
 	{ "replay", cmd_replay, "a cache or memory trace through the exact LRU and the kernel's classic LRU: miss ratios" },
 	{ "lockbench", cmd_lockbench, "uncontended lock cost per implementation, lock statistics overhead" },
 	{ "host", cmd_host, "fault-free on this machine's kernel: pages/s, perf lock table, for --calibrate" },
+	{ "predict", cmd_predict, "pages/s and lock tables at N CPUs of a described machine, from a run here" },
+	{ "calibrate", cmd_calibrate, "this machine's line transfer, lock handoff and clock costs as a profile" },
 	{ "layout", cmd_layout, "struct lruvec and mem_cgroup_per_node: lines, 128-byte pairs, who writes and reads them" },
 };
 

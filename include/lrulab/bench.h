@@ -162,6 +162,9 @@ const char *bench_signal_name(int sig);
 int bench_exit_status(int status);
 /* Every lock site with acquisitions so far, as the "locks" array of --json. */
 json_t *bench_locks_json(void);
+struct bench_result;
+/* @r's sites as that array */
+json_t *bench_sites_json(const struct bench_result *r);
 /*
  * How the lock figures were taken, into @j: "lockstat" (off, sampled,
  * full), "hold_sampled" (one hold in it timed), "clock_cost_ns" and

@@ -13,5 +13,7 @@ int cmd_pathbench(int argc, char **argv);
 int cmd_usemem(int argc, char **argv);
 int cmd_host(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif /* LRULAB_COMMANDS_H */

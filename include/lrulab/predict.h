@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The contention predictor (predict/): what a run on this machine
+ * records of its locks, a machine's coherence and lock handoff costs (a
+ * profile), and a discrete-event simulation of N CPUs of that machine
+ * replaying the recording, with an analytic twin (mean-value analysis)
+ * beside it.  See docs and `lrulab predict --help`.
+ */
+#ifndef LRULAB_PREDICT_H
+#define LRULAB_PREDICT_H
+
+#include <stdio.h>
+#include <lrulab/types.h>
+#include <lrulab/spinlock.h>
+
+/* ---- recordings (predict/record.c, predict/record_file.c) ---- */
+
+/* One lock acquisition of one thread, in the order it made them. */
+struct pred_op {
+	u32 work_ns;		/* since the thread's previous release, to the request */
+	u32 hold_ns;		/* request granted to release, clock cost taken off */
+	u16 site;		/* index into the recording's sites */
+	u16 lock;		/* index into the recording's locks */
+};
+
+#define PRED_MAX_LINES	4
+
+/* Who shares a lock when the recorded threads become N CPUs. */
+enum pred_scope {
+	PRED_SHARED,		/* one lock for every CPU (lru_lock, zone->lock) */
+	PRED_PRIVATE,		/* one per CPU or per thread (pcp->lock, a thread's ptl) */
+};
+
+struct pred_site {
+	char cls[32], caller[48], fn[48];
+};
+
+struct pred_lock {
+	u8 scope;		/* enum pred_scope */
+	u8 nr_lines;
+	u16 cls_site;		/* a site that takes it: its class names the lock */
+	/*
+	 * Shared cache lines a critical section of this lock writes besides
+	 * the lock word's own, as dense line ids of the recording.
+	 */
+	u32 lines[PRED_MAX_LINES];
+};
+
+struct pred_trace {
+	u32 nr;
+	struct pred_op *ops;
+};
+
+struct pred_recording {
+	char workload[32], type[16], switches[128], machine[160];
+	u32 folio_size;
+	u32 threads;		/* threads the workload ran with */
+	u64 pages;		/* pages the recorded passes faulted and freed */
+	double seconds;		/* their wall time */
+	double pages_per_sec;	/* the run's own rate */
+	u32 clock_cost_ns;	/* taken off each hold */
+	u32 overhead_ns;	/* recording's own cost, taken off each work */
+	u64 preemptions;	/* works and holds replaced: the thread lost its processor */
+	u32 nr_lines;
+	int nr_sites, nr_locks, nr_traces;
+	struct pred_site *sites;
+	struct pred_lock *locks;
+	struct pred_trace *traces;
+};
+
+/*
+ * Recording in the lock statistics: while on, every acquisition of every
+ * thread is timed (as full statistics) and appended to its thread's
+ * trace.  pred_record_start() at a quiescent point, before the run;
+ * lockstat_reset() drops what was recorded so far (the warm-up);
+ * pred_record_stop() gathers the traces of the threads that ran as model
+ * CPUs into @rec, which the caller frees with pred_recording_free().
+ * Returns 0 or -ENOMEM.
+ */
+int pred_record_start(void);
+int pred_record_stop(struct pred_recording *rec);
+bool pred_recording_active(void);
+void pred_recording_free(struct pred_recording *rec);
+/*
+ * What recording costs per acquisition, outside the critical section,
+ * measured on one lock (ns): taken off the recorded work.
+ */
+u32 pred_record_overhead_ns(void);
+
+/* Write @rec to @path (zstd-compressed, versioned); 0 or -1 after one error line. */
+int pred_recording_write(const char *prog, const char *path, const struct pred_recording *rec);
+/* Read it back; 0 or -1 after one error line naming @path and what is wrong. */
+int pred_recording_read(const char *prog, const char *path, struct pred_recording *rec);
+
+/* ---- machine profiles (predict/profile.c) ---- */
+
+enum pred_param {
+	PP_XFER_SMT,		/* one-way line transfer between SMT siblings, ns */
+	PP_XFER_SOCKET,		/* between cores of one socket */
+	PP_XFER_REMOTE,		/* between sockets */
+	PP_LOCK_LOCAL,		/* uncontended lock+unlock, line already here */
+	PP_HANDOFF_QSPIN,	/* qspinlock handoff beyond the line transfer */
+	PP_TICKET_SLOPE,	/* ticket: extra handoff per waiter */
+	PP_TAS_BETA,		/* test-and-set: handoff x (1 + beta x waiters) */
+	PP_CLOCK_READ,		/* one clock read */
+	PP_FREQ_ONE,		/* MHz with one core busy */
+	PP_FREQ_ALL,		/* MHz with every core busy */
+	PP_SMT_SPEED,		/* a thread's speed when its sibling is busy */
+	PP_CORE_SPEED,		/* one core's speed over the recording machine's */
+	NR_PRED_PARAMS,
+};
+
+struct pred_value {
+	double v, lo, hi;
+	bool given;
+	char source[200];
+};
+
+enum pred_cpu_order {
+	PRED_ORDER_SMT_LAST,	/* Intel servers: every core once, then the siblings */
+	PRED_ORDER_SMT_ADJACENT,/* siblings numbered next to each other */
+};
+
+struct pred_profile {
+	char name[64], description[200];
+	int sockets, cores_per_socket, threads_per_core;
+	enum pred_cpu_order order;
+	struct pred_value p[NR_PRED_PARAMS];
+};
+
+const char *pred_param_name(enum pred_param p);
+/* 0, or -1 after one error line naming @path, the line and what is wrong. */
+int pred_profile_read(const char *prog, const char *path, struct pred_profile *pf);
+/* @pf as the text format pred_profile_read() reads */
+void pred_profile_write(FILE *f, const struct pred_profile *pf);
+int pred_profile_cpus(const struct pred_profile *pf);
+/*
+ * @path as given when it names a file, else profiles/@path(.profile) in
+ * the working directory or beside the source tree the binary was built
+ * in: into @buf; 0, or -1 when none exists.
+ */
+int pred_profile_find(const char *path, char *buf, size_t len);
+
+/* ---- the engine (predict/engine.c) ---- */
+
+/* Where each of N CPUs sits (from a profile's topology). */
+struct pred_cpu {
+	int socket, core, thread;
+};
+
+/* Costs the simulation uses: one draw of a profile's values. */
+struct pred_costs {
+	double xfer_smt, xfer_socket, xfer_remote;
+	double lock_local, handoff_qspin, ticket_slope, tas_beta;
+	double work_scale;	/* multiplies work outside locks */
+	double hold_scale;	/* multiplies recorded holds */
+	double smt_speed;	/* work and holds of a CPU whose sibling is busy */
+};
+
+/* An acquisition's source: the recording, or a generator (tests). */
+struct pred_source {
+	/* fill *@op with CPU @cpu's next acquisition */
+	void (*next)(struct pred_source *s, int cpu, struct pred_op *op);
+	void *arg;
+};
+
+struct pred_sim_opts {
+	int cpus;
+	enum lock_impl impl;
+	const struct pred_costs *costs;
+	const struct pred_cpu *topo;	/* cpus entries; NULL: one socket, no SMT */
+	int nr_locks;
+	const struct pred_lock *locks;	/* scope and lines; NULL: all shared, no lines */
+	int nr_sites;
+	u32 nr_lines;
+	u64 acquisitions;		/* simulated in all, after the warm-up */
+	u64 warmup;			/* simulated first and not counted */
+	u64 seed;
+	struct pred_source *src;
+};
+
+struct pred_site_stat {
+	u64 acquired, contended;
+	double wait_total, wait_max, wait_min, hold_total;
+};
+
+struct pred_lock_stat {
+	u64 acquired;
+	double busy;		/* time held */
+	double area;		/* integral of (holder + waiters) over time */
+	double resp_total;	/* sum of wait + hold */
+};
+
+struct pred_result {
+	double elapsed_ns;		/* of the counted part */
+	u64 acquisitions;
+	double acq_per_sec;
+	/* per CPU: counted acquisitions and the span from its first to its last release */
+	double x_steady;		/* sum over CPUs of (releases - 1) / span */
+	double wait_total;
+	struct pred_site_stat *sites;	/* nr_sites */
+	int nr_locks;			/* instances: shared locks once, private ones per CPU */
+	struct pred_lock_stat *locks;
+	u64 events;
+};
+
+/* 0, or -EINVAL/-ENOMEM; free @r with pred_result_free(). */
+int pred_simulate(const struct pred_sim_opts *o, struct pred_result *r);
+void pred_result_free(struct pred_result *r);
+/* CPU @i of @pf's numbering */
+void pred_topology(const struct pred_profile *pf, int cpus, struct pred_cpu *out);
+
+/* ---- the analytic twin (predict/twin.c) ---- */
+
+/*
+ * Exact mean-value analysis of a closed network: @n customers, a delay
+ * station of mean @z, and @k queueing stations of demand d[i] (visits x
+ * service) per cycle.  Returns the throughput in cycles per unit time;
+ * @resp, when not NULL, gets each station's residence time per cycle.
+ */
+double pred_mva(int n, double z, int k, const double *d, double *resp);
+/*
+ * The machine-repairman closed form (M/M/1//N): throughput and the mean
+ * wait in queue for N sources of mean think @z and mean service @s.
+ */
+void pred_repairman(int n, double z, double s, double *x, double *wait);
+
+#endif /* LRULAB_PREDICT_H */

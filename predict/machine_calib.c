@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `lrulab calibrate --out FILE`: this machine as a profile.  Threads
+ * pinned to chosen processors measure a cache line's one-way transfer
+ * per class of pair (SMT siblings, one socket, two sockets), each lock
+ * implementation's handoff against the number of waiters, the clock's
+ * cost, and the speed of a busy loop with one and with every processor
+ * busy (the frequency the system keeps, where it does not show it).
+ * Each value is the median of repetitions, its range their spread.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lrulab/bench.h>
+#include <lrulab/commands.h>
+#include <lrulab/parse.h>
+#include <lrulab/predict.h>
+
+#define PROG "lrulab calibrate"
+#define REPS 5
+#define MAX_WAITERS 7
+
+struct topo {
+	int n, pkg[LRULAB_MAX_CPUS], core[LRULAB_MAX_CPUS];
+};
+
+static int read_int(const char *fmt, int cpu, int *out)
+{
+	char p[128];
+	FILE *f;
+	int ok;
+
+	snprintf(p, sizeof(p), fmt, cpu);
+	f = fopen(p, "r");
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%d", out) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+static void read_topo(struct topo *t)
+{
+	int i;
+
+	t->n = lrulab_nr_processors();
+	if (t->n > LRULAB_MAX_CPUS)
+		t->n = LRULAB_MAX_CPUS;
+	for (i = 0; i < t->n; i++) {
+		if (read_int("/sys/devices/system/cpu/cpu%d/topology/physical_package_id", i,
+			     &t->pkg[i]))
+			t->pkg[i] = 0;
+		if (read_int("/sys/devices/system/cpu/cpu%d/topology/core_id", i, &t->core[i]))
+			t->core[i] = i;
+	}
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+/* ---- line transfer: compare-and-swap ping-pong ---- */
+
+#define PINGS 100000
+
+struct pingpong {
+	u64 word __attribute__((aligned(128)));
+	int cpu[2];
+	pthread_barrier_t start;
+	u64 ns;
+};
+
+struct pp_arg {
+	struct pingpong *pp;
+	int side;
+};
+
+static void *pp_thread(void *p)
+{
+	struct pp_arg *a = p;
+	struct pingpong *pp = a->pp;
+	u64 t0 = 0, i;
+
+	pin(pp->cpu[a->side]);
+	pthread_barrier_wait(&pp->start);
+	if (!a->side)
+		t0 = lrulab_now_ns();
+	/* read until it is our turn, then one write hands the line back */
+	for (i = 0; i < PINGS; i++) {
+		u64 want = 2 * i + a->side;
+
+		while (__atomic_load_n(&pp->word, __ATOMIC_ACQUIRE) != want)
+			__builtin_ia32_pause();
+		__atomic_store_n(&pp->word, want + 1, __ATOMIC_RELEASE);
+	}
+	if (!a->side)
+		pp->ns = lrulab_now_ns() - t0;
+	return NULL;
+}
+
+/* one-way transfer between @a and @b: a round trip is two */
+static double xfer_once(int a, int b)
+{
+	struct pingpong *pp = aligned_alloc(128, sizeof(*pp));
+	struct pp_arg args[2] = { { pp, 0 }, { pp, 1 } };
+	pthread_t t[2];
+	double ns;
+	int i;
+
+	memset(pp, 0, sizeof(*pp));
+	pp->cpu[0] = a;
+	pp->cpu[1] = b;
+	pthread_barrier_init(&pp->start, NULL, 2);
+	for (i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, pp_thread, &args[i]);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&pp->start);
+	ns = (double)pp->ns / PINGS / 2;
+	free(pp);
+	return ns;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* median, min and max of REPS runs of @fn */
+static void repeat(struct pred_value *v, double (*fn)(void *), void *arg)
+{
+	double r[REPS];
+	int i;
+
+	for (i = 0; i < REPS; i++)
+		r[i] = fn(arg);
+	qsort(r, REPS, sizeof(r[0]), dcmp);
+	v->v = r[REPS / 2];
+	v->lo = r[0];
+	v->hi = r[REPS - 1];
+	v->given = true;
+}
+
+struct pair {
+	int a, b;
+};
+
+static double xfer_pair(void *p)
+{
+	struct pair *pr = p;
+
+	return xfer_once(pr->a, pr->b);
+}
+
+/* the first pair of the class, or -1 */
+static int find_pair(const struct topo *t, int cls, struct pair *p)
+{
+	int i;
+
+	for (i = 1; i < t->n; i++) {
+		bool same_pkg = t->pkg[i] == t->pkg[0], same_core = same_pkg && t->core[i] == t->core[0];
+
+		if ((cls == PP_XFER_SMT && same_core) ||
+		    (cls == PP_XFER_SOCKET && same_pkg && !same_core) ||
+		    (cls == PP_XFER_REMOTE && !same_pkg)) {
+			p->a = 0;
+			p->b = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---- lock handoff against waiters ---- */
+
+#define HANDOFFS 2000
+
+/*
+ * One holder on CPU 0 and k waiters on the next processors: the holder
+ * waits until every waiter has asked for the lock and spun a while,
+ * then releases; the handoff is the time from its release to the first
+ * waiter's grant, both read from the synchronised clock.
+ */
+struct handoff {
+	spinlock_t lock __attribute__((aligned(128)));
+	int round __attribute__((aligned(128)));
+	int asked, done;
+	u64 t_rel, t_acq;
+	int k;
+	pthread_barrier_t start;
+	const struct topo *t;
+	double samples[HANDOFFS];
+};
+
+struct ho_arg {
+	struct handoff *h;
+	int idx;
+};
+
+static void spin_for(u64 ns)
+{
+	u64 end = lrulab_now_ns() + ns;
+
+	while (lrulab_now_ns() < end)
+		__builtin_ia32_pause();
+}
+
+static void *ho_thread(void *p)
+{
+	struct ho_arg *a = p;
+	struct handoff *h = a->h;
+	struct lock_site *site = LOCK_SITE_AT("calibrate", "handoff", "handoff");
+	int r;
+
+	pin(a->idx % h->t->n);
+	pthread_barrier_wait(&h->start);
+	for (r = 1; r <= HANDOFFS; r++) {
+		if (!a->idx) {
+			spin_lock_at(&h->lock, site);
+			__atomic_store_n(&h->round, r, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&h->asked, __ATOMIC_ACQUIRE) < h->k)
+				__builtin_ia32_pause();
+			spin_for(2000);
+			h->t_rel = lrulab_now_ns();
+			spin_unlock(&h->lock);
+			while (__atomic_load_n(&h->done, __ATOMIC_ACQUIRE) < h->k)
+				__builtin_ia32_pause();
+			h->samples[r - 1] = (double)h->t_acq - (double)h->t_rel -
+					    (double)lrulab_clock_cost_ns();
+			__atomic_store_n(&h->asked, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&h->t_acq, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&h->done, 0, __ATOMIC_RELEASE);
+			continue;
+		}
+		while (__atomic_load_n(&h->round, __ATOMIC_ACQUIRE) != r)
+			__builtin_ia32_pause();
+		__atomic_fetch_add(&h->asked, 1, __ATOMIC_ACQ_REL);
+		spin_lock_at(&h->lock, site);
+		{
+			u64 now = lrulab_now_ns(), zero = 0;
+
+			__atomic_compare_exchange_n(&h->t_acq, &zero, now, false,
+						    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+		}
+		spin_unlock(&h->lock);
+		/* the holder resets the round only once all are done */
+		__atomic_fetch_add(&h->done, 1, __ATOMIC_ACQ_REL);
+		while (__atomic_load_n(&h->done, __ATOMIC_ACQUIRE) != 0 &&
+		       __atomic_load_n(&h->round, __ATOMIC_ACQUIRE) == r)
+			__builtin_ia32_pause();
+	}
+	return NULL;
+}
+
+/* median handoff with @k waiters, its 10th and 90th percentiles in *@lo, *@hi */
+static double handoff_k(const struct topo *t, enum lock_impl impl, int k, double *lo,
+			double *hi)
+{
+	struct handoff *h = aligned_alloc(128, sizeof(*h));
+	struct ho_arg args[MAX_WAITERS + 1];
+	pthread_t th[MAX_WAITERS + 1];
+	double med;
+	int i;
+
+	memset(h, 0, sizeof(*h));
+	lock_impl_set(impl);
+	spin_lock_init(&h->lock);
+	h->k = k;
+	h->t = t;
+	pthread_barrier_init(&h->start, NULL, k + 1);
+	for (i = 0; i <= k; i++) {
+		args[i] = (struct ho_arg){ h, i };
+		pthread_create(&th[i], NULL, ho_thread, &args[i]);
+	}
+	for (i = 0; i <= k; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&h->start);
+	qsort(h->samples, HANDOFFS, sizeof(double), dcmp);
+	med = h->samples[HANDOFFS / 2];
+	*lo = h->samples[HANDOFFS / 10];
+	*hi = h->samples[HANDOFFS * 9 / 10];
+	free(h);
+	return med > 0 ? med : 0;
+}
+
+/* handoffs with 1..kmax waiters, one waiter per other processor */
+static void handoffs(const struct topo *t, enum lock_impl impl, double *h, double *lo,
+		     double *hi, int *kmax)
+{
+	int k;
+
+	*kmax = t->n - 1 < MAX_WAITERS ? t->n - 1 : MAX_WAITERS;
+	for (k = 1; k <= *kmax; k++)
+		h[k] = handoff_k(t, impl, k, &lo[k], &hi[k]);
+}
+
+/* uncontended lock+unlock, one thread */
+static double alone_ns(void *p)
+{
+	struct lock_site *site = LOCK_SITE_AT("calibrate", "alone", "alone");
+	spinlock_t l;
+	u64 t0;
+	int i;
+
+	(void)p;
+	lock_impl_set(LOCK_QSPINLOCK);
+	spin_lock_init(&l);
+	t0 = lrulab_now_ns();
+	for (i = 0; i < 200000; i++) {
+		spin_lock_at(&l, site);
+		spin_unlock(&l);
+	}
+	return (double)(lrulab_now_ns() - t0) / 200000;
+}
+
+/* least-squares slope of h[k] against k through k = 1..n, or 0 with one point */
+static double slope(const double *h, int n)
+{
+	double sk = 0, sh = 0, skk = 0, skh = 0;
+	int k;
+
+	if (n < 2)
+		return 0;
+	for (k = 1; k <= n; k++) {
+		sk += k;
+		sh += h[k];
+		skk += (double)k * k;
+		skh += k * h[k];
+	}
+	return (n * skh - sk * sh) / (n * skk - sk * sk);
+}
+
+/* ---- speed of a busy loop with 1 and with every processor busy ---- */
+
+struct spin_arg {
+	int cpu;
+	pthread_barrier_t *start;
+	double ns;
+};
+
+static void *spin_thread(void *p)
+{
+	struct spin_arg *a = p;
+	volatile u64 x = 1;
+	u64 t0, i;
+
+	pin(a->cpu);
+	pthread_barrier_wait(a->start);
+	t0 = lrulab_now_ns();
+	for (i = 0; i < 20000000; i++)
+		x = x * 6364136223846793005ULL + 1;
+	a->ns = (double)(lrulab_now_ns() - t0);
+	return NULL;
+}
+
+/* the mean time of the loop on @n processors at once */
+static double spin_ns(int n, const int *cpus)
+{
+	struct spin_arg a[LRULAB_MAX_CPUS];
+	pthread_t th[LRULAB_MAX_CPUS];
+	pthread_barrier_t start;
+	double sum = 0;
+	int i;
+
+	pthread_barrier_init(&start, NULL, n);
+	for (i = 0; i < n; i++) {
+		a[i] = (struct spin_arg){ cpus[i], &start, 0 };
+		pthread_create(&th[i], NULL, spin_thread, &a[i]);
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(th[i], NULL);
+		sum += a[i].ns;
+	}
+	pthread_barrier_destroy(&start);
+	return sum / n;
+}
+
+static double cpuinfo_mhz(void)
+{
+	char line[256];
+	double mhz = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "cpu MHz : %lf", &mhz) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return mhz;
+}
+
+static void set(struct pred_value *v, double val, double lo, double hi, const char *src)
+{
+	v->v = val;
+	v->lo = lo;
+	v->hi = hi;
+	v->given = true;
+	snprintf(v->source, sizeof(v->source), "%s", src);
+}
+
+static void measure_xfer(const struct topo *t, struct pred_profile *pf)
+{
+	static const int cls[] = { PP_XFER_SOCKET, PP_XFER_SMT, PP_XFER_REMOTE };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cls); i++) {
+		struct pred_value *v = &pf->p[cls[i]];
+		struct pair p;
+
+		if (find_pair(t, cls[i], &p)) {
+			/* the class does not exist here: the simulation never uses it */
+			set(v, pf->p[PP_XFER_SOCKET].v, pf->p[PP_XFER_SOCKET].lo,
+			    pf->p[PP_XFER_SOCKET].hi, "no such pair of processors here; "
+			    "xfer_socket_ns, unused for this topology");
+			continue;
+		}
+		repeat(v, xfer_pair, &p);
+		snprintf(v->source, sizeof(v->source), "lrulab calibrate: CAS ping-pong CPU %d <-> %d, "
+			 "round trip / 2, median of %d (range: min-max)", p.a, p.b, REPS);
+	}
+}
+
+static void measure_locks(const struct topo *t, struct pred_profile *pf)
+{
+	double h[MAX_WAITERS + 1], lo[MAX_WAITERS + 1], hi[MAX_WAITERS + 1];
+	double x = pf->p[PP_XFER_SOCKET].v, s;
+	char src[200];
+	int kmax;
+
+	repeat(&pf->p[PP_LOCK_LOCAL], alone_ns, NULL);
+	snprintf(pf->p[PP_LOCK_LOCAL].source, sizeof(src),
+		 "lrulab calibrate: qspinlock lock+unlock, one thread, median of %d", REPS);
+	if (t->n < 2) {
+		set(&pf->p[PP_HANDOFF_QSPIN], 0, 0, x, "one processor: no handoff to measure");
+		set(&pf->p[PP_TICKET_SLOPE], x / 2, 0, x, "one processor: c/2 = xfer/2 (Boyd-Wickizer)");
+		set(&pf->p[PP_TAS_BETA], 1, 0, 2, "one processor: not measured");
+		return;
+	}
+	handoffs(t, LOCK_QSPINLOCK, h, lo, hi, &kmax);
+	snprintf(src, sizeof(src), "lrulab calibrate: qspinlock release to the waiter's grant, "
+		 "1 waiter, median %.1f ns (P10-P90 %.1f-%.1f) less xfer_socket_ns", h[1], lo[1], hi[1]);
+	s = h[1] - x;
+	set(&pf->p[PP_HANDOFF_QSPIN], s > 0 ? s : 0, lo[1] - x > 0 ? lo[1] - x : 0,
+	    hi[1] - x > (s > 0 ? s : 0) ? hi[1] - x : (s > 0 ? s : 0), src);
+
+	handoffs(t, LOCK_TICKET, h, lo, hi, &kmax);
+	s = kmax >= 2 ? slope(h, kmax) : h[1] - x;
+	if (kmax >= 2)
+		snprintf(src, sizeof(src), "lrulab calibrate: ticket handoff against 1..%d waiters, "
+			 "least-squares slope", kmax);
+	else
+		snprintf(src, sizeof(src), "lrulab calibrate: ticket handoff with 1 waiter %.1f ns "
+			 "less xfer_socket_ns (no processors for a slope)", h[1]);
+	s = s > 0 ? s : 0;
+	set(&pf->p[PP_TICKET_SLOPE], s, 0, s * 1.5 + x / 2, src);
+
+	handoffs(t, LOCK_TAS, h, lo, hi, &kmax);
+	s = x > 0 ? h[1] / x - 1 : 0;
+	snprintf(src, sizeof(src), "lrulab calibrate: test-and-set handoff with 1 waiter "
+		 "%.1f ns / xfer_socket_ns - 1", h[1]);
+	s = s > 0 ? s : 0;
+	set(&pf->p[PP_TAS_BETA], s, 0, s * 1.5 + 0.5, src);
+	lock_impl_set(LOCK_QSPINLOCK);
+}
+
+static void measure_speed(const struct topo *t, struct pred_profile *pf)
+{
+	int cpus[LRULAB_MAX_CPUS], i, sib = -1;
+	double one, all, mhz = cpuinfo_mhz(), cur = 0;
+	char src[200];
+
+	for (i = 0; i < t->n; i++)
+		cpus[i] = i;
+	{
+		double o[REPS], a[REPS];
+
+		/* alternated, medians: other work on the machine comes and goes */
+		for (i = 0; i < REPS; i++) {
+			o[i] = spin_ns(1, cpus);
+			a[i] = spin_ns(t->n, cpus);
+		}
+		qsort(o, REPS, sizeof(o[0]), dcmp);
+		qsort(a, REPS, sizeof(a[0]), dcmp);
+		one = o[REPS / 2];
+		all = a[REPS / 2];
+	}
+	if (read_int("/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", 0, &i) == 0)
+		cur = i / 1000.0;
+	if (mhz <= 0)
+		mhz = cur > 0 ? cur : 1000;
+	set(&pf->p[PP_FREQ_ONE], mhz, mhz, mhz, cur > 0 ? "cpufreq scaling_cur_freq" :
+	    "/proc/cpuinfo cpu MHz (the system shows no cpufreq)");
+	snprintf(src, sizeof(src), "lrulab calibrate: a busy loop %.3f ms alone, %.3f ms with "
+		 "all %d processors busy (medians of %d), times freq_one_busy_mhz", one / 1e6,
+		 all / 1e6, t->n, REPS);
+	set(&pf->p[PP_FREQ_ALL], mhz * one / all, mhz * one / all * 0.95,
+	    mhz * one / all > mhz ? mhz * one / all : mhz, src);
+	for (i = 1; i < t->n; i++)
+		if (t->pkg[i] == t->pkg[0] && t->core[i] == t->core[0])
+			sib = i;
+	if (sib < 0) {
+		set(&pf->p[PP_SMT_SPEED], 1, 1, 1, "no SMT siblings here; unused");
+	} else {
+		int two[2] = { 0, sib };
+		double both = spin_ns(2, two);
+
+		snprintf(src, sizeof(src), "lrulab calibrate: busy loop on CPUs 0 and %d at once "
+			 "against CPU 0 alone", sib);
+		set(&pf->p[PP_SMT_SPEED], one / both, one / both * 0.9, one / both * 1.1 > 1 ?
+		    1 : one / both * 1.1, src);
+	}
+	set(&pf->p[PP_CORE_SPEED], 1, 1, 1, "the recording machine itself");
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	const char *out = NULL, *name = "this-machine";
+	struct pred_profile pf;
+	struct topo t;
+	char src[200];
+	FILE *f;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: lrulab calibrate --out FILE [--name NAME]\n\n"
+			       "Measures this machine (line transfer per class of processor pair,\n"
+			       "lock handoff against waiters per implementation, the clock's cost,\n"
+			       "busy-loop speed with one and with every processor busy) and writes\n"
+			       "it as a machine profile for lrulab predict --machine (FILE '-' is\n"
+			       "standard output).\n");
+			return 0;
+		}
+		if ((!strcmp(argv[i], "--out") || !strcmp(argv[i], "--name")) && i + 1 < argc) {
+			if (!strcmp(argv[i], "--out"))
+				out = argv[++i];
+			else
+				name = argv[++i];
+			continue;
+		}
+		fprintf(stderr, "%s: unknown or incomplete option '%s'\n", PROG, argv[i]);
+		return 2;
+	}
+	if (!out) {
+		fprintf(stderr, "%s: --out FILE is required\n", PROG);
+		return 2;
+	}
+	memset(&pf, 0, sizeof(pf));
+	snprintf(pf.name, sizeof(pf.name), "%s", name);
+	bench_machine_describe(pf.description, sizeof(pf.description));
+	read_topo(&t);
+	lrulab_clock_init();
+	lockstat_set_mode(LOCKSTAT_OFF);
+	{
+		int pk[LRULAB_MAX_CPUS] = { 0 }, np = 0, j, sib = 0;
+
+		for (i = 0; i < t.n; i++) {
+			for (j = 0; j < np && pk[j] != t.pkg[i]; j++)
+				;
+			if (j == np)
+				pk[np++] = t.pkg[i];
+			sib += t.pkg[i] == t.pkg[0] && t.core[i] == t.core[0];
+		}
+		pf.sockets = np;
+		pf.threads_per_core = sib ? sib : 1;
+		pf.cores_per_socket = t.n / np / pf.threads_per_core;
+		if (pf.cores_per_socket < 1)
+			pf.cores_per_socket = 1;
+		pf.order = t.n > 1 && t.pkg[1] == t.pkg[0] && t.core[1] == t.core[0] ?
+			   PRED_ORDER_SMT_ADJACENT : PRED_ORDER_SMT_LAST;
+	}
+	measure_xfer(&t, &pf);
+	measure_locks(&t, &pf);
+	snprintf(src, sizeof(src), "lrulab_clock_cost_ns(): median of back-to-back reads (%s)",
+		 lrulab_clock_source());
+	set(&pf.p[PP_CLOCK_READ], (double)lrulab_clock_cost_ns(), (double)lrulab_clock_cost_ns(),
+	    (double)lrulab_clock_cost_ns(), src);
+	measure_speed(&t, &pf);
+	lockstat_set_mode(LOCKSTAT_SAMPLED);
+	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, out, strerror(errno));
+		return 1;
+	}
+	pred_profile_write(f, &pf);
+	if (f != stdout && fclose(f)) {
+		fprintf(stderr, "%s: %s: %s\n", PROG, out, strerror(errno));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: MIT
+/*
+ * From a recording and a machine profile to a predicted point: the
+ * recorded threads replayed on N CPUs of the profile's machine (the
+ * simulation), Monte-Carlo draws of the profile's ranges and of the
+ * replay's phases for the band, and the analytic twin beside them.
+ *
+ * Work outside the locks and the recorded holds run at the target's
+ * speed: its single-core speed over this machine's (core_speed, or what
+ * --single-thread-rate implies), the frequency it keeps with the CPUs in
+ * use busy, and SMT sharing when both siblings run.  Uncontended lock
+ * costs are in the recording already; what the simulation adds is the
+ * waiting, the handoffs and the cache lines that move between CPUs.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict-internal.h"
+
+/* ---- recording a run ---- */
+
+int pred_record_workload(const char *prog, const struct bench_workload *w,
+			 const struct bench_opts *o, long threads,
+			 struct pred_recording *rec)
+{
+	struct bench_result r;
+	size_t off = 0;
+	int err, i;
+
+	if (w->main) {
+		fprintf(stderr, "%s: %s runs its own model and cannot be recorded yet "
+			"(fault-free or mmap-madvise)\n", prog, w->name);
+		return -1;
+	}
+	if (pred_record_start()) {
+		fprintf(stderr, "%s: cannot start recording: out of memory\n", prog);
+		return -1;
+	}
+	err = bench_run(w, o, threads, &r);
+	if (!err && pred_record_stop(rec))
+		err = -ENOMEM;
+	else if (err)
+		pred_record_stop(rec), pred_recording_free(rec);
+	if (err) {
+		fprintf(stderr, "%s: cannot record %s: %s\n", prog, w->name, strerror(-err));
+		return -1;
+	}
+	if (r.err || r.invariant_violations || !r.pages || !rec->nr_traces) {
+		fprintf(stderr, "%s: the recorded run failed: %s\n", prog,
+			r.err ? strerror(-r.err) : r.pages ? "invariants violated" : "no pages");
+		bench_result_free(&r);
+		pred_recording_free(rec);
+		return -1;
+	}
+	snprintf(rec->workload, sizeof(rec->workload), "%s", w->name);
+	snprintf(rec->type, sizeof(rec->type), "%s", o->shmem ? "shmem" : "anon");
+	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
+		if (r.switches[i])
+			off += snprintf(rec->switches + off, sizeof(rec->switches) - off,
+					"%s%s", off ? "," : "", lrulab_switch_name(i));
+	bench_machine_describe(rec->machine, sizeof(rec->machine));
+	rec->folio_size = (u32)(PAGE_SIZE << o->folio_order);
+	rec->threads = (u32)threads;
+	rec->pages = r.pages;
+	rec->seconds = r.seconds;
+	rec->pages_per_sec = r.pages_per_sec;
+	bench_result_free(&r);
+	return 0;
+}
+
+/* ---- replaying it ---- */
+
+struct replay {
+	const struct pred_recording *rec;
+	u32 *pos;
+	int *trace;
+};
+
+static void replay_next(struct pred_source *s, int cpu, struct pred_op *op)
+{
+	struct replay *r = s->arg;
+	const struct pred_trace *t = &r->rec->traces[r->trace[cpu]];
+
+	*op = t->ops[r->pos[cpu]];
+	if (++r->pos[cpu] >= t->nr)
+		r->pos[cpu] = 0;
+}
+
+/* CPUs beyond the recorded threads replay them from a random place */
+static int replay_init(struct replay *r, const struct pred_recording *rec, int cpus,
+		       u64 seed)
+{
+	struct bench_rng rng = { seed };
+	int i;
+
+	r->rec = rec;
+	r->pos = calloc(cpus, sizeof(*r->pos));
+	r->trace = calloc(cpus, sizeof(*r->trace));
+	if (!r->pos || !r->trace)
+		return -ENOMEM;
+	for (i = 0; i < cpus; i++) {
+		r->trace[i] = i % rec->nr_traces;
+		if (i >= rec->nr_traces || seed)
+			r->pos[i] = (u32)(bench_rng_next(&rng) % rec->traces[r->trace[i]].nr);
+	}
+	return 0;
+}
+
+static void replay_free(struct replay *r)
+{
+	free(r->pos);
+	free(r->trace);
+}
+
+/* ---- costs ---- */
+
+struct totals {
+	double work, hold, ops;
+};
+
+static void rec_totals(const struct pred_recording *rec, struct totals *t)
+{
+	int i;
+	u32 k;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr; k++) {
+			t->work += rec->traces[i].ops[k].work_ns;
+			t->hold += rec->traces[i].ops[k].hold_ns;
+			t->ops++;
+		}
+}
+
+static double draw(const struct pred_value *v, struct bench_rng *rng, bool central)
+{
+	double u;
+
+	if (central || v->hi <= v->lo)
+		return v->v;
+	u = (bench_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+	return v->lo + u * (v->hi - v->lo);
+}
+
+static int busy_cores(const struct pred_cpu *topo, int cpus)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < cpus; i++) {
+		for (j = 0; j < i; j++)
+			if (topo[j].socket == topo[i].socket && topo[j].core == topo[i].core)
+				break;
+		n += j == i;
+	}
+	return n;
+}
+
+/*
+ * One draw of the machine for @cpus: every cost in its range (or at its
+ * value when @central), speeds from the frequency with that many cores
+ * busy.  With a single-thread rate the work is set so that one CPU of
+ * the draw makes that rate.
+ */
+static void make_costs(const struct pred_recording *rec, const struct pred_profile *pf,
+		       const struct pred_cpu *topo, int cpus, const struct pred_model_opts *mo,
+		       struct bench_rng *rng, bool central, struct pred_costs *c)
+{
+	const struct pred_value *p = pf->p;
+	int cores = pf->sockets * pf->cores_per_socket;
+	double f1 = draw(&p[PP_FREQ_ONE], rng, central), fall = draw(&p[PP_FREQ_ALL], rng, central);
+	double speed = draw(&p[PP_CORE_SPEED], rng, central), fn = f1;
+	int busy = busy_cores(topo, cpus);
+
+	if (cores > 1)
+		fn = f1 - (f1 - fall) * (busy - 1) / (cores - 1);
+	memset(c, 0, sizeof(*c));
+	c->xfer_smt = draw(&p[PP_XFER_SMT], rng, central);
+	c->xfer_socket = draw(&p[PP_XFER_SOCKET], rng, central);
+	c->xfer_remote = draw(&p[PP_XFER_REMOTE], rng, central);
+	c->handoff_qspin = draw(&p[PP_HANDOFF_QSPIN], rng, central);
+	c->ticket_slope = draw(&p[PP_TICKET_SLOPE], rng, central);
+	c->tas_beta = draw(&p[PP_TAS_BETA], rng, central);
+	c->smt_speed = draw(&p[PP_SMT_SPEED], rng, central);
+	c->hold_scale = f1 / fn / speed;
+	c->work_scale = c->hold_scale;
+	if (mo->single_thread_rate > 0) {
+		struct totals t;
+		double want, hold;
+
+		rec_totals(rec, &t);
+		/* the time one trace's pages take at that rate, at one CPU */
+		want = rec->pages / mo->single_thread_rate * 1e9 / rec->nr_traces;
+		hold = t.hold / rec->nr_traces / speed;
+		c->work_scale = t.work > 0 && want > hold ?
+				(want - hold) / (t.work / rec->nr_traces) * f1 / fn : c->hold_scale;
+	}
+}
+
+/* The mean transfer between two of the @cpus, for the twin. */
+static double mean_xfer(const struct pred_cpu *topo, int cpus, const struct pred_costs *c)
+{
+	double sum = 0;
+	long n = 0;
+	int i, j;
+
+	for (i = 0; i < cpus; i++)
+		for (j = 0; j < cpus; j++) {
+			if (i == j)
+				continue;
+			sum += topo[i].socket != topo[j].socket ? c->xfer_remote :
+			       topo[i].core == topo[j].core ? c->xfer_smt : c->xfer_socket;
+			n++;
+		}
+	return n ? sum / n : 0;
+}
+
+/*
+ * The twin: one op is a cycle; shared locks are queues whose demand is
+ * their share of the ops times their hold, stretched by the lines a
+ * section fetches (each from another CPU with probability 1 - 1/N) and
+ * the handoff; the rest is delay.
+ */
+static double twin_pages(const struct pred_recording *rec, const struct pred_cpu *topo,
+			 int cpus, const struct pred_costs *c, double speed_smt)
+{
+	double *d = calloc(rec->nr_locks + 1, sizeof(*d)), z = 0, x, ops = 0;
+	double xf = mean_xfer(topo, cpus, c), remote = cpus > 1 ? 1 - 1.0 / cpus : 0;
+	int i;
+	u32 k;
+
+	if (!d)
+		return NAN;
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr; k++) {
+			const struct pred_op *op = &rec->traces[i].ops[k];
+			const struct pred_lock *l = &rec->locks[op->lock];
+			double h = op->hold_ns * c->hold_scale * speed_smt;
+
+			z += op->work_ns * c->work_scale * speed_smt;
+			ops++;
+			if (l->scope == PRED_PRIVATE) {
+				z += h;
+				continue;
+			}
+			d[op->lock] += h + remote * (l->nr_lines * xf + xf + c->handoff_qspin);
+		}
+	for (i = 0; i < rec->nr_locks; i++)
+		d[i] /= ops;
+	x = pred_mva(cpus, z / ops, rec->nr_locks, d, NULL);
+	free(d);
+	/* x is ops per ns */
+	return x * 1e9 * rec->pages / ops;
+}
+
+/*
+ * Enough acquisitions that every CPU goes once through a whole trace
+ * (a trace is not the same from end to end: the first passes in a fresh
+ * memcg are slower), within bounds that keep a sweep to seconds.
+ */
+static u64 default_acquisitions(const struct pred_recording *rec, int cpus)
+{
+	u64 ops = 0, acq, lo = 100000 + 10000ULL * cpus, hi = 1500000;
+	int i;
+
+	for (i = 0; i < rec->nr_traces; i++)
+		ops += rec->traces[i].nr;
+	acq = ops / rec->nr_traces * cpus;
+	return acq < lo ? lo : acq > hi ? (lo > hi ? lo : hi) : acq;
+}
+
+static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo, int cpus,
+		   const struct pred_costs *c, const struct pred_model_opts *mo, u64 seed,
+		   struct pred_result *res)
+{
+	struct replay rp;
+	struct pred_source src = { replay_next, &rp };
+	u64 acq = mo->acquisitions ? mo->acquisitions : default_acquisitions(rec, cpus);
+	struct pred_sim_opts so = {
+		.cpus = cpus, .impl = mo->impl, .costs = c, .topo = topo,
+		.nr_locks = rec->nr_locks, .locks = rec->locks,
+		.nr_sites = rec->nr_sites, .nr_lines = rec->nr_lines,
+		.acquisitions = acq, .warmup = 2000ULL * cpus, .seed = seed, .src = &src,
+	};
+	int err = replay_init(&rp, rec, cpus, seed);
+
+	if (!err)
+		err = pred_simulate(&so, res);
+	replay_free(&rp);
+	return err;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double percentile(const double *sorted, int n, double q)
+{
+	double pos = q * (n - 1);
+	int i = (int)pos;
+
+	if (i >= n - 1)
+		return sorted[n - 1];
+	return sorted[i] + (pos - i) * (sorted[i + 1] - sorted[i]);
+}
+
+/* The site with the most wait (then hold) among those of @cls */
+static void name_bottleneck(const struct pred_recording *rec, const struct pred_result *res,
+			    int lock, struct pred_point *pt)
+{
+	const char *cls = rec->sites[rec->locks[lock].cls_site].cls;
+	int i, best = -1;
+	char name[100];
+
+	for (i = 0; i < rec->nr_sites; i++) {
+		if (strcmp(rec->sites[i].cls, cls) || !res->sites[i].acquired)
+			continue;
+		if (best < 0 || res->sites[i].wait_total + res->sites[i].hold_total >
+				res->sites[best].wait_total + res->sites[best].hold_total)
+			best = i;
+	}
+	if (best < 0)
+		best = rec->locks[lock].cls_site;
+	lock_site_name(rec->sites[best].caller, rec->sites[best].fn, name, sizeof(name));
+	snprintf(pt->bottleneck, sizeof(pt->bottleneck), "%s %s", cls, name);
+}
+
+/* The per-site figures as a bench result, scaled to one simulated second. */
+static int fill_table(const struct pred_recording *rec, const struct pred_result *res,
+		      struct pred_point *pt, double pages)
+{
+	struct bench_result *r = &pt->table;
+	double scale = res->elapsed_ns > 0 ? 1e9 / res->elapsed_ns : 0;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->sites = calloc(rec->nr_sites + 1, sizeof(*r->sites));
+	if (!r->sites)
+		return -ENOMEM;
+	r->threads = pt->cpus;
+	r->pages = (unsigned long)(pages * scale);
+	r->seconds = 1;
+	for (i = 0; i < rec->nr_sites; i++) {
+		const struct pred_site_stat *st = &res->sites[i];
+		struct bench_site_result *s = &r->sites[r->nr_sites];
+
+		if (!st->acquired)
+			continue;
+		snprintf(s->cls, sizeof(s->cls), "%s", rec->sites[i].cls);
+		snprintf(s->caller, sizeof(s->caller), "%s", rec->sites[i].caller);
+		snprintf(s->fn, sizeof(s->fn), "%s", rec->sites[i].fn);
+		lock_site_name(s->caller, s->fn, s->name, sizeof(s->name));
+		s->st.acquired = (u64)(st->acquired * scale + 0.5);
+		s->st.contended = (u64)(st->contended * scale + 0.5);
+		s->st.wait_total_ns = (u64)(st->wait_total * scale);
+		s->st.wait_max_ns = (u64)st->wait_max;
+		s->st.wait_min_ns = (u64)st->wait_min;
+		s->st.hold_total_ns = (u64)(st->hold_total * scale);
+		s->st.hold_timed = s->st.acquired;
+		s->st.hold_sampled = 1;
+		if (!strcmp(s->cls, "lru_lock")) {
+			r->lru.acquired += s->st.acquired;
+			r->lru.contended += s->st.contended;
+			r->lru.wait_total_ns += s->st.wait_total_ns;
+			r->lru.hold_total_ns += s->st.hold_total_ns;
+		}
+		r->nr_sites++;
+	}
+	r->lru.hold_sampled = 1;
+	qsort(r->sites, r->nr_sites, sizeof(*r->sites), bench_site_cmp);
+	return 0;
+}
+
+static void point_figures(const struct pred_recording *rec, const struct pred_result *res,
+			  struct pred_point *pt)
+{
+	double pages_per_op = (double)rec->pages, ops = 0, wait = 0, cont = 0, best = -1;
+	int i;
+
+	for (i = 0; i < rec->nr_traces; i++)
+		ops += rec->traces[i].nr;
+	pages_per_op /= ops;
+	pt->pages_per_sec = res->acq_per_sec * pages_per_op;
+	for (i = 0; i < rec->nr_sites; i++) {
+		if (strcmp(rec->sites[i].cls, "lru_lock"))
+			continue;
+		wait += res->sites[i].wait_total;
+		cont += res->sites[i].contended;
+	}
+	pt->lru_wait_ns_per_page = res->acquisitions ? wait / (res->acquisitions * pages_per_op) : 0;
+	pt->lru_contended_per_page = res->acquisitions ? cont / (res->acquisitions * pages_per_op) : 0;
+	pt->sim_seconds = res->elapsed_ns / 1e9;
+	/* the busiest shared lock: its load is the share of time it is held */
+	for (i = 0; i < rec->nr_locks; i++) {
+		double load = res->elapsed_ns > 0 ? res->locks[i].busy / res->elapsed_ns : 0;
+
+		if (rec->locks[i].scope == PRED_SHARED && load > best) {
+			best = load;
+			pt->load = load;
+			name_bottleneck(rec, res, i, pt);
+		}
+	}
+	fill_table(rec, res, pt, res->acquisitions * pages_per_op);
+}
+
+int pred_model_point(const struct pred_recording *rec, const struct pred_profile *pf,
+		     int cpus, const struct pred_model_opts *mo, struct pred_point *pt)
+{
+	struct pred_cpu *topo = calloc(cpus, sizeof(*topo));
+	struct bench_rng rng = { mo->seed ^ (u64)cpus * 0x9e3779b97f4a7c15ULL };
+	double *band = calloc(mo->draws + 1, sizeof(*band));
+	struct pred_result res;
+	struct pred_costs c;
+	int d, err = -ENOMEM;
+
+	memset(pt, 0, sizeof(*pt));
+	pt->cpus = cpus;
+	if (!topo || !band)
+		goto out;
+	pred_topology(pf, cpus, topo);
+	make_costs(rec, pf, topo, cpus, mo, &rng, true, &c);
+	err = run_sim(rec, topo, cpus, &c, mo, 0, &res);
+	if (err)
+		goto out;
+	point_figures(rec, &res, pt);
+	pred_result_free(&res);
+	pt->twin_pages_per_sec = twin_pages(rec, topo, cpus, &c,
+					    cpus > pf->sockets * pf->cores_per_socket ?
+					    1 / c.smt_speed : 1);
+	for (d = 0; d < mo->draws; d++) {
+		struct pred_point tmp = { .cpus = cpus };
+
+		make_costs(rec, pf, topo, cpus, mo, &rng, false, &c);
+		err = run_sim(rec, topo, cpus, &c, mo, bench_rng_next(&rng) | 1, &res);
+		if (err)
+			goto out;
+		point_figures(rec, &res, &tmp);
+		band[d] = tmp.pages_per_sec;
+		pred_point_free(&tmp);
+		pred_result_free(&res);
+	}
+	band[mo->draws] = pt->pages_per_sec;
+	qsort(band, mo->draws + 1, sizeof(*band), dbl_cmp);
+	pt->band_low = percentile(band, mo->draws + 1, 0.1);
+	pt->band_high = percentile(band, mo->draws + 1, 0.9);
+out:
+	free(topo);
+	free(band);
+	return err;
+}
+
+void pred_point_free(struct pred_point *pt)
+{
+	free(pt->table.sites);
+	pt->table.sites = NULL;
+}
+
+json_t *pred_point_json(const struct pred_recording *rec, const struct pred_profile *pf,
+			const struct pred_point *pt)
+{
+	json_t *j = json_object(), *sw = json_array();
+	char buf[128], *s, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", rec->switches);
+	for (s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save))
+		json_array_append_new(sw, json_string(s));
+	json_object_set_new(j, "workload", json_string(rec->workload));
+	json_object_set_new(j, "type", json_string(rec->type));
+	json_object_set_new(j, "folio_size", json_integer(rec->folio_size));
+	json_object_set_new(j, "machine", json_string(pf->name));
+	json_object_set_new(j, "cpus", json_integer(pt->cpus));
+	json_object_set_new(j, "switches", sw);
+	json_object_set_new(j, "predicted_pages_per_sec", json_real(pt->pages_per_sec));
+	json_object_set_new(j, "band_low", json_real(pt->band_low));
+	json_object_set_new(j, "band_high", json_real(pt->band_high));
+	json_object_set_new(j, "lru_lock_wait_ns_per_page", json_real(pt->lru_wait_ns_per_page));
+	json_object_set_new(j, "lru_lock_contended_per_page",
+			    json_real(pt->lru_contended_per_page));
+	json_object_set_new(j, "twin_pages_per_sec", json_real(pt->twin_pages_per_sec));
+	json_object_set_new(j, "bottleneck", json_string(pt->bottleneck));
+	json_object_set_new(j, "bottleneck_load", json_real(pt->load));
+	json_object_set_new(j, "recorded_threads", json_integer(rec->threads));
+	json_object_set_new(j, "recorded_pages_per_sec", json_real(rec->pages_per_sec));
+	/* as a bench run's "locks", per simulated second */
+	json_object_set_new(j, "locks", bench_sites_json(&pt->table));
+	return j;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* What the predictor's files share: a recording run, and one predicted point. */
+#ifndef LRULAB_PREDICT_INTERNAL_H
+#define LRULAB_PREDICT_INTERNAL_H
+
+#include <lrulab/bench.h>
+#include <lrulab/predict.h>
+
+struct pred_model_opts {
+	enum lock_impl impl;
+	double single_thread_rate;	/* pages/s at one CPU; 0: from the profile */
+	int draws;			/* Monte-Carlo draws for the band */
+	u64 seed;
+	u64 acquisitions;		/* per simulation; 0: by CPU count */
+};
+
+struct pred_point {
+	int cpus;
+	double pages_per_sec, band_low, band_high;
+	double twin_pages_per_sec;
+	double lru_wait_ns_per_page;
+	double lru_contended_per_page;
+	double sim_seconds;		/* simulated time the table covers */
+	char bottleneck[192];
+	double load;			/* the bottleneck lock's utilisation */
+	struct bench_result table;	/* per-site figures, for the printers */
+};
+
+/*
+ * Run @w once with @threads threads, recording, into @rec with the run's
+ * description filled in.  0, or -1 after one error line.
+ */
+int pred_record_workload(const char *prog, const struct bench_workload *w,
+			 const struct bench_opts *o, long threads,
+			 struct pred_recording *rec);
+/* One CPU count: the point estimate, its band, the twin, the lock table. */
+int pred_model_point(const struct pred_recording *rec, const struct pred_profile *pf,
+		     int cpus, const struct pred_model_opts *mo, struct pred_point *pt);
+void pred_point_free(struct pred_point *pt);
+json_t *pred_point_json(const struct pred_recording *rec, const struct pred_profile *pf,
+			const struct pred_point *pt);
+
+#endif

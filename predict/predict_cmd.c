@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `lrulab predict`: record a workload here (or read a recording), then
+ * predict its pages/s and lock table at each CPU count of --cpus on the
+ * machine a profile describes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lrulab/commands.h>
+#include <lrulab/host.h>
+#include <lrulab/parse.h>
+
+#include "predict-internal.h"
+
+#define PROG "lrulab predict"
+#define MAX_CPU_COUNTS 16
+
+struct predict_args {
+	long cpus[MAX_CPU_COUNTS];
+	int nr_cpus;
+	const char *machine, *recording, *save;
+	double single_thread_rate;
+	long draws, seed, acquisitions;
+	bool json, threads_given, seconds_given, memcgs_given;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: lrulab predict WORKLOAD [bench options] --cpus N[,N...] --machine PROFILE\n"
+"                      [--single-thread-rate PAGES_PER_SEC] [--draws N] [--seed N]\n"
+"                      [--acquisitions N] [--save FILE] [--json]\n"
+"       lrulab predict --recording FILE --cpus N[,N...] --machine PROFILE [...]\n"
+"\n"
+"Records WORKLOAD here (fault-free or mmap-madvise, with `lrulab bench`'s options:\n"
+"--type, --folio-size, --with/--without SWITCH, --lock ...; by default one thread,\n"
+"one memcg, 0.5 s), or reads a recording made by `lrulab bench ... --record FILE`,\n"
+"and simulates each CPU count on the machine of PROFILE (a file, or a name under\n"
+"profiles/): predicted pages/s with the P10-P90 band of --draws draws of the\n"
+"profile's ranges and replay phases (default 8), the analytic twin's estimate, the\n"
+"busiest shared lock and its load, and the lock table at each count, per simulated\n"
+"second.  --single-thread-rate sets the work outside the locks so that one CPU\n"
+"makes that many pages/s (e.g. the target kernel's own).  --save keeps the\n"
+"recording.  --json prints one object per CPU count.\n");
+}
+
+static bool takes_value(const char *opt)
+{
+	static const char *const v[] = { "--cpus", "--machine", "--single-thread-rate",
+		"--draws", "--seed", "--acquisitions", "--recording", "--save" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		if (!strcmp(opt, v[i]))
+			return true;
+	return false;
+}
+
+static int own_option(struct predict_args *a, const char *opt, const char *val)
+{
+	if (!strcmp(opt, "--cpus")) {
+		int n = parse_long_list(PROG, "--cpus", val, 1, LRULAB_MAX_CPUS * 4, a->cpus,
+					MAX_CPU_COUNTS);
+
+		if (n < 0)
+			return -1;
+		a->nr_cpus = n;
+	} else if (!strcmp(opt, "--machine")) {
+		a->machine = val;
+	} else if (!strcmp(opt, "--recording")) {
+		a->recording = val;
+	} else if (!strcmp(opt, "--save")) {
+		a->save = val;
+	} else if (!strcmp(opt, "--single-thread-rate")) {
+		return parse_double(PROG, opt, val, 1, 1e12, &a->single_thread_rate);
+	} else if (!strcmp(opt, "--draws")) {
+		return parse_long(PROG, opt, val, 0, 1000, &a->draws);
+	} else if (!strcmp(opt, "--seed")) {
+		return parse_long(PROG, opt, val, 0, 1L << 40, &a->seed);
+	} else if (!strcmp(opt, "--acquisitions")) {
+		return parse_long(PROG, opt, val, 1000, 1L << 32, &a->acquisitions);
+	}
+	return 0;
+}
+
+/*
+ * Take predict's own options out of @argv, leaving the workload's (for
+ * bench_parse) in @rest; 0, or -1 after one error line.
+ */
+static int split_args(int argc, char **argv, struct predict_args *a, char **rest, int *nrest)
+{
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		char *arg = argv[i], *eq = strchr(arg, '='), opt[64];
+		const char *val = NULL;
+
+		snprintf(opt, sizeof(opt), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+		if (!strcmp(opt, "--json")) {
+			a->json = true;
+			continue;
+		}
+		if (!takes_value(opt)) {
+			a->threads_given |= !strcmp(opt, "--threads");
+			a->seconds_given |= !strcmp(opt, "--seconds") || !strcmp(opt, "--loops");
+			a->memcgs_given |= !strcmp(opt, "--memcgs");
+			rest[(*nrest)++] = arg;
+			continue;
+		}
+		if (eq) {
+			val = eq + 1;
+		} else if (i + 1 < argc) {
+			val = argv[++i];
+		} else {
+			fprintf(stderr, "%s: %s needs a value\n", PROG, opt);
+			return -1;
+		}
+		if (own_option(a, opt, val))
+			return -1;
+	}
+	return 0;
+}
+
+static void print_header(const struct pred_recording *rec, const struct pred_profile *pf,
+			 const char *profile_path, const struct predict_args *a)
+{
+	printf("lrulab predict %s: %s, %uK folios, switches: %s\n", rec->workload, rec->type,
+	       rec->folio_size >> 10, rec->switches[0] ? rec->switches : "none");
+	printf("machine: %s (%s): %d socket%s x %d cores x %d thread%s\n", pf->name, profile_path,
+	       pf->sockets, pf->sockets == 1 ? "" : "s", pf->cores_per_socket, pf->threads_per_core,
+	       pf->threads_per_core == 1 ? "" : "s");
+	printf("recorded on %s: %u thread%s, %llu pages in %.3f s (%.0f pages/s); clock cost %u ns "
+	       "off each hold, recording's own %u ns off each work\n", rec->machine, rec->threads,
+	       rec->threads == 1 ? "" : "s", (unsigned long long)rec->pages, rec->seconds,
+	       rec->pages_per_sec, rec->clock_cost_ns, rec->overhead_ns);
+	if (rec->preemptions)
+		printf("%llu works or holds over 0.5 ms (the thread lost its processor) replaced by "
+		       "their site's mean\n", (unsigned long long)rec->preemptions);
+	if (a->single_thread_rate > 0)
+		printf("work outside the locks set for %.0f pages/s at one CPU (--single-thread-rate)\n",
+		       a->single_thread_rate);
+	printf("\n %6s %12s %27s %12s %12s %14s   %s\n", "cpus", "pages/s", "band (P10-P90)",
+	       "per cpu", "twin (MVA)", "lru wait/page", "busiest shared lock (load)");
+}
+
+static void print_point(const struct pred_point *pt, int machine_cpus)
+{
+	char band[64];
+
+	snprintf(band, sizeof(band), "%.0f - %.0f", pt->band_low, pt->band_high);
+	printf(" %6d %12.0f %27s %12.0f %12.0f %11.1f ns   %s (%.2f)%s\n", pt->cpus,
+	       pt->pages_per_sec, band, pt->pages_per_sec / pt->cpus, pt->twin_pages_per_sec,
+	       pt->lru_wait_ns_per_page, pt->bottleneck, pt->load,
+	       pt->cpus > machine_cpus ? "  MORE CPUS THAN THE MACHINE HAS" : "");
+}
+
+static int get_recording(const struct predict_args *a, int argc, char **rest, int nrest,
+			 struct pred_recording *rec, enum lock_impl *impl)
+{
+	const struct bench_workload *w;
+	struct bench_opts o;
+	json_t *calib = NULL;
+	int ret;
+
+	*impl = LOCK_QSPINLOCK;
+	if (a->recording) {
+		if (nrest) {
+			fprintf(stderr, "%s: --recording takes no workload or bench options ('%s')\n",
+				PROG, rest[0]);
+			return 2;
+		}
+		return pred_recording_read(PROG, a->recording, rec) ? 1 : 0;
+	}
+	if (!nrest || rest[0][0] == '-') {
+		fprintf(stderr, "%s: no workload given (" BENCH_WORKLOAD_NAMES ", or --recording FILE)\n",
+			PROG);
+		return 2;
+	}
+	w = bench_find_workload(rest[0]);
+	if (!w) {
+		fprintf(stderr, "%s: unknown workload '%s' (" BENCH_WORKLOAD_NAMES ")\n", PROG, rest[0]);
+		return 2;
+	}
+	bench_defaults(w, &o);
+	o.threads[0] = 1;
+	o.seconds = 0.5;
+	o.memcgs = 1;
+	ret = bench_parse(w, PROG, nrest, rest, &o);
+	if (ret)
+		return 2;
+	if (o.nr_threads > 1) {
+		fprintf(stderr, "%s: --threads: one thread count to record at, not a list\n", PROG);
+		return 2;
+	}
+	if (o.json) {
+		fprintf(stderr, "%s: --json goes after the workload's options only once\n", PROG);
+		return 2;
+	}
+	*impl = o.lock;
+	if (o.calibrate && bench_calibrate(w, PROG, &o, a->json ? NULL : stdout, &calib))
+		return 1;
+	json_decref(calib);
+	(void)argc;
+	return pred_record_workload(PROG, w, &o, o.threads[0], rec) ? 1 : 0;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	struct predict_args a = { .draws = 8, .seed = 1 };
+	struct pred_model_opts mo;
+	struct pred_recording rec;
+	struct pred_profile pf;
+	char path[4096], **rest;
+	int nrest = 0, i, ret, status = 0, nr_pts = 0;
+	struct pred_point pts[MAX_CPU_COUNTS];
+	enum lock_impl impl;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+	rest = calloc(argc + 1, sizeof(*rest));
+	if (!rest)
+		return 1;
+	rest[nrest++] = argv[0];
+	if (split_args(argc - 1, argv + 1, &a, rest, &nrest)) {
+		free(rest);
+		return 2;
+	}
+	if (!a.nr_cpus || !a.machine) {
+		fprintf(stderr, "%s: %s is required\n", PROG, a.nr_cpus ? "--machine" : "--cpus");
+		free(rest);
+		return 2;
+	}
+	if (pred_profile_find(a.machine, path, sizeof(path)))
+		snprintf(path, sizeof(path), "%s", a.machine);
+	if (pred_profile_read(PROG, path, &pf)) {
+		free(rest);
+		return 2;
+	}
+	/* bench_parse wants the workload as argv[0] */
+	ret = get_recording(&a, argc, rest + 1, nrest - 1, &rec, &impl);
+	free(rest);
+	if (ret)
+		return ret;
+	if (a.save && pred_recording_write(PROG, a.save, &rec)) {
+		pred_recording_free(&rec);
+		return 1;
+	}
+	mo = (struct pred_model_opts){
+		.impl = impl, .single_thread_rate = a.single_thread_rate,
+		.draws = (int)a.draws, .seed = (u64)a.seed, .acquisitions = (u64)a.acquisitions,
+	};
+	if (!a.json)
+		print_header(&rec, &pf, path, &a);
+	for (i = 0; i < a.nr_cpus; i++) {
+		struct pred_point *pt = &pts[i];
+
+		if (pred_model_point(&rec, &pf, (int)a.cpus[i], &mo, pt)) {
+			fprintf(stderr, "%s: simulation of %ld CPUs failed: out of memory\n", PROG,
+				a.cpus[i]);
+			status = 1;
+			break;
+		}
+		nr_pts++;
+		if (a.json) {
+			json_t *j = pred_point_json(&rec, &pf, pt);
+
+			bench_json_line(j);
+			json_decref(j);
+		} else {
+			print_point(pt, pred_profile_cpus(&pf));
+		}
+		fflush(stdout);
+	}
+	for (i = 0; !a.json && i < nr_pts; i++) {
+		pts[i].table.lru.hold_sampled = 0;
+		printf("\n%d CPUs on %s, lock %s: per simulated second (%.3f s simulated)\n\n",
+		       pts[i].cpus, pf.name, lock_impl_name(impl), pts[i].sim_seconds);
+		bench_print_contention(stdout, &pts[i].table);
+	}
+	for (i = 0; i < nr_pts; i++)
+		pred_point_free(&pts[i]);
+	pred_recording_free(&rec);
+	return status;
+}

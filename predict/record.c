@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Recording what a run does with its locks, for the predictor: per model
+ * CPU, every acquisition in order (site, lock, work since the previous
+ * release, hold), and per lock the shared cache lines its critical
+ * sections write.
+ *
+ * The lock statistics call in here only while a recording is on, from
+ * their slow paths (lib/lockstat.c): recording turns every acquisition
+ * into a timed one, as full statistics do, and appends to the CPU's own
+ * buffer.  Nothing here runs when no recording is on.
+ *
+ * Nested sections are flattened: an inner section's span (its wait and
+ * hold) is taken off the hold of the section around it, and it is
+ * recorded with no work before it, so that the sum over a trace is still
+ * the thread's time and each lock is held for what it really was.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lrulab/cpu.h>
+#include <lrulab/memcontrol.h>
+#include <lrulab/predict.h>
+
+#include "../lib/lockstat-internal.h"
+#include "record-internal.h"
+
+#define CHUNK_OPS	(1U << 16)
+#define MAX_LOCKS	65535
+#define LOCK_HASH	(1U << 17)
+#define OPEN_DEPTH	8
+
+bool pred_recording;
+
+struct rec_open {
+	u32 slot;
+	spinlock_t *lock;
+	u64 nested;		/* spans of sections inside this one */
+};
+
+struct rec_cpu {
+	struct pred_op **chunks;
+	u32 nr_chunks, nr;
+	u64 mark;		/* the last release with nothing held */
+	const void *thread;	/* whose thread recorded last */
+	int depth;
+	struct rec_open open[OPEN_DEPTH];
+};
+
+static struct rec_cpu rec_cpus[LRULAB_MAX_CPUS];
+static __thread char thread_token;
+
+/* address -> lock index; lines and class kept for the file */
+static pthread_mutex_t lock_mutex = PTHREAD_MUTEX_INITIALIZER;
+static uintptr_t lock_addr[LOCK_HASH];
+static u16 lock_idx[LOCK_HASH];
+struct rec_lock rec_locks[MAX_LOCKS + 1];
+u32 rec_nr_locks;
+static bool lock_overflow;
+
+bool pred_recording_active(void)
+{
+	return READ_ONCE(pred_recording);
+}
+
+/* lru_lock sits in a lruvec: its list heads and the memcg's lru_zone_size */
+static void lock_lines(struct rec_lock *rl, spinlock_t *l, const char *cls)
+{
+	uintptr_t word = (uintptr_t)l >> 6;
+	uintptr_t cand[PRED_MAX_LINES];
+	int n = 0, i, j;
+
+	if (!strcmp(cls, "lru_lock")) {
+		struct lruvec *lruvec = container_of(l, struct lruvec, lru_lock);
+		struct mem_cgroup_per_node *pn = lruvec_pn(lruvec);
+
+		cand[n++] = (uintptr_t)&lruvec->lists[0] >> 6;
+		cand[n++] = (uintptr_t)&lruvec->lists[NR_LRU_LISTS - 1] >> 6;
+		cand[n++] = (uintptr_t)&pn->lru_zone_size[0][0] >> 6;
+		/*
+		 * The folio next to the ones the section links or unlinks:
+		 * written last by whoever held the lock before.  No address
+		 * of its own, so a line id no address can have.
+		 */
+		cand[n++] = word | (1ULL << 60);
+	}
+	rl->nr_lines = 0;
+	for (i = 0; i < n; i++) {
+		bool dup = cand[i] == word;
+
+		for (j = 0; j < rl->nr_lines; j++)
+			dup |= rl->lines[j] == cand[i];
+		if (!dup)
+			rl->lines[rl->nr_lines++] = cand[i];
+	}
+}
+
+static u16 lock_index(spinlock_t *l, const struct lock_site *site)
+{
+	uintptr_t a = (uintptr_t)l;
+	u32 h = (u32)((a >> 2) * 0x9e3779b1U) & (LOCK_HASH - 1);
+	u16 idx;
+
+	pthread_mutex_lock(&lock_mutex);
+	while (lock_addr[h] && lock_addr[h] != a)
+		h = (h + 1) & (LOCK_HASH - 1);
+	if (lock_addr[h]) {
+		idx = lock_idx[h];
+	} else if (rec_nr_locks >= MAX_LOCKS) {
+		lock_overflow = true;
+		idx = MAX_LOCKS;
+	} else {
+		struct rec_lock *rl = &rec_locks[rec_nr_locks];
+
+		idx = (u16)rec_nr_locks++;
+		lock_addr[h] = a;
+		lock_idx[h] = idx;
+		rl->site = site->id;
+		lock_lines(rl, l, site->cls);
+	}
+	pthread_mutex_unlock(&lock_mutex);
+	return idx;
+}
+
+/* a small per-thread cache in front of the table */
+#define LCACHE 16
+static __thread struct { spinlock_t *l; u16 idx; } lcache[LCACHE];
+
+static u16 lock_lookup(spinlock_t *l, const struct lock_site *site)
+{
+	u32 h = (u32)(((uintptr_t)l >> 2) & (LCACHE - 1));
+
+	if (lcache[h].l != l) {
+		lcache[h].idx = lock_index(l, site);
+		lcache[h].l = l;
+	}
+	return lcache[h].idx;
+}
+
+static struct pred_op *slot_of(struct rec_cpu *rc, u32 slot)
+{
+	return &rc->chunks[slot / CHUNK_OPS][slot % CHUNK_OPS];
+}
+
+static int reserve(struct rec_cpu *rc, u32 *slot)
+{
+	if (rc->nr == rc->nr_chunks * CHUNK_OPS) {
+		struct pred_op **c = realloc(rc->chunks, (rc->nr_chunks + 1) * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		rc->chunks = c;
+		c[rc->nr_chunks] = malloc(CHUNK_OPS * sizeof(struct pred_op));
+		if (!c[rc->nr_chunks])
+			return -ENOMEM;
+		rc->nr_chunks++;
+	}
+	*slot = rc->nr++;
+	return 0;
+}
+
+static struct rec_cpu *this_rec(void)
+{
+	int cpu = lrulab_cpu;
+
+	return cpu >= 0 && cpu < LRULAB_MAX_CPUS ? &rec_cpus[cpu] : NULL;
+}
+
+void pred_record_acquired(spinlock_t *l, struct lock_site *site)
+{
+	struct rec_cpu *rc = this_rec();
+	struct pred_op *op;
+	u32 slot;
+
+	if (!rc)
+		return;
+	if (rc->thread != &thread_token) {
+		/* a new thread on this CPU (the next memcg's phase): no gap as work */
+		rc->thread = &thread_token;
+		rc->mark = 0;
+		rc->depth = 0;
+	}
+	if (rc->depth >= OPEN_DEPTH || reserve(rc, &slot))
+		return;
+	op = slot_of(rc, slot);
+	op->site = (u16)site->id;
+	op->lock = lock_lookup(l, site);
+	op->work_ns = 0;
+	op->hold_ns = 0;
+	rc->open[rc->depth].slot = slot;
+	rc->open[rc->depth].lock = l;
+	rc->open[rc->depth].nested = 0;
+	rc->depth++;
+}
+
+static u32 clamp32(u64 v)
+{
+	return v > 0xffffffffULL ? 0xffffffffU : (u32)v;
+}
+
+void pred_record_released(spinlock_t *l, u64 t_req, u64 hold, u64 now)
+{
+	struct rec_cpu *rc = this_rec();
+	struct pred_op *op;
+	int i;
+
+	if (!rc || rc->thread != &thread_token)
+		return;
+	for (i = rc->depth - 1; i >= 0; i--)
+		if (rc->open[i].lock == l)
+			break;
+	if (i < 0)
+		return;
+	op = slot_of(rc, rc->open[i].slot);
+	op->hold_ns = clamp32(hold > rc->open[i].nested ? hold - rc->open[i].nested : 0);
+	if (i == 0) {
+		u64 over = rec_overhead_ns;
+
+		if (rc->mark && t_req > rc->mark + over)
+			op->work_ns = clamp32(t_req - rc->mark - over);
+	} else {
+		rc->open[i - 1].nested += now - t_req;
+	}
+	memmove(&rc->open[i], &rc->open[i + 1], (rc->depth - i - 1) * sizeof(rc->open[0]));
+	rc->depth--;
+	if (!rc->depth)
+		rc->mark = now;
+}
+
+/* lockstat_reset(): what was recorded so far was the warm-up */
+void pred_record_reset(void)
+{
+	int c;
+
+	for (c = 0; c < LRULAB_MAX_CPUS; c++) {
+		rec_cpus[c].nr = 0;
+		rec_cpus[c].depth = 0;
+		rec_cpus[c].mark = 0;
+	}
+}
+
+static void rec_free_all(void)
+{
+	int c;
+	u32 i;
+
+	for (c = 0; c < LRULAB_MAX_CPUS; c++) {
+		struct rec_cpu *rc = &rec_cpus[c];
+
+		for (i = 0; i < rc->nr_chunks; i++)
+			free(rc->chunks[i]);
+		free(rc->chunks);
+		memset(rc, 0, sizeof(*rc));
+	}
+	memset(lock_addr, 0, sizeof(lock_addr));
+	rec_nr_locks = 0;
+	lock_overflow = false;
+}
+
+int pred_record_start(void)
+{
+	rec_free_all();
+	rec_overhead_ns = pred_record_overhead_ns();
+	WRITE_ONCE(pred_recording, true);
+	/* every thread's countdown to 0: the next acquisition takes the slow path */
+	lockstat_set_mode(lockstat_mode == LOCKSTAT_OFF ? LOCKSTAT_SAMPLED : lockstat_mode);
+	return 0;
+}
+
+u32 pred_record_trace_len(int cpu)
+{
+	return rec_cpus[cpu].nr;
+}
+
+void pred_record_trace_copy(int cpu, struct pred_op *out)
+{
+	struct rec_cpu *rc = &rec_cpus[cpu];
+	u32 i;
+
+	for (i = 0; i < rc->nr; i += CHUNK_OPS) {
+		u32 n = rc->nr - i < CHUNK_OPS ? rc->nr - i : CHUNK_OPS;
+
+		memcpy(out + i, rc->chunks[i / CHUNK_OPS], n * sizeof(*out));
+	}
+}

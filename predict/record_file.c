@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A recording gathered and stored: the per-CPU buffers of predict/record.c
+ * turned into traces with dense site, lock and line indices, the cost of
+ * recording itself, and the file format.
+ *
+ * The file is one zstd frame around a little-endian stream: the magic
+ * "LRULABRC", a version, the run's description, the sites, the locks
+ * (scope, written lines), then per trace its acquisitions as varints.
+ * A reader checks every index against its table.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include <lrulab/cpu.h>
+#include <lrulab/predict.h>
+
+#include "record-internal.h"
+
+#define REC_MAGIC	"LRULABRC"
+#define REC_VERSION	1
+#define REC_MAX_OPS	(1U << 28)
+
+u32 rec_overhead_ns;
+
+static void drop_preemptions(struct pred_recording *rec);
+
+/* ---- what recording costs ---- */
+
+struct overhead_arg {
+	double ns;
+};
+
+static double time_pairs(spinlock_t *l, struct lock_site *site, int n)
+{
+	u64 t0 = lrulab_now_ns();
+	int i;
+
+	for (i = 0; i < n; i++) {
+		spin_lock_at(l, site);
+		spin_unlock(l);
+	}
+	return (double)(lrulab_now_ns() - t0) / n;
+}
+
+/*
+ * Pairs of an empty section with and without recording, alternated, on
+ * a thread that records into a CPU slot of its own: the difference less
+ * the empty section's recorded hold is what each acquisition adds to
+ * the work around it.
+ */
+static void *overhead_thread(void *p)
+{
+	struct overhead_arg *a = p;
+	struct lock_site *site = LOCK_SITE_AT("predict", "pred_record_overhead_ns",
+					      "pred_record_overhead_ns");
+	spinlock_t l;
+	double best = 1e9;
+	int r;
+
+	spin_lock_init(&l);
+	lrulab_cpu = LRULAB_MAX_CPUS - 1;
+	for (r = 0; r < 3; r++) {
+		double off, on;
+
+		WRITE_ONCE(pred_recording, false);
+		lockstat_set_mode(lockstat_mode);
+		off = time_pairs(&l, site, 20000);
+		WRITE_ONCE(pred_recording, true);
+		lockstat_set_mode(lockstat_mode);
+		on = time_pairs(&l, site, 20000);
+		if (on - off < best)
+			best = on - off;
+	}
+	WRITE_ONCE(pred_recording, false);
+	lockstat_set_mode(lockstat_mode);
+	lrulab_cpu = -1;
+	a->ns = best > 0 ? best : 0;
+	return NULL;
+}
+
+u32 pred_record_overhead_ns(void)
+{
+	struct overhead_arg a = { 0 };
+	enum lockstat_mode mode = lockstat_mode;
+	pthread_t t;
+
+	if (mode == LOCKSTAT_OFF)
+		lockstat_set_mode(LOCKSTAT_SAMPLED);
+	if (pthread_create(&t, NULL, overhead_thread, &a))
+		return 0;
+	pthread_join(t, NULL);
+	lockstat_set_mode(mode);
+	pred_record_reset();
+	/* the recorded hold of an empty section is the clock's cost, already off */
+	return (u32)(a.ns + 0.5);
+}
+
+/* ---- gathering ---- */
+
+void pred_recording_free(struct pred_recording *rec)
+{
+	int i;
+
+	for (i = 0; rec->traces && i < rec->nr_traces; i++)
+		free(rec->traces[i].ops);
+	free(rec->traces);
+	free(rec->sites);
+	free(rec->locks);
+	memset(rec, 0, sizeof(*rec));
+}
+
+/* The class rule for a recording of one thread, which cannot show sharing. */
+static enum pred_scope class_scope(const char *cls)
+{
+	static const char *const private_cls[] = { "pcp->lock", "ptl", "page_table_lock" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(private_cls); i++)
+		if (!strcmp(cls, private_cls[i]))
+			return PRED_PRIVATE;
+	return PRED_SHARED;
+}
+
+static int add_line(uintptr_t *tab, u32 *n, uintptr_t line)
+{
+	u32 i;
+
+	for (i = 0; i < *n; i++)
+		if (tab[i] == line)
+			return (int)i;
+	tab[*n] = line;
+	return (int)(*n)++;
+}
+
+static int gather_locks(struct pred_recording *rec, const u32 *users, int *map)
+{
+	uintptr_t *lines = malloc((rec_nr_locks * PRED_MAX_LINES + 1) * sizeof(*lines));
+	u32 i, nl = 0;
+	int n = 0, j;
+
+	rec->locks = calloc(rec_nr_locks + 2, sizeof(*rec->locks));
+	if (!lines || !rec->locks) {
+		free(lines);
+		return -ENOMEM;
+	}
+	for (i = 0; i <= rec_nr_locks; i++) {
+		const struct rec_lock *rl = &rec_locks[i];
+		struct pred_lock *pl;
+
+		if (!users[i])
+			continue;
+		map[i] = n;
+		pl = &rec->locks[n++];
+		pl->cls_site = (u16)(rl->site >= 0 ? rl->site : 0);
+		if (i == rec_nr_locks)	/* the overflow lock */
+			pl->scope = PRED_SHARED;
+		else if (rec->nr_traces >= 2)
+			pl->scope = users[i] >= 2 ? PRED_SHARED : PRED_PRIVATE;
+		else
+			pl->scope = class_scope(rec->sites[pl->cls_site].cls);
+		for (j = 0; i < rec_nr_locks && j < rl->nr_lines; j++)
+			pl->lines[pl->nr_lines++] = (u32)add_line(lines, &nl, rl->lines[j]);
+	}
+	rec->nr_locks = n;
+	rec->nr_lines = nl;
+	free(lines);
+	return 0;
+}
+
+int pred_record_stop(struct pred_recording *rec)
+{
+	u32 *users = calloc(rec_nr_locks + 1, sizeof(*users));
+	int *map = calloc(rec_nr_locks + 1, sizeof(*map));
+	int c, t = 0, nsites = lockstat_nr_sites(), i, err = -ENOMEM;
+
+	WRITE_ONCE(pred_recording, false);
+	memset(rec, 0, sizeof(*rec));
+	rec->traces = calloc(LRULAB_MAX_CPUS, sizeof(*rec->traces));
+	rec->sites = calloc(nsites + 1, sizeof(*rec->sites));
+	if (!users || !map || !rec->traces || !rec->sites)
+		goto out;
+	rec->nr_sites = nsites;
+	for (i = 0; i < nsites; i++) {
+		const struct lock_site *s = lockstat_site(i);
+
+		snprintf(rec->sites[i].cls, sizeof(rec->sites[i].cls), "%s", s->cls);
+		snprintf(rec->sites[i].caller, sizeof(rec->sites[i].caller), "%s", s->caller);
+		snprintf(rec->sites[i].fn, sizeof(rec->sites[i].fn), "%s", s->fn);
+	}
+	/* the overhead thread's slot is not a model CPU */
+	for (c = 0; c < LRULAB_MAX_CPUS - 1; c++) {
+		u32 n = pred_record_trace_len(c), k;
+		struct pred_trace *tr = &rec->traces[t];
+		bool *seen;
+
+		if (!n)
+			continue;
+		tr->ops = malloc(n * sizeof(*tr->ops));
+		seen = calloc(rec_nr_locks + 1, 1);
+		if (!tr->ops || !seen) {
+			free(seen);
+			goto out;
+		}
+		pred_record_trace_copy(c, tr->ops);
+		tr->nr = n;
+		for (k = 0; k < n; k++) {
+			if (!seen[tr->ops[k].lock]) {
+				seen[tr->ops[k].lock] = true;
+				users[tr->ops[k].lock]++;
+			}
+		}
+		free(seen);
+		t++;
+	}
+	rec->nr_traces = t;
+	err = gather_locks(rec, users, map);
+	if (err)
+		goto out;
+	for (c = 0; c < t; c++) {
+		u32 k;
+
+		for (k = 0; k < rec->traces[c].nr; k++)
+			rec->traces[c].ops[k].lock = (u16)map[rec->traces[c].ops[k].lock];
+	}
+	rec->clock_cost_ns = (u32)lrulab_clock_cost_ns();
+	rec->overhead_ns = rec_overhead_ns;
+	drop_preemptions(rec);
+	err = 0;
+out:
+	free(users);
+	free(map);
+	pred_record_reset();
+	if (err)
+		pred_recording_free(rec);
+	return err;
+}
+
+/*
+ * No stretch of these workloads between two lock operations, nor any
+ * critical section, takes half a millisecond: one that does is the
+ * thread losing its processor (a timer tick handing it to another task
+ * on a shared machine), not the workload.  Such a value becomes the
+ * mean of its site's others, and the count is kept with the recording.
+ */
+#define PREEMPT_NS	500000U
+
+static void drop_preemptions(struct pred_recording *rec)
+{
+	double *wsum = calloc(rec->nr_sites + 1, sizeof(double) * 4), *hsum, *wn, *hn;
+	int i;
+	u32 k;
+
+	if (!wsum)
+		return;
+	hsum = wsum + rec->nr_sites + 1;
+	wn = hsum + rec->nr_sites + 1;
+	hn = wn + rec->nr_sites + 1;
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr; k++) {
+			const struct pred_op *op = &rec->traces[i].ops[k];
+
+			if (op->work_ns < PREEMPT_NS)
+				wsum[op->site] += op->work_ns, wn[op->site]++;
+			if (op->hold_ns < PREEMPT_NS)
+				hsum[op->site] += op->hold_ns, hn[op->site]++;
+		}
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr; k++) {
+			struct pred_op *op = &rec->traces[i].ops[k];
+
+			if (op->work_ns >= PREEMPT_NS) {
+				op->work_ns = wn[op->site] ? (u32)(wsum[op->site] / wn[op->site]) : 0;
+				rec->preemptions++;
+			}
+			if (op->hold_ns >= PREEMPT_NS) {
+				op->hold_ns = hn[op->site] ? (u32)(hsum[op->site] / hn[op->site]) : 0;
+				rec->preemptions++;
+			}
+		}
+	free(wsum);
+}
+
+/* ---- the file ---- */
+
+struct wbuf {
+	u8 *p;
+	size_t n, cap;
+	bool oom;
+};
+
+static void put(struct wbuf *b, const void *src, size_t len)
+{
+	if (b->n + len > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1 << 16;
+		u8 *p;
+
+		while (cap < b->n + len)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, src, len);
+	b->n += len;
+}
+
+static void put_var(struct wbuf *b, u64 v)
+{
+	u8 c[10];
+	int n = 0;
+
+	do {
+		c[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			c[n] |= 0x80;
+		n++;
+	} while (v);
+	put(b, c, n);
+}
+
+static void put_str(struct wbuf *b, const char *s)
+{
+	put_var(b, strlen(s));
+	put(b, s, strlen(s));
+}
+
+static void put_dbl(struct wbuf *b, double d)
+{
+	put(b, &d, sizeof(d));
+}
+
+int pred_recording_write(const char *prog, const char *path, const struct pred_recording *rec)
+{
+	struct wbuf b = { 0 };
+	size_t bound, zn;
+	void *z;
+	FILE *f;
+	int i, j;
+	u32 k;
+
+	put(&b, REC_MAGIC, 8);
+	put_var(&b, REC_VERSION);
+	put_str(&b, rec->workload);
+	put_str(&b, rec->type);
+	put_str(&b, rec->switches);
+	put_str(&b, rec->machine);
+	put_var(&b, rec->folio_size);
+	put_var(&b, rec->threads);
+	put_var(&b, rec->pages);
+	put_dbl(&b, rec->seconds);
+	put_dbl(&b, rec->pages_per_sec);
+	put_var(&b, rec->clock_cost_ns);
+	put_var(&b, rec->overhead_ns);
+	put_var(&b, rec->preemptions);
+	put_var(&b, rec->nr_sites);
+	for (i = 0; i < rec->nr_sites; i++) {
+		put_str(&b, rec->sites[i].cls);
+		put_str(&b, rec->sites[i].caller);
+		put_str(&b, rec->sites[i].fn);
+	}
+	put_var(&b, rec->nr_lines);
+	put_var(&b, rec->nr_locks);
+	for (i = 0; i < rec->nr_locks; i++) {
+		const struct pred_lock *l = &rec->locks[i];
+
+		put_var(&b, l->scope);
+		put_var(&b, l->cls_site);
+		put_var(&b, l->nr_lines);
+		for (j = 0; j < l->nr_lines; j++)
+			put_var(&b, l->lines[j]);
+	}
+	put_var(&b, rec->nr_traces);
+	for (i = 0; i < rec->nr_traces; i++) {
+		const struct pred_trace *t = &rec->traces[i];
+
+		put_var(&b, t->nr);
+		for (k = 0; k < t->nr; k++) {
+			put_var(&b, t->ops[k].work_ns);
+			put_var(&b, t->ops[k].hold_ns);
+			put_var(&b, t->ops[k].site);
+			put_var(&b, t->ops[k].lock);
+		}
+	}
+	if (b.oom) {
+		free(b.p);
+		fprintf(stderr, "%s: %s: out of memory\n", prog, path);
+		return -1;
+	}
+	bound = ZSTD_compressBound(b.n);
+	z = malloc(bound);
+	if (!z) {
+		free(b.p);
+		fprintf(stderr, "%s: %s: out of memory\n", prog, path);
+		return -1;
+	}
+	zn = ZSTD_compress(z, bound, b.p, b.n, 3);
+	free(b.p);
+	if (ZSTD_isError(zn)) {
+		free(z);
+		fprintf(stderr, "%s: %s: zstd: %s\n", prog, path, ZSTD_getErrorName(zn));
+		return -1;
+	}
+	f = fopen(path, "wb");
+	if (!f || fwrite(z, 1, zn, f) != zn || fclose(f)) {
+		fprintf(stderr, "%s: %s: cannot write: %s\n", prog, path, strerror(errno));
+		free(z);
+		return -1;
+	}
+	free(z);
+	return 0;
+}
+
+struct rbuf {
+	const u8 *p;
+	size_t n, off;
+	bool bad;
+};
+
+static u64 get_var(struct rbuf *b)
+{
+	u64 v = 0;
+	int shift = 0;
+
+	while (!b->bad) {
+		u8 c;
+
+		if (b->off >= b->n || shift > 63) {
+			b->bad = true;
+			return 0;
+		}
+		c = b->p[b->off++];
+		v |= (u64)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return v;
+		shift += 7;
+	}
+	return 0;
+}
+
+static void get_str(struct rbuf *b, char *out, size_t len)
+{
+	u64 n = get_var(b);
+
+	out[0] = '\0';
+	if (b->bad || n >= len || b->off + n > b->n) {
+		b->bad = true;
+		return;
+	}
+	memcpy(out, b->p + b->off, n);
+	out[n] = '\0';
+	b->off += n;
+}
+
+static double get_dbl(struct rbuf *b)
+{
+	double d = 0;
+
+	if (b->off + sizeof(d) > b->n) {
+		b->bad = true;
+		return 0;
+	}
+	memcpy(&d, b->p + b->off, sizeof(d));
+	b->off += sizeof(d);
+	return d;
+}
+
+/* A count that must be at most @max: marks the stream bad otherwise. */
+static u64 get_count(struct rbuf *b, u64 max)
+{
+	u64 v = get_var(b);
+
+	if (v > max)
+		b->bad = true;
+	return b->bad ? 0 : v;
+}
+
+static int parse_body(struct rbuf *b, struct pred_recording *rec, const char **why)
+{
+	int i, j;
+	u32 k;
+
+	get_str(b, rec->workload, sizeof(rec->workload));
+	get_str(b, rec->type, sizeof(rec->type));
+	get_str(b, rec->switches, sizeof(rec->switches));
+	get_str(b, rec->machine, sizeof(rec->machine));
+	rec->folio_size = (u32)get_count(b, 1U << 30);
+	rec->threads = (u32)get_count(b, LRULAB_MAX_CPUS);
+	rec->pages = get_var(b);
+	rec->seconds = get_dbl(b);
+	rec->pages_per_sec = get_dbl(b);
+	rec->clock_cost_ns = (u32)get_count(b, 1U << 20);
+	rec->overhead_ns = (u32)get_count(b, 1U << 20);
+	rec->preemptions = get_var(b);
+	rec->nr_sites = (int)get_count(b, 1 << 16);
+	if (b->bad)
+		return *why = "truncated header", -1;
+	rec->sites = calloc(rec->nr_sites + 1, sizeof(*rec->sites));
+	for (i = 0; rec->sites && i < rec->nr_sites && !b->bad; i++) {
+		get_str(b, rec->sites[i].cls, sizeof(rec->sites[i].cls));
+		get_str(b, rec->sites[i].caller, sizeof(rec->sites[i].caller));
+		get_str(b, rec->sites[i].fn, sizeof(rec->sites[i].fn));
+	}
+	rec->nr_lines = (u32)get_count(b, 1U << 24);
+	rec->nr_locks = (int)get_count(b, 1 << 16);
+	if (b->bad || !rec->sites)
+		return *why = "truncated site table", -1;
+	rec->locks = calloc(rec->nr_locks + 1, sizeof(*rec->locks));
+	for (i = 0; rec->locks && i < rec->nr_locks && !b->bad; i++) {
+		struct pred_lock *l = &rec->locks[i];
+
+		l->scope = (u8)get_count(b, PRED_PRIVATE);
+		l->cls_site = (u16)get_count(b, rec->nr_sites ? rec->nr_sites - 1 : 0);
+		l->nr_lines = (u8)get_count(b, PRED_MAX_LINES);
+		for (j = 0; j < l->nr_lines; j++)
+			l->lines[j] = (u32)get_count(b, rec->nr_lines ? rec->nr_lines - 1 : 0);
+	}
+	rec->nr_traces = (int)get_count(b, LRULAB_MAX_CPUS);
+	if (b->bad || !rec->locks)
+		return *why = "bad lock table", -1;
+	if (!rec->nr_traces || !rec->nr_sites || !rec->nr_locks || !rec->pages)
+		return *why = "no acquisitions recorded", -1;
+	rec->traces = calloc(rec->nr_traces, sizeof(*rec->traces));
+	for (i = 0; rec->traces && i < rec->nr_traces && !b->bad; i++) {
+		struct pred_trace *t = &rec->traces[i];
+
+		t->nr = (u32)get_count(b, REC_MAX_OPS);
+		if (b->bad || !t->nr || t->nr > b->n - b->off)
+			return *why = "bad trace length", -1;
+		t->ops = malloc(t->nr * sizeof(*t->ops));
+		if (!t->ops)
+			return *why = "out of memory", -1;
+		for (k = 0; k < t->nr && !b->bad; k++) {
+			t->ops[k].work_ns = (u32)get_count(b, 0xffffffffU);
+			t->ops[k].hold_ns = (u32)get_count(b, 0xffffffffU);
+			t->ops[k].site = (u16)get_count(b, rec->nr_sites - 1);
+			t->ops[k].lock = (u16)get_count(b, rec->nr_locks - 1);
+		}
+	}
+	if (b->bad || !rec->traces)
+		return *why = "bad or truncated trace", -1;
+	if (b->off != b->n)
+		return *why = "trailing bytes after the last trace", -1;
+	return 0;
+}
+
+int pred_recording_read(const char *prog, const char *path, struct pred_recording *rec)
+{
+	const char *why = NULL;
+	unsigned long long size;
+	struct rbuf b = { 0 };
+	u8 *z = NULL, *raw = NULL;
+	size_t zn = 0, cap = 0, r;
+	u64 version;
+	FILE *f;
+
+	memset(rec, 0, sizeof(*rec));
+	f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		if (zn == cap) {
+			u8 *p = realloc(z, cap = cap ? cap * 2 : 1 << 16);
+
+			if (!p)
+				break;
+			z = p;
+		}
+		r = fread(z + zn, 1, cap - zn, f);
+		zn += r;
+		if (!r)
+			break;
+	}
+	fclose(f);
+	size = z ? ZSTD_getFrameContentSize(z, zn) : ZSTD_CONTENTSIZE_ERROR;
+	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
+	    size > (1ULL << 34)) {
+		why = "not an lrulab recording (no zstd frame)";
+		goto bad;
+	}
+	raw = malloc(size ? size : 1);
+	if (!raw || ZSTD_isError(ZSTD_decompress(raw, size, z, zn))) {
+		why = raw ? "corrupt zstd frame" : "out of memory";
+		goto bad;
+	}
+	b.p = raw;
+	b.n = size;
+	if (size < 8 || memcmp(raw, REC_MAGIC, 8)) {
+		why = "not an lrulab recording (bad magic)";
+		goto bad;
+	}
+	b.off = 8;
+	version = get_var(&b);
+	if (version != REC_VERSION) {
+		fprintf(stderr, "%s: %s: recording format version %llu, this lrulab reads %d\n",
+			prog, path, (unsigned long long)version, REC_VERSION);
+		free(z);
+		free(raw);
+		return -1;
+	}
+	if (parse_body(&b, rec, &why))
+		goto bad;
+	free(z);
+	free(raw);
+	return 0;
+bad:
+	fprintf(stderr, "%s: %s: %s\n", prog, path, why);
+	free(z);
+	free(raw);
+	pred_recording_free(rec);
+	return -1;
+}
