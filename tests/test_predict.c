@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The predictor: the simulation against closed forms (the machine-
+ * repairman queue, the deterministic closed cycle, Little's law, each
+ * lock implementation's handoff, line transfers), its twin, a fixed
+ * seed's reproducibility, the recording hooks on real locks, the
+ * recording file, machine profiles and their topology.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <lrulab/cpu.h>
+#include <lrulab/predict.h>
+
+/* ---- a generated source: exponential or constant work and holds ---- */
+
+struct gen {
+	bool expo;
+	double z, s;
+	int nr_locks;		/* ops go round the locks */
+	u64 rnd[LRULAB_MAX_CPUS];
+	u64 n[LRULAB_MAX_CPUS];
+};
+
+static double unif(u64 *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return ((*x * 0x2545f4914f6cdd1dULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static u32 sample(struct gen *g, int cpu, double mean)
+{
+	double u;
+
+	if (!g->expo)
+		return (u32)mean;
+	do
+		u = unif(&g->rnd[cpu]);
+	while (u <= 0);
+	return (u32)(-log(u) * mean + 0.5);
+}
+
+static void gen_next(struct pred_source *src, int cpu, struct pred_op *op)
+{
+	struct gen *g = src->arg;
+
+	op->work_ns = sample(g, cpu, g->z);
+	op->hold_ns = sample(g, cpu, g->s);
+	op->lock = (u16)(g->nr_locks > 1 ? g->n[cpu] % g->nr_locks : 0);
+	op->site = op->lock;
+	g->n[cpu]++;
+}
+
+static void gen_init(struct gen *g, bool expo, double z, double s, int locks, u64 seed)
+{
+	int i;
+
+	memset(g, 0, sizeof(*g));
+	g->expo = expo;
+	g->z = z;
+	g->s = s;
+	g->nr_locks = locks;
+	for (i = 0; i < LRULAB_MAX_CPUS; i++)
+		g->rnd[i] = (seed + 1) * 0x9e3779b97f4a7c15ULL ^ (u64)(i + 1) * 0xbf58476d1ce4e5b9ULL;
+}
+
+static const struct pred_costs zero_costs = { .work_scale = 1, .hold_scale = 1 };
+
+static int sim(struct gen *g, int cpus, enum lock_impl impl, const struct pred_costs *c,
+	       const struct pred_lock *locks, u32 lines, u64 acq, u64 warm,
+	       struct pred_result *r)
+{
+	struct pred_source src = { gen_next, g };
+	struct pred_sim_opts o = {
+		.cpus = cpus, .impl = impl, .costs = c, .nr_locks = g->nr_locks,
+		.locks = locks, .nr_sites = g->nr_locks, .nr_lines = lines,
+		.acquisitions = acq, .warmup = warm, .seed = 7, .src = &src,
+	};
+
+	return pred_simulate(&o, r);
+}
+
+/* ---- closed forms ---- */
+
+static void test_repairman(void **state)
+{
+	static const struct { int n; double z, s; } cases[] = {
+		{ 4, 10000, 3000 }, { 8, 10000, 2000 }, { 80, 40000, 600 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pred_result r;
+		struct gen g;
+		double x, w, xs, ws;
+
+		gen_init(&g, true, cases[i].z, cases[i].s, 1, i);
+		assert_int_equal(sim(&g, cases[i].n, LOCK_QSPINLOCK, &zero_costs, NULL, 0,
+				     1000000, 20000, &r), 0);
+		pred_repairman(cases[i].n, cases[i].z, cases[i].s, &x, &w);
+		xs = r.acq_per_sec / 1e9;
+		ws = r.wait_total / r.acquisitions;
+		assert_true(fabs(xs / x - 1) < 0.01);
+		assert_true(fabs(ws / w - 1) < 0.01);
+		assert_int_equal(r.acquisitions, 1000000);
+		pred_result_free(&r);
+	}
+}
+
+/* exponential holds and think times make the network product-form: MVA is exact */
+static void test_mva_is_repairman(void **state)
+{
+	int n;
+
+	for (n = 1; n <= 80; n++) {
+		double s = 600, z = 40000, x, w, resp;
+		double xm = pred_mva(n, z, 1, &s, &resp);
+
+		pred_repairman(n, z, s, &x, &w);
+		assert_true(fabs(xm / x - 1) < 1e-9);
+		assert_true(fabs((resp - s) / w - 1) < 1e-6 || fabs(resp - s - w) < 1e-6);
+	}
+}
+
+static void test_deterministic(void **state)
+{
+	const double z = 1000, s = 300;
+	int n;
+
+	for (n = 1; n <= 10; n++) {
+		struct pred_result r;
+		struct gen g;
+		double want = fmin(n / (z + s), 1 / s);
+
+		gen_init(&g, false, z, s, 1, 0);
+		assert_int_equal(sim(&g, n, LOCK_QSPINLOCK, &zero_costs, NULL, 0, 20000, 1000, &r), 0);
+		assert_true(fabs(r.x_steady / want - 1) < 1e-9);
+		pred_result_free(&r);
+	}
+}
+
+/* L = X R per lock instance, over the counted window */
+static void test_little(void **state)
+{
+	struct pred_result r;
+	struct gen g;
+	int l;
+
+	gen_init(&g, true, 5000, 1500, 3, 3);
+	assert_int_equal(sim(&g, 8, LOCK_QSPINLOCK, &zero_costs, NULL, 0, 1000000, 10000, &r), 0);
+	for (l = 0; l < 3; l++) {
+		const struct pred_lock_stat *ls = &r.locks[l];
+		double L = ls->area / r.elapsed_ns;
+		double X = ls->acquired / r.elapsed_ns, R = ls->resp_total / ls->acquired;
+
+		assert_true(ls->acquired > 300000);
+		assert_true(fabs(L / (X * R) - 1) < 0.002);
+		/* a lock is never held more than the time that passed */
+		assert_true(ls->busy <= r.elapsed_ns);
+	}
+	pred_result_free(&r);
+}
+
+static void test_fixed_seed(void **state)
+{
+	struct pred_result a, b;
+	struct gen g;
+	int i;
+
+	gen_init(&g, true, 3000, 800, 2, 11);
+	assert_int_equal(sim(&g, 16, LOCK_TAS, &zero_costs, NULL, 0, 200000, 1000, &a), 0);
+	gen_init(&g, true, 3000, 800, 2, 11);
+	assert_int_equal(sim(&g, 16, LOCK_TAS, &zero_costs, NULL, 0, 200000, 1000, &b), 0);
+	assert_true(a.elapsed_ns == b.elapsed_ns);
+	assert_true(a.wait_total == b.wait_total);
+	assert_int_equal(a.events, b.events);
+	for (i = 0; i < 2; i++)
+		assert_memory_equal(&a.sites[i], &b.sites[i], sizeof(a.sites[i]));
+	pred_result_free(&b);
+	/* another stream of holds is another result */
+	gen_init(&g, true, 3000, 800, 2, 12);
+	assert_int_equal(sim(&g, 16, LOCK_TAS, &zero_costs, NULL, 0, 200000, 1000, &b), 0);
+	assert_true(a.elapsed_ns != b.elapsed_ns);
+	pred_result_free(&a);
+	pred_result_free(&b);
+}
+
+/*
+ * Saturated (no work outside the lock): every grant is a handoff with
+ * all the other CPUs waiting, so one acquisition takes S plus the
+ * implementation's handoff with N - 1 waiters.
+ */
+static void test_handoff_rules(void **state)
+{
+	struct pred_costs c = zero_costs;
+	const double s = 100, x = 20;
+	struct pred_result r;
+	struct gen g;
+
+	c.xfer_socket = x;
+	c.handoff_qspin = 5;
+	c.ticket_slope = 10;
+	c.tas_beta = 0.5;
+
+	gen_init(&g, false, 0, s, 1, 0);
+	assert_int_equal(sim(&g, 4, LOCK_QSPINLOCK, &c, NULL, 0, 20000, 100, &r), 0);
+	assert_true(fabs(r.x_steady * (s + x + 5) / 1 - 1) < 1e-9);
+	pred_result_free(&r);
+
+	gen_init(&g, false, 0, s, 1, 0);
+	assert_int_equal(sim(&g, 4, LOCK_TICKET, &c, NULL, 0, 20000, 100, &r), 0);
+	/* x + slope x k, k = 3 waiters at each release */
+	assert_true(fabs(r.x_steady * (s + x + 10 * 3) - 1) < 1e-9);
+	pred_result_free(&r);
+
+	gen_init(&g, false, 0, s, 1, 0);
+	assert_int_equal(sim(&g, 4, LOCK_TAS, &c, NULL, 0, 20000, 100, &r), 0);
+	/* x (1 + beta k); no order, so counted over all CPUs together */
+	assert_true(fabs(r.acq_per_sec / 1e9 * (s + x * (1 + 0.5 * 3)) - 1) < 1e-9);
+	pred_result_free(&r);
+}
+
+/* Two CPUs taking turns: each hold fetches both lines the other wrote. */
+static void test_line_transfers(void **state)
+{
+	struct pred_lock lock = { .scope = PRED_SHARED, .nr_lines = 2, .lines = { 0, 1 } };
+	struct pred_costs c = zero_costs;
+	struct pred_result r;
+	struct gen g;
+
+	c.xfer_socket = 40;
+	gen_init(&g, false, 0, 200, 1, 0);
+	assert_int_equal(sim(&g, 2, LOCK_QSPINLOCK, &c, &lock, 2, 10000, 100, &r), 0);
+	assert_true(fabs(r.x_steady * (200 + 2 * 40 + 40) - 1) < 1e-9);
+	/* the recorded hold is what the sites report, stretched */
+	assert_true(fabs(r.sites[0].hold_total / r.sites[0].acquired - 280) < 1e-6);
+	pred_result_free(&r);
+
+	/* a private lock is each CPU's own: no transfers, no waits */
+	lock.scope = PRED_PRIVATE;
+	gen_init(&g, false, 100, 200, 1, 0);
+	assert_int_equal(sim(&g, 2, LOCK_QSPINLOCK, &c, &lock, 2, 10000, 100, &r), 0);
+	assert_true(fabs(r.x_steady * 300 / 2 - 1) < 1e-9);
+	assert_int_equal(r.sites[0].contended, 0);
+	pred_result_free(&r);
+}
+
+static void test_bad_sim_options(void **state)
+{
+	struct pred_result r;
+	struct gen g;
+
+	gen_init(&g, false, 1, 1, 1, 0);
+	assert_int_equal(sim(&g, 0, LOCK_QSPINLOCK, &zero_costs, NULL, 0, 10, 0, &r), -EINVAL);
+	assert_int_equal(sim(&g, 2, LOCK_QSPINLOCK, &zero_costs, NULL, 0, 0, 0, &r), -EINVAL);
+}
+
+/* ---- recording real locks ---- */
+
+static spinlock_t outer_lock, inner_lock;
+
+static void spin_ns(u64 ns)
+{
+	u64 end = lrulab_now_ns() + ns;
+
+	while (lrulab_now_ns() < end)
+		;
+}
+
+static void *recorded_thread(void *arg)
+{
+	struct lock_site *outer = LOCK_SITE_AT("test_outer", "recorded_thread", "outer");
+	struct lock_site *inner = LOCK_SITE_AT("pcp->lock", "recorded_thread", "inner");
+	int i;
+
+	lrulab_cpu = (int)(long)arg;
+	for (i = 0; i < 100; i++) {
+		spin_lock_at(&outer_lock, outer);
+		spin_ns(20000);
+		spin_lock_at(&inner_lock, inner);
+		spin_ns(10000);
+		spin_unlock(&inner_lock);
+		spin_unlock(&outer_lock);
+		spin_ns(30000);
+	}
+	lrulab_cpu = -1;
+	return NULL;
+}
+
+static void test_record_hooks(void **state)
+{
+	struct pred_recording rec;
+	pthread_t t;
+	int so = -1, si = -1, i;
+	double work = 0, hold_o = 0, hold_i = 0;
+	u32 k;
+
+	spin_lock_init(&outer_lock);
+	spin_lock_init(&inner_lock);
+	lockstat_set_mode(LOCKSTAT_SAMPLED);
+	assert_int_equal(pred_record_start(), 0);
+	assert_true(pred_recording_active());
+	/* a thread that is no model CPU is not recorded */
+	pthread_create(&t, NULL, recorded_thread, (void *)-1L);
+	pthread_join(t, NULL);
+	pthread_create(&t, NULL, recorded_thread, (void *)3L);
+	pthread_join(t, NULL);
+	assert_int_equal(pred_record_stop(&rec), 0);
+	assert_false(pred_recording_active());
+	assert_int_equal(rec.nr_traces, 1);
+	assert_int_equal(rec.traces[0].nr, 200);
+	assert_int_equal(rec.nr_locks, 2);
+	for (i = 0; i < rec.nr_sites; i++) {
+		if (!strcmp(rec.sites[i].fn, "outer"))
+			so = i;
+		if (!strcmp(rec.sites[i].fn, "inner"))
+			si = i;
+	}
+	assert_true(so >= 0 && si >= 0);
+	for (k = 0; k < 200; k++) {
+		const struct pred_op *op = &rec.traces[0].ops[k];
+
+		/* acquisition order: outer, then inner nested in it */
+		assert_int_equal(op->site, k % 2 ? si : so);
+		if (k % 2) {
+			assert_int_equal(op->work_ns, 0);
+			hold_i += op->hold_ns;
+			assert_int_equal(rec.locks[op->lock].scope, PRED_PRIVATE);
+		} else {
+			if (k)
+				work += op->work_ns;
+			hold_o += op->hold_ns;
+			assert_int_equal(rec.locks[op->lock].scope, PRED_SHARED);
+		}
+	}
+	/* the inner section's span is off the outer hold; gaps are work */
+	assert_true(hold_o / 100 >= 19000 && hold_o / 100 < 26000);
+	assert_true(hold_i / 100 >= 9900 && hold_i / 100 < 16000);
+	assert_true(work / 99 >= 29000 && work / 99 < 36000);
+	pred_recording_free(&rec);
+}
+
+/* ---- the file ---- */
+
+static void fake_recording(struct pred_recording *rec)
+{
+	u32 k;
+
+	memset(rec, 0, sizeof(*rec));
+	strcpy(rec->workload, "fault-free");
+	strcpy(rec->type, "anon");
+	strcpy(rec->switches, "lru-stat-batch");
+	rec->folio_size = 16384;
+	rec->threads = 1;
+	rec->pages = 1000;
+	rec->seconds = 0.25;
+	rec->pages_per_sec = 4000;
+	rec->clock_cost_ns = 10;
+	rec->overhead_ns = 40;
+	rec->nr_sites = 2;
+	rec->sites = calloc(2, sizeof(*rec->sites));
+	strcpy(rec->sites[0].cls, "lru_lock");
+	strcpy(rec->sites[0].caller, "folio_batch_move_lru");
+	strcpy(rec->sites[0].fn, "folio_batch_move_lru");
+	strcpy(rec->sites[1].cls, "ptl");
+	strcpy(rec->sites[1].caller, "do_anonymous_page");
+	strcpy(rec->sites[1].fn, "do_anonymous_page");
+	rec->nr_locks = 2;
+	rec->nr_lines = 3;
+	rec->locks = calloc(2, sizeof(*rec->locks));
+	rec->locks[0] = (struct pred_lock){ PRED_SHARED, 3, 0, { 0, 1, 2 } };
+	rec->locks[1] = (struct pred_lock){ PRED_PRIVATE, 0, 1, { 0 } };
+	rec->nr_traces = 1;
+	rec->traces = calloc(1, sizeof(*rec->traces));
+	rec->traces[0].nr = 300;
+	rec->traces[0].ops = calloc(300, sizeof(struct pred_op));
+	for (k = 0; k < 300; k++)
+		rec->traces[0].ops[k] = (struct pred_op){ k * 7, 1u << (k % 30), (u16)(k % 2),
+							  (u16)(k % 2) };
+}
+
+static void test_file_roundtrip(void **state)
+{
+	char path[] = "/tmp/lrulab-test-predict-XXXXXX";
+	struct pred_recording a, b;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	fake_recording(&a);
+	assert_int_equal(pred_recording_write("test", path, &a), 0);
+	assert_int_equal(pred_recording_read("test", path, &b), 0);
+	assert_string_equal(b.workload, "fault-free");
+	assert_string_equal(b.switches, "lru-stat-batch");
+	assert_int_equal(b.folio_size, 16384);
+	assert_int_equal(b.pages, 1000);
+	assert_true(b.seconds == 0.25);
+	assert_int_equal(b.nr_sites, 2);
+	assert_string_equal(b.sites[1].cls, "ptl");
+	assert_int_equal(b.nr_locks, 2);
+	assert_memory_equal(b.locks, a.locks, 2 * sizeof(*a.locks));
+	assert_int_equal(b.traces[0].nr, 300);
+	assert_memory_equal(b.traces[0].ops, a.traces[0].ops, 300 * sizeof(struct pred_op));
+	pred_recording_free(&b);
+
+	/* an index beyond its table is a bad recording */
+	a.traces[0].ops[17].lock = 2;
+	assert_int_equal(pred_recording_write("test", path, &a), 0);
+	assert_int_equal(pred_recording_read("test", path, &b), -1);
+	pred_recording_free(&a);
+
+	/* not zstd at all */
+	{
+		FILE *f = fopen(path, "w");
+
+		fputs("hello\n", f);
+		fclose(f);
+	}
+	assert_int_equal(pred_recording_read("test", path, &b), -1);
+	assert_int_equal(pred_recording_read("test", "/nonexistent/x", &b), -1);
+	unlink(path);
+}
+
+/* ---- profiles ---- */
+
+static const char *good_profile =
+	"# test\n"
+	"name = t\n"
+	"sockets = 2\ncores_per_socket = 20\nthreads_per_core = 2\ncpu_order = smt-last\n"
+	"xfer_smt_ns = 7.6 [6 9] source: a\n"
+	"xfer_socket_ns = 48 [40 56] source: b\n"
+	"xfer_remote_ns = 134 source: c\n"
+	"lock_local_ns = 10 [5 15] source: d\n"
+	"handoff_qspinlock_ns = 20 [10 30] source: e\n"
+	"ticket_slope_ns = 24 [10 50] source: f\n"
+	"tas_beta = 1 [0.5 2] source: g\n"
+	"clock_read_ns = 8 source: h\n"
+	"freq_one_busy_mhz = 3700 [3500 3900] source: i\n"
+	"freq_all_busy_mhz = 2800 [2600 3000] source: j\n"
+	"smt_speed = 0.62 [0.55 0.7] source: k\n"
+	"core_speed = 1 [0.8 1.2] source: l\n";
+
+static int read_profile_text(const char *text, struct pred_profile *pf)
+{
+	char path[] = "/tmp/lrulab-test-profile-XXXXXX";
+	int fd = mkstemp(path), ret;
+	FILE *f = fdopen(fd, "w");
+
+	fputs(text, f);
+	fclose(f);
+	ret = pred_profile_read("test", path, pf);
+	unlink(path);
+	return ret;
+}
+
+static void test_profile(void **state)
+{
+	struct pred_profile pf, again;
+	char *text, *p, buf[8192];
+	FILE *f;
+
+	assert_int_equal(read_profile_text(good_profile, &pf), 0);
+	assert_string_equal(pf.name, "t");
+	assert_int_equal(pred_profile_cpus(&pf), 80);
+	assert_true(pf.p[PP_XFER_SOCKET].v == 48 && pf.p[PP_XFER_SOCKET].lo == 40 &&
+		    pf.p[PP_XFER_SOCKET].hi == 56);
+	assert_true(pf.p[PP_XFER_REMOTE].lo == 134 && pf.p[PP_XFER_REMOTE].hi == 134);
+	assert_string_equal(pf.p[PP_SMT_SPEED].source, "k");
+
+	/* what it writes, it reads back */
+	f = fmemopen(buf, sizeof(buf), "w");
+	pred_profile_write(f, &pf);
+	fclose(f);
+	assert_int_equal(read_profile_text(buf, &again), 0);
+	assert_memory_equal(again.p, pf.p, sizeof(pf.p));
+
+	/* each fault alone is an error */
+	text = strdup(good_profile);
+	p = strstr(text, " source: c");
+	memcpy(p, "          ", 10);
+	assert_int_equal(read_profile_text(text, &pf), -1);	/* no source */
+	free(text);
+	text = strdup(good_profile);
+	p = strstr(text, "[40 56]");
+	memcpy(p, "[50 56]", 7);
+	assert_int_equal(read_profile_text(text, &pf), -1);	/* outside its range */
+	free(text);
+	text = strdup(good_profile);
+	p = strstr(text, "tas_beta");
+	memcpy(p, "tas_bexa", 8);
+	assert_int_equal(read_profile_text(text, &pf), -1);	/* unknown key, and missing */
+	free(text);
+	assert_int_equal(read_profile_text("name = x\nsockets = 1\n", &pf), -1);
+}
+
+static void test_topology(void **state)
+{
+	struct pred_profile pf = { .sockets = 2, .cores_per_socket = 20, .threads_per_core = 2 };
+	struct pred_cpu c[80];
+
+	pf.order = PRED_ORDER_SMT_LAST;
+	pred_topology(&pf, 80, c);
+	assert_true(c[0].socket == 0 && c[0].core == 0 && c[0].thread == 0);
+	assert_true(c[19].socket == 0 && c[19].core == 19);
+	assert_true(c[20].socket == 1 && c[20].core == 0 && c[20].thread == 0);
+	assert_true(c[40].socket == 0 && c[40].core == 0 && c[40].thread == 1);
+	assert_true(c[79].socket == 1 && c[79].core == 19 && c[79].thread == 1);
+	pf.order = PRED_ORDER_SMT_ADJACENT;
+	pred_topology(&pf, 80, c);
+	assert_true(c[1].socket == 0 && c[1].core == 0 && c[1].thread == 1);
+	assert_true(c[40].socket == 1 && c[40].core == 0 && c[40].thread == 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_repairman),
+		cmocka_unit_test(test_mva_is_repairman),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_little),
+		cmocka_unit_test(test_fixed_seed),
+		cmocka_unit_test(test_handoff_rules),
+		cmocka_unit_test(test_line_transfers),
+		cmocka_unit_test(test_bad_sim_options),
+		cmocka_unit_test(test_record_hooks),
+		cmocka_unit_test(test_file_roundtrip),
+		cmocka_unit_test(test_profile),
+		cmocka_unit_test(test_topology),
+	};
+
+	(void)argc;
+	(void)argv;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
