@@ -108,6 +108,7 @@ check-unit: $(TESTS) $(STRESS) $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/bench_cli.sh ./tests/bench_cli.sh $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/replay_cli.sh ./tests/replay_cli.sh $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/host_cli.sh ./tests/host_cli.sh $(TOOL)
+	@$(STEP) run $(CHECK_DIR) unit tests/predict_cli.sh ./tests/predict_cli.sh $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/install.sh ./tests/install.sh $(TOOL)
 	@$(STEP) end $(CHECK_DIR) unit
 
@@ -146,7 +147,7 @@ stress-run: $(TESTS) $(STRESS)
 
 run: all
 	$(TOOL) demo
-	$(TOOL) repro all
+	$(TOOL) repro all --predict
 
 static:
 	$(MAKE) VARIANT=static all
@@ -168,6 +169,8 @@ install: $(LIB) $(TOOL)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/lrulab \
 		$(DESTDIR)$(PCDIR) $(DESTDIR)$(MANDIR)
 	install -m 644 lrulab.1 $(DESTDIR)$(MANDIR)/lrulab.1
+	install -d $(DESTDIR)$(PREFIX)/share/lrulab/profiles
+	install -m 644 profiles/*.profile $(DESTDIR)$(PREFIX)/share/lrulab/profiles/
 	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/lrulab
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/liblrulab.a
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCDIR)/lrulab/
@@ -178,6 +181,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lrulab $(DESTDIR)$(LIBDIR)/liblrulab.a \
 		$(DESTDIR)$(PCDIR)/lrulab.pc $(DESTDIR)$(MANDIR)/lrulab.1 \
 		$(addprefix $(DESTDIR)$(INCDIR)/lrulab/,$(notdir $(HEADERS)))
+	rm -rf $(DESTDIR)$(PREFIX)/share/lrulab
 	rmdir $(DESTDIR)$(INCDIR)/lrulab 2>/dev/null || true
 
 deps:

@@ -54,6 +54,7 @@ static const struct option bench_long_options[] = {
 	{ "fadvise", required_argument, NULL, 'V' },
 	{ "read-ahead-kb", required_argument, NULL, 'K' },
 	{ "profile-hold", no_argument, NULL, 'p' },
+	{ "record", required_argument, NULL, 'r' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -83,7 +84,8 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--folio-size 4K|16K|32K|64K]\n"
 			   "       [--seconds S | --loops N] [--memcgs N] [--lock IMPL]\n"
 			   "       [--with SWITCH]... [--without SWITCH]... [--fault-work NS | --calibrate]\n"
-			   "       [--flush-ms MS] [--drain-all-us US] [--profile-hold] [--json]\n");
+			   "       [--flush-ms MS] [--drain-all-us US] [--profile-hold] [--record FILE]\n"
+			   "       [--json]\n");
 	if (w)
 		fprintf(f, "\n%s\n", w->summary);
 	fprintf(f, "\nswitches: %s\nlocks: qspinlock ticket tas pthread-spin mutex\n",
@@ -337,6 +339,14 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 		case 'p':
 			o->profile_hold = true;
 			break;
+		case 'r':
+			if (w->main) {
+				fprintf(stderr, "%s: --record: %s runs its own model and cannot be recorded\n",
+					prog, w->name);
+				return 2;
+			}
+			o->record = optarg;
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -364,6 +374,10 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 	}
 	if (seconds_given)
 		o->loops = 0;
+	if (o->record && o->nr_threads > 1) {
+		fprintf(stderr, "%s: --record: one thread count per recording\n", prog);
+		return 2;
+	}
 	if (o->shmem && o->folio_order) {
 		fprintf(stderr, "%s: --folio-size: shmem files use 4K folios only\n", prog);
 		return 2;

@@ -12,6 +12,7 @@
 #include <lrulab/bench.h>
 #include <lrulab/commands.h>
 #include <lrulab/host.h>
+#include <lrulab/predict.h>
 
 /* ---- output ---- */
 
@@ -455,8 +456,13 @@ int cmd_bench(int argc, char **argv)
 
 	for (i = 0; i < o.nr_threads; i++) {
 		struct bench_result r;
-		int err = bench_run(w, &o, o.threads[i], &r);
+		int err = o.record ? pred_record_start() : 0;
 
+		if (!err)
+			err = bench_run(w, &o, o.threads[i], &r);
+		if (o.record && !err &&
+		    pred_bench_record_write("lrulab bench", o.record, w, &o, &r))
+			status = 1;
 		if (err) {
 			fprintf(stderr, "lrulab bench: cannot set up the model for %ld threads: %s\n",
 				o.threads[i], strerror(-err));

@@ -249,6 +249,7 @@ static const struct option repro_long_options[] = {
 	{ "calibrate", no_argument, NULL, 'C' },
 	{ "after-bin", required_argument, NULL, 'A' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "predict", no_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -258,7 +259,7 @@ static void repro_usage(FILE *f)
 	fprintf(f, "usage: lrulab repro s0|s1|s3|s4|all [--quick] [--reps N] [--seconds S]\n"
 		   "                    [--memcgs N] [--loops N] [--usemem-seconds S] [--swap-io sync|async]\n"
 		   "                    [--mem SIZE] [--cpus N] [--out DIR] [--before-bin PATH]\n"
-		   "                    [--after-bin PATH] [--calibrate] [--json]\n"
+		   "                    [--after-bin PATH] [--calibrate] [--predict] [--json]\n"
 		   "\n"
 		   "Rebuilds each seed mail's table at this machine's scale (20 and 80 threads\n"
 		   "of the mails' 80 CPUs become 25%% and 100%% of --cpus, by default the\n"
@@ -272,6 +273,9 @@ static void repro_usage(FILE *f)
 		   "--calibrate: the fault-free and mmap-madvise runs get the --fault-work that\n"
 		   "matches this machine's kernel, found once per workload shape (as bench\n"
 		   "--calibrate finds it) before the table runs.\n"
+		   "--predict: s0 and s4 also get the rows lrulab predict gives at the mail's\n"
+		   "CPU counts on the mail's machine profile (profiles/skylake-2s-80), with the\n"
+		   "P10-P90 band of paired draws in the CI column.\n"
 		   "--quick: tiny runs, for tests, written under results/quick unless --out;\n"
 		   "a --quick run never replaces a full run's table.\n");
 }
@@ -298,6 +302,8 @@ static int repro_one(struct repro_opts *ro, const char *which, const char *machi
 		err = repro_s3(ro, &t, mail, &nr_mail);
 	else
 		err = repro_s4(ro, &t);
+	if (!err && ro->predict)
+		err = repro_predict(ro, &t, which);
 	if (err) {
 		json_decref(t.runs);
 		json_decref(t.extra);
@@ -437,6 +443,9 @@ int cmd_repro(int argc, char **argv)
 			break;
 		case 'j':
 			ro.json = true;
+			break;
+		case 'P':
+			ro.predict = true;
 			break;
 		case 'h':
 			repro_usage(stdout);

@@ -31,6 +31,7 @@ struct repro_opts {
 	const char *out_dir;
 	const char *before_bin, *after_bin;
 	bool json, quick;
+	bool predict;		/* --predict: rows from lrulab predict */
 	FILE *progress;		/* NULL with --json */
 	bool gnuplot_warned;
 };
@@ -53,7 +54,7 @@ struct repro_table {
 	bool oversubscribed;
 	json_t *runs;		/* every run's JSON object, by cell */
 	json_t *extra;		/* seed-specific additions to the JSON table */
-	char notes[4][200];
+	char notes[6][200];
 	int nr_notes;
 };
 
@@ -121,6 +122,8 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t);
 int repro_s3(struct repro_opts *ro, struct repro_table *t,
 	     struct s3_mail_row *mail, int *nr_mail);
 int repro_s4(const struct repro_opts *ro, struct repro_table *t);
+/* predict/repro_predict.c: the predicted rows of seed @which */
+int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char *which);
 
 /* repro_output.c */
 void repro_print_table(const struct repro_opts *ro, const struct repro_table *t);

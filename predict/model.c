@@ -21,16 +21,47 @@
 
 /* ---- recording a run ---- */
 
+int pred_record_finish(const char *prog, const struct bench_workload *w,
+		       const struct bench_opts *o, const struct bench_result *r,
+		       struct pred_recording *rec)
+{
+	size_t off = 0;
+	int i;
+
+	if (pred_record_stop(rec)) {
+		fprintf(stderr, "%s: recording: out of memory\n", prog);
+		return -1;
+	}
+	if (r->err || r->invariant_violations || !r->pages || !rec->nr_traces) {
+		fprintf(stderr, "%s: the recorded run failed: %s\n", prog,
+			r->err ? strerror(-r->err) : r->pages ? "invariants violated" : "no pages");
+		pred_recording_free(rec);
+		return -1;
+	}
+	snprintf(rec->workload, sizeof(rec->workload), "%s", w->name);
+	snprintf(rec->type, sizeof(rec->type), "%s", o->shmem ? "shmem" : "anon");
+	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
+		if (r->switches[i])
+			off += snprintf(rec->switches + off, sizeof(rec->switches) - off,
+					"%s%s", off ? "," : "", lrulab_switch_name(i));
+	bench_machine_describe(rec->machine, sizeof(rec->machine));
+	rec->folio_size = (u32)(PAGE_SIZE << o->folio_order);
+	rec->threads = (u32)r->threads;
+	rec->pages = r->pages;
+	rec->seconds = r->seconds;
+	rec->pages_per_sec = r->pages_per_sec;
+	return 0;
+}
+
 int pred_record_workload(const char *prog, const struct bench_workload *w,
 			 const struct bench_opts *o, long threads,
 			 struct pred_recording *rec)
 {
 	struct bench_result r;
-	size_t off = 0;
-	int err, i;
+	int err;
 
 	if (w->main) {
-		fprintf(stderr, "%s: %s runs its own model and cannot be recorded yet "
+		fprintf(stderr, "%s: %s runs its own model and cannot be recorded "
 			"(fault-free or mmap-madvise)\n", prog, w->name);
 		return -1;
 	}
@@ -39,35 +70,29 @@ int pred_record_workload(const char *prog, const struct bench_workload *w,
 		return -1;
 	}
 	err = bench_run(w, o, threads, &r);
-	if (!err && pred_record_stop(rec))
-		err = -ENOMEM;
-	else if (err)
-		pred_record_stop(rec), pred_recording_free(rec);
 	if (err) {
+		pred_record_stop(rec);
+		pred_recording_free(rec);
 		fprintf(stderr, "%s: cannot record %s: %s\n", prog, w->name, strerror(-err));
 		return -1;
 	}
-	if (r.err || r.invariant_violations || !r.pages || !rec->nr_traces) {
-		fprintf(stderr, "%s: the recorded run failed: %s\n", prog,
-			r.err ? strerror(-r.err) : r.pages ? "invariants violated" : "no pages");
-		bench_result_free(&r);
-		pred_recording_free(rec);
-		return -1;
-	}
-	snprintf(rec->workload, sizeof(rec->workload), "%s", w->name);
-	snprintf(rec->type, sizeof(rec->type), "%s", o->shmem ? "shmem" : "anon");
-	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
-		if (r.switches[i])
-			off += snprintf(rec->switches + off, sizeof(rec->switches) - off,
-					"%s%s", off ? "," : "", lrulab_switch_name(i));
-	bench_machine_describe(rec->machine, sizeof(rec->machine));
-	rec->folio_size = (u32)(PAGE_SIZE << o->folio_order);
-	rec->threads = (u32)threads;
-	rec->pages = r.pages;
-	rec->seconds = r.seconds;
-	rec->pages_per_sec = r.pages_per_sec;
+	err = pred_record_finish(prog, w, o, &r, rec);
 	bench_result_free(&r);
-	return 0;
+	return err;
+}
+
+int pred_bench_record_write(const char *prog, const char *path,
+			    const struct bench_workload *w, const struct bench_opts *o,
+			    const struct bench_result *r)
+{
+	struct pred_recording rec;
+	int err;
+
+	if (pred_record_finish(prog, w, o, r, &rec))
+		return -1;
+	err = pred_recording_write(prog, path, &rec);
+	pred_recording_free(&rec);
+	return err;
 }
 
 /* ---- replaying it ---- */
@@ -440,6 +465,10 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 			goto out;
 		point_figures(rec, &res, &tmp);
 		band[d] = tmp.pages_per_sec;
+		if (d < PRED_MAX_DRAWS) {
+			pt->draws_contended[pt->nr_draws] = tmp.lru_contended_per_page;
+			pt->draws[pt->nr_draws++] = tmp.pages_per_sec;
+		}
 		pred_point_free(&tmp);
 		pred_result_free(&res);
 	}
@@ -484,6 +513,14 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 	json_object_set_new(j, "bottleneck", json_string(pt->bottleneck));
 	json_object_set_new(j, "bottleneck_load", json_real(pt->load));
 	json_object_set_new(j, "recorded_threads", json_integer(rec->threads));
+	{
+		json_t *d = json_array();
+		int i;
+
+		for (i = 0; i < pt->nr_draws; i++)
+			json_array_append_new(d, json_real(pt->draws[i]));
+		json_object_set_new(j, "draws_pages_per_sec", d);
+	}
 	json_object_set_new(j, "recorded_pages_per_sec", json_real(rec->pages_per_sec));
 	/* as a bench run's "locks", per simulated second */
 	json_object_set_new(j, "locks", bench_sites_json(&pt->table));

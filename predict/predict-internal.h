@@ -14,8 +14,14 @@ struct pred_model_opts {
 	u64 acquisitions;		/* per simulation; 0: by CPU count */
 };
 
+#define PRED_MAX_DRAWS 64
+
 struct pred_point {
 	int cpus;
+	int nr_draws;
+	/* each draw's pages/s: draw d of two recordings uses the same machine draw */
+	double draws[PRED_MAX_DRAWS];
+	double draws_contended[PRED_MAX_DRAWS];	/* lru_lock contended per page */
 	double pages_per_sec, band_low, band_high;
 	double twin_pages_per_sec;
 	double lru_wait_ns_per_page;
@@ -33,6 +39,13 @@ struct pred_point {
 int pred_record_workload(const char *prog, const struct bench_workload *w,
 			 const struct bench_opts *o, long threads,
 			 struct pred_recording *rec);
+/*
+ * After a bench_run() that ran recording (pred_record_start()): stop, and
+ * describe the run in @rec.  0, or -1 after one error line.
+ */
+int pred_record_finish(const char *prog, const struct bench_workload *w,
+		       const struct bench_opts *o, const struct bench_result *r,
+		       struct pred_recording *rec);
 /* One CPU count: the point estimate, its band, the twin, the lock table. */
 int pred_model_point(const struct pred_recording *rec, const struct pred_profile *pf,
 		     int cpus, const struct pred_model_opts *mo, struct pred_point *pt);

@@ -77,7 +77,7 @@ static int own_option(struct predict_args *a, const char *opt, const char *val)
 	} else if (!strcmp(opt, "--single-thread-rate")) {
 		return parse_double(PROG, opt, val, 1, 1e12, &a->single_thread_rate);
 	} else if (!strcmp(opt, "--draws")) {
-		return parse_long(PROG, opt, val, 0, 1000, &a->draws);
+		return parse_long(PROG, opt, val, 0, PRED_MAX_DRAWS, &a->draws);
 	} else if (!strcmp(opt, "--seed")) {
 		return parse_long(PROG, opt, val, 0, 1L << 40, &a->seed);
 	} else if (!strcmp(opt, "--acquisitions")) {
@@ -182,6 +182,11 @@ static int get_recording(const struct predict_args *a, int argc, char **rest, in
 	w = bench_find_workload(rest[0]);
 	if (!w) {
 		fprintf(stderr, "%s: unknown workload '%s' (" BENCH_WORKLOAD_NAMES ")\n", PROG, rest[0]);
+		return 2;
+	}
+	if (w->main) {
+		fprintf(stderr, "%s: %s runs its own model and cannot be recorded "
+			"(fault-free or mmap-madvise)\n", PROG, w->name);
 		return 2;
 	}
 	bench_defaults(w, &o);

@@ -229,32 +229,36 @@ static bool readable(const char *p)
 	return access(p, R_OK) == 0;
 }
 
+/* @dir/@sub/@name or @dir/@sub/@name.profile */
+static int try_dir(const char *dir, const char *sub, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s/%s", dir, sub, name);
+	if (readable(buf))
+		return 0;
+	snprintf(buf, len, "%s/%s/%s.profile", dir, sub, name);
+	return readable(buf) ? 0 : -1;
+}
+
 int pred_profile_find(const char *path, char *buf, size_t len)
 {
 	char exe[PATH_MAX], *slash;
 	ssize_t n;
-	const char *fmt[] = { "%s/profiles/%s", "%s/profiles/%s.profile" };
-	size_t i;
+	int i;
 
 	snprintf(buf, len, "%s", path);
 	if (readable(buf) || strchr(path, '/'))
 		return readable(buf) ? 0 : -1;
-	for (i = 0; i < ARRAY_SIZE(fmt); i++) {
-		snprintf(buf, len, fmt[i], ".", path);
-		if (readable(buf))
-			return 0;
-	}
-	/* build/VARIANT/lrulab: the source tree is two levels up */
+	if (!try_dir(".", "profiles", path, buf, len))
+		return 0;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
 		return -1;
 	exe[n] = '\0';
-	for (i = 0; i < 3 && (slash = strrchr(exe, '/')); i++)
+	/* PREFIX/bin/lrulab: PREFIX/share/lrulab/profiles; build/VARIANT/lrulab: the tree's */
+	for (i = 0; i < 3 && (slash = strrchr(exe, '/')); i++) {
 		*slash = '\0';
-	for (i = 0; i < ARRAY_SIZE(fmt); i++) {
-		snprintf(buf, len, fmt[i], exe, path);
-		if (readable(buf))
+		if (i == 1 && !try_dir(exe, "share/lrulab/profiles", path, buf, len))
 			return 0;
 	}
-	return -1;
+	return try_dir(exe, "profiles", path, buf, len);
 }

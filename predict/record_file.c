@@ -115,10 +115,17 @@ void pred_recording_free(struct pred_recording *rec)
 	memset(rec, 0, sizeof(*rec));
 }
 
-/* The class rule for a recording of one thread, which cannot show sharing. */
+/*
+ * The class rule for a recording of one thread, which cannot show
+ * sharing: per-CPU page lists, and what each thread of the recordable
+ * workloads (fault-free, mmap-madvise) has of its own: its page tables,
+ * its shmem file's page cache and mapping tree.  A recording of two or
+ * more threads shows which locks they shared instead.
+ */
 static enum pred_scope class_scope(const char *cls)
 {
-	static const char *const private_cls[] = { "pcp->lock", "ptl", "page_table_lock" };
+	static const char *const private_cls[] = { "pcp->lock", "ptl", "page_table_lock",
+						   "i_pages", "i_mmap_lock" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(private_cls); i++)
@@ -554,6 +561,65 @@ static int parse_body(struct rbuf *b, struct pred_recording *rec, const char **w
 	return 0;
 }
 
+/*
+ * One zstd frame, whether or not it says how big it is (the zstd command
+ * does not when it compresses a pipe).
+ */
+static int inflate(const u8 *z, size_t zn, u8 **out, unsigned long long *size,
+		   const char **why)
+{
+	ZSTD_DStream *ds;
+	ZSTD_inBuffer in = { z, zn, 0 };
+	size_t cap = 1 << 20, r = 1;
+	u8 *buf = NULL;
+
+	if (ZSTD_isError(ZSTD_findFrameCompressedSize(z, zn)) &&
+	    ZSTD_getFrameContentSize(z, zn) == ZSTD_CONTENTSIZE_ERROR) {
+		*why = "not an lrulab recording (no zstd frame)";
+		return -1;
+	}
+	ds = ZSTD_createDStream();
+	buf = malloc(cap);
+	if (!ds || !buf) {
+		*why = "out of memory";
+		goto fail;
+	}
+	ZSTD_initDStream(ds);
+	*size = 0;
+	while (r) {
+		ZSTD_outBuffer o;
+
+		if (*size == cap) {
+			u8 *p = cap < (1ULL << 34) ? realloc(buf, cap * 2) : NULL;
+
+			if (!p) {
+				*why = "out of memory";
+				goto fail;
+			}
+			buf = p;
+			cap *= 2;
+		}
+		o = (ZSTD_outBuffer){ buf, cap, *size };
+		r = ZSTD_decompressStream(ds, &o, &in);
+		*size = o.pos;
+		if (ZSTD_isError(r)) {
+			*why = "corrupt zstd frame";
+			goto fail;
+		}
+		if (r && in.pos == in.size && o.pos < o.size) {
+			*why = "truncated zstd frame";
+			goto fail;
+		}
+	}
+	ZSTD_freeDStream(ds);
+	*out = buf;
+	return 0;
+fail:
+	ZSTD_freeDStream(ds);
+	free(buf);
+	return -1;
+}
+
 int pred_recording_read(const char *prog, const char *path, struct pred_recording *rec)
 {
 	const char *why = NULL;
@@ -584,17 +650,8 @@ int pred_recording_read(const char *prog, const char *path, struct pred_recordin
 			break;
 	}
 	fclose(f);
-	size = z ? ZSTD_getFrameContentSize(z, zn) : ZSTD_CONTENTSIZE_ERROR;
-	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
-	    size > (1ULL << 34)) {
-		why = "not an lrulab recording (no zstd frame)";
+	if (!z || inflate(z, zn, &raw, &size, &why))
 		goto bad;
-	}
-	raw = malloc(size ? size : 1);
-	if (!raw || ZSTD_isError(ZSTD_decompress(raw, size, z, zn))) {
-		why = raw ? "corrupt zstd frame" : "out of memory";
-		goto bad;
-	}
 	b.p = raw;
 	b.n = size;
 	if (size < 8 || memcmp(raw, REC_MAGIC, 8)) {

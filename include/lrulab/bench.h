@@ -64,6 +64,7 @@ struct bench_opts {
 	long drain_all_us;		/* lru_add_drain_all() this often; 0: never */
 	bool json;
 	bool profile_hold;
+	const char *record;		/* --record FILE: the predictor's recording */
 	bool calibrate;			/* --calibrate: --fault-work from the host */
 	enum usemem_pattern pattern;	/* --pattern: which pages a file read reads */
 	double zipf_a;			/* --pattern zipf:A */

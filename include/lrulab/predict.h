@@ -87,6 +87,18 @@ void pred_recording_free(struct pred_recording *rec);
  */
 u32 pred_record_overhead_ns(void);
 
+/*
+ * `lrulab bench --record`: after a bench_run() that ran between
+ * pred_record_start() and here, stop and write the recording of @r to
+ * @path.  0, or -1 after one error line.
+ */
+struct bench_workload;
+struct bench_opts;
+struct bench_result;
+int pred_bench_record_write(const char *prog, const char *path,
+			    const struct bench_workload *w, const struct bench_opts *o,
+			    const struct bench_result *r);
+
 /* Write @rec to @path (zstd-compressed, versioned); 0 or -1 after one error line. */
 int pred_recording_write(const char *prog, const char *path, const struct pred_recording *rec);
 /* Read it back; 0 or -1 after one error line naming @path and what is wrong. */

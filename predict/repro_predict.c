@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `lrulab repro ... --predict`: beside each published row and ours, the
+ * row the predictor gives at the mail's CPU count on the mail's machine
+ * profile, from one-thread recordings made here before and after the
+ * switch.  Before and after are simulated with the same draws of the
+ * machine, so the band of the delta is that of paired differences.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bench/repro.h"
+#include "predict-internal.h"
+
+#define REPRO_DRAWS 6
+
+struct side {
+	struct pred_recording rec;
+	bool ok;
+};
+
+static int record_side(const struct repro_opts *ro, const char *workload, bool shmem,
+		       unsigned int order, const char *sw, bool on, struct side *s)
+{
+	const struct bench_workload *w = bench_find_workload(workload);
+	enum lrulab_switch which;
+	struct bench_opts o;
+	const char *work;
+
+	bench_defaults(w, &o);
+	o.shmem = shmem;
+	o.folio_order = order;
+	o.threads[0] = 1;
+	o.nr_threads = 1;
+	o.memcgs = 1;
+	o.loops = 0;
+	o.seconds = ro->quick ? 0.05 : 0.4;
+	o.mem = ro->mem_bytes;
+	if (lrulab_switch_parse(sw, &which))
+		return -1;
+	o.sw[which] = on;
+	work = repro_fault_work(ro, workload, shmem ? "shmem" : "anon", order);
+	if (work)
+		o.fault_work_ns = strtoul(work, NULL, 10);
+	if (pred_record_workload(REPRO_PROG, w, &o, 1, &s->rec))
+		return -1;
+	s->ok = true;
+	return 0;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* P10 and P90 of the paired deltas, in percent */
+static void paired_band(const double *b, const double *a, int n, double *lo, double *hi)
+{
+	double d[PRED_MAX_DRAWS];
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (b[i] > 0)
+			d[k++] = 100.0 * (a[i] - b[i]) / b[i];
+	if (!k) {
+		*lo = *hi = NAN;
+		return;
+	}
+	qsort(d, k, sizeof(d[0]), dcmp);
+	*lo = d[(k - 1) / 10];
+	*hi = d[k - 1 - (k - 1) / 10];
+}
+
+/* a row after the one labelled @after_label (unit @unit), its published numbers copied */
+static struct repro_row *insert_row(struct repro_table *t, const char *unit,
+				    const char *after_prefix)
+{
+	int i, at = t->nr_rows;
+
+	if (t->nr_rows >= REPRO_MAX_ROWS)
+		return NULL;
+	for (i = 0; i < t->nr_rows; i++)
+		if (!strcmp(t->rows[i].unit, unit) &&
+		    !strncmp(t->rows[i].label, after_prefix, strlen(after_prefix)))
+			at = i + 1;
+	memmove(&t->rows[at + 1], &t->rows[at], (t->nr_rows - at) * sizeof(t->rows[0]));
+	t->nr_rows++;
+	memset(&t->rows[at], 0, sizeof(t->rows[at]));
+	t->rows[at].unit = unit;
+	t->rows[at].pub_before = at > 0 ? t->rows[at - 1].pub_before : NAN;
+	t->rows[at].pub_after = at > 0 ? t->rows[at - 1].pub_after : NAN;
+	return &t->rows[at];
+}
+
+static int points(const struct side *s, const struct pred_profile *pf, int cpus,
+		  struct pred_point *before, struct pred_point *after)
+{
+	struct pred_model_opts mo = {
+		.impl = LOCK_QSPINLOCK, .draws = REPRO_DRAWS, .seed = 1,
+		.acquisitions = 400000,
+	};
+
+	if (pred_model_point(&s[0].rec, pf, cpus, &mo, before))
+		return -1;
+	if (pred_model_point(&s[1].rec, pf, cpus, &mo, after)) {
+		pred_point_free(before);
+		return -1;
+	}
+	return 0;
+}
+
+static int load_profile(const char *name, struct pred_profile *pf)
+{
+	char path[4096];
+
+	if (pred_profile_find(name, path, sizeof(path))) {
+		fprintf(stderr, "%s: --predict: no machine profile '%s' (profiles/ of the source tree)\n",
+			REPRO_PROG, name);
+		return -1;
+	}
+	return pred_profile_read(REPRO_PROG, path, pf);
+}
+
+static void fill(struct repro_row *row, double b, double a, const double *db,
+		 const double *da, int n)
+{
+	row->before = b;
+	row->after = a;
+	row->delta_pct = b ? 100.0 * (a - b) / b : NAN;
+	row->n = n;
+	paired_band(db, da, n, &row->ci_low_pct, &row->ci_high_pct);
+}
+
+static const struct { const char *type; int threads; } s0_rows[] = {
+	{ "shmem", 20 }, { "shmem", 80 }, { "anon", 20 }, { "anon", 80 },
+};
+
+static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
+{
+	struct pred_profile pf;
+	size_t i;
+	int k;
+
+	if (load_profile("skylake-2s-80", &pf))
+		return -1;
+	for (k = 0; k < 2; k++) {
+		const char *type = k ? "anon" : "shmem";
+		struct side s[2];
+		int err = 0;
+
+		memset(s, 0, sizeof(s));
+		if (ro->progress) {
+			fprintf(ro->progress, "  predicting %s: recording 1 thread before and after\n",
+				type);
+			fflush(ro->progress);
+		}
+		if (record_side(ro, "fault-free", !k, 0, "lru-stat-batch", false, &s[0]) ||
+		    record_side(ro, "fault-free", !k, 0, "lru-stat-batch", true, &s[1]))
+			err = -1;
+		for (i = 0; !err && i < ARRAY_SIZE(s0_rows); i++) {
+			struct pred_point b, a;
+			struct repro_row *row;
+			char prefix[64];
+
+			if (strcmp(s0_rows[i].type, type))
+				continue;
+			if (points(s, &pf, s0_rows[i].threads, &b, &a)) {
+				err = -1;
+				break;
+			}
+			snprintf(prefix, sizeof(prefix), "%s, %d threads", type, s0_rows[i].threads);
+			row = insert_row(t, "pages/s", prefix);
+			if (row) {
+				snprintf(row->label, sizeof(row->label),
+					 "  predicted: %d CPUs of %.24s", s0_rows[i].threads, pf.name);
+				fill(row, b.pages_per_sec, a.pages_per_sec, b.draws, a.draws,
+				     b.nr_draws);
+			}
+			pred_point_free(&b);
+			pred_point_free(&a);
+		}
+		pred_recording_free(&s[0].rec);
+		pred_recording_free(&s[1].rec);
+		if (err)
+			return -1;
+	}
+	return 0;
+}
+
+/* s4's microbenchmark: 20 threads x 1000 loops x 16 MiB */
+#define S4_MAIL_PAGES (20.0 * 1000 * ((16UL << 20) / PAGE_SIZE))
+
+static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
+{
+	static const unsigned long sizes[] = { 16384, 4096, 65536 };
+	struct pred_profile pf;
+	size_t i;
+
+	if (load_profile("skylake-2s-80", &pf))
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		unsigned int order = (unsigned int)__builtin_ctzl(sizes[i] / PAGE_SIZE);
+		struct side s[2];
+		struct pred_point b, a;
+		struct repro_row *row;
+		double cb[PRED_MAX_DRAWS], ca[PRED_MAX_DRAWS];
+		char prefix[64];
+		int d, err = 0;
+
+		memset(s, 0, sizeof(s));
+		if (ro->progress) {
+			fprintf(ro->progress, "  predicting %luK: recording 1 thread before and after\n",
+				sizes[i] >> 10);
+			fflush(ro->progress);
+		}
+		if (record_side(ro, "mmap-madvise", false, order, "mthp-lru-cache", false, &s[0]) ||
+		    record_side(ro, "mmap-madvise", false, order, "mthp-lru-cache", true, &s[1]) ||
+		    points(s, &pf, 20, &b, &a))
+			err = -1;
+		if (!err) {
+			snprintf(prefix, sizeof(prefix), "%luK: lru_lock contended", sizes[i] >> 10);
+			row = insert_row(t, "count", prefix);
+			if (row) {
+				for (d = 0; d < b.nr_draws; d++) {
+					cb[d] = b.draws_contended[d] * S4_MAIL_PAGES;
+					ca[d] = a.draws_contended[d] * S4_MAIL_PAGES;
+				}
+				snprintf(row->label, sizeof(row->label),
+					 "  predicted: 20 CPUs of %.24s, the mail's run", pf.name);
+				fill(row, b.lru_contended_per_page * S4_MAIL_PAGES,
+				     a.lru_contended_per_page * S4_MAIL_PAGES, cb, ca, b.nr_draws);
+			}
+			pred_point_free(&b);
+			pred_point_free(&a);
+		}
+		pred_recording_free(&s[0].rec);
+		pred_recording_free(&s[1].rec);
+		if (err)
+			return -1;
+	}
+	return 0;
+}
+
+int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char *which)
+{
+	int err;
+
+	if (!strcmp(which, "s0"))
+		err = predict_s0(ro, t);
+	else if (!strcmp(which, "s4"))
+		err = predict_s4(ro, t);
+	else {
+		repro_table_note(t, "--predict: no predicted rows for %s: %s", which,
+				 !strcmp(which, "s1") ? "usemem runs its own model and cannot be recorded yet" :
+				 "its after side is another build (the layout), which the predictor does not record yet");
+		return 0;
+	}
+	if (!err)
+		repro_table_note(t, "predicted: lrulab predict, 1-thread recordings here, profiles/skylake-2s-80; their CI column is the P10-P90 of %d paired draws of its ranges",
+				 REPRO_DRAWS);
+	return err;
+}

@@ -1,0 +1,136 @@
+#!/bin/sh
+# `lrulab predict`, `lrulab calibrate`, `lrulab bench --record` and
+# `lrulab repro --predict`: bad options, profiles and recordings get one
+# error line and a non-zero exit; a recording written by bench is read
+# back by predict, whose JSON has the documented keys, one object per
+# CPU count; the shipped profiles all load; calibrate writes a profile
+# that predict reads.  Figures are not checked (they depend on the
+# machine); shapes and counts are.
+set -u
+LRULAB=${1:?usage: predict_cli.sh path/to/lrulab}
+fails=0
+tmp=$(mktemp -d)
+err=$tmp/err
+out=$tmp/out
+trap 'rm -rf "$tmp"' EXIT
+cd "$(dirname "$0")/.." || exit 1
+
+fail() {
+	echo "FAIL: $*"
+	sed 's/^/  | /' "$err"
+	fails=$((fails + 1))
+}
+
+# expect RC PREFIX ARGS...: exit RC, one stderr line starting with PREFIX
+expect() {
+	want=$1
+	prefix=$2
+	shift 2
+	"$@" >"$out" 2>"$err"
+	rc=$?
+	lines=$(wc -l <"$err")
+	if [ "$rc" -ne "$want" ] || [ "$lines" -ne 1 ] || ! grep -q "^$prefix: " "$err"; then
+		fail "$*: exit $rc, $lines stderr lines"
+	fi
+}
+
+P="lrulab predict"
+M=profiles/skylake-2s-80.profile
+expect 2 "$P" "$LRULAB" predict
+expect 2 "$P" "$LRULAB" predict fault-free --machine $M
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 1,2
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 0 --machine $M
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $M --draws 65
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $M --single-thread-rate x
+expect 2 "$P" "$LRULAB" predict nosuch --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $M --bogus
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $M --threads 1,2
+expect 2 "$P" "$LRULAB" predict usemem --cpus 2 --machine $M
+grep -q 'cannot be recorded' "$err" || fail "usemem: wrong error"
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $tmp/none.profile
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine
+# bad profiles: each names the file, the line and what is wrong
+sed 's/^xfer_socket_ns = 48 \[44 51\]/xfer_socket_ns = 60 [44 51]/' $M >$tmp/range.profile
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $tmp/range.profile
+grep -q 'range.profile:[0-9]*: xfer_socket_ns: value outside its range' "$err" ||
+	fail "range: wrong error"
+grep -v '^tas_beta' $M >$tmp/missing.profile
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $tmp/missing.profile
+grep -q 'tas_beta missing' "$err" || fail "missing: wrong error"
+sed 's/ source: .*//' $M >$tmp/nosource.profile
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $tmp/nosource.profile
+grep -q "no 'source:'" "$err" || fail "no source: wrong error"
+# bad recordings
+echo hello >$tmp/bad.rec
+expect 1 "$P" "$LRULAB" predict --recording $tmp/bad.rec --cpus 2 --machine $M
+grep -q 'not an lrulab recording' "$err" || fail "bad recording: wrong error"
+printf 'LRULABRC\001' | zstd -q -c >$tmp/trunc.rec
+expect 1 "$P" "$LRULAB" predict --recording $tmp/trunc.rec --cpus 2 --machine $M
+grep -q 'truncated' "$err" || fail "truncated recording: wrong error"
+printf 'LRULABRC\011' | zstd -q -c >$tmp/version.rec
+expect 1 "$P" "$LRULAB" predict --recording $tmp/version.rec --cpus 2 --machine $M
+grep -q 'version 9, this lrulab reads 1' "$err" || fail "version: wrong error"
+expect 1 "$P" "$LRULAB" predict --recording $tmp/none.rec --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict --recording $tmp/bad.rec fault-free --cpus 2 --machine $M
+
+# every shipped profile loads
+for p in profiles/*.profile; do
+	"$LRULAB" predict --recording /dev/null --cpus 1 --machine "$p" >"$out" 2>"$err"
+	grep -q 'not an lrulab recording' "$err" || fail "$p does not load"
+done
+
+# bench --record, then predict from the file
+B="lrulab bench"
+expect 2 "$B" "$LRULAB" bench fault-free --threads 1,2 --record $tmp/r.rec
+expect 2 "$B" "$LRULAB" bench usemem --record $tmp/r.rec
+"$LRULAB" bench fault-free --type anon --threads 1 --seconds 0.05 --mem 1M \
+	--record $tmp/r.rec >"$out" 2>"$err" || fail "bench --record failed"
+test -s $tmp/r.rec || fail "no recording written"
+"$LRULAB" predict --recording $tmp/r.rec --cpus 1,4,80 --machine skylake-2s-80 \
+	--draws 2 --json >"$out" 2>"$err" || fail "predict --recording failed"
+test "$(wc -l <"$out")" -eq 3 || fail "predict --json: not one line per CPU count"
+for k in workload type folio_size machine cpus switches predicted_pages_per_sec \
+	band_low band_high lru_lock_wait_ns_per_page locks; do
+	test "$(grep -c "\"$k\":" "$out")" -eq 3 || fail "predict --json: key $k"
+done
+grep -q '"cpus":80' "$out" || fail "predict --json: cpus"
+grep -q '"machine":"skylake-2s-80"' "$out" || fail "predict --json: machine"
+grep -q '"site":"lru_lock:folio_batch_move_lru"' "$out" || fail "predict --json: locks"
+# the same seed gives the same prediction
+"$LRULAB" predict --recording $tmp/r.rec --cpus 16 --machine skylake-2s-80 --draws 2 \
+	--json >$tmp/a 2>"$err"
+"$LRULAB" predict --recording $tmp/r.rec --cpus 16 --machine skylake-2s-80 --draws 2 \
+	--json >$tmp/b 2>"$err"
+cmp -s $tmp/a $tmp/b || fail "predict: same seed, different output"
+# text: the table and a perf lock contention table per CPU count
+"$LRULAB" predict --recording $tmp/r.rec --cpus 2,8 --machine xeon-16c-207 --draws 0 \
+	>"$out" 2>"$err" || fail "predict text failed"
+test "$(grep -c 'contended   total wait' "$out")" -eq 2 || fail "predict: lock tables"
+grep -q 'busiest shared lock' "$out" || fail "predict: header"
+
+# a workload recorded in place, with bench options and a switch
+"$LRULAB" predict fault-free --type shmem --seconds 0.05 --mem 1M --with lru-stat-batch \
+	--cpus 2 --machine i7-13700hx --draws 1 --json >"$out" 2>"$err" ||
+	fail "predict fault-free failed"
+grep -q '"switches":\["lru-stat-batch"\]' "$out" || fail "predict: switches"
+
+# calibrate writes a profile predict reads
+C="lrulab calibrate"
+expect 2 "$C" "$LRULAB" calibrate
+expect 2 "$C" "$LRULAB" calibrate --bogus
+"$LRULAB" calibrate --out $tmp/me.profile >"$out" 2>"$err" || fail "calibrate failed"
+"$LRULAB" predict --recording $tmp/r.rec --cpus 2 --machine $tmp/me.profile --draws 1 \
+	>"$out" 2>"$err" || fail "calibrated profile does not load"
+expect 1 "$C" "$LRULAB" calibrate --out /nonexistent/dir/x.profile
+
+# repro --predict in its quick form
+"$LRULAB" repro s4 --quick --predict --out $tmp/results >"$out" 2>"$err" ||
+	fail "repro s4 --predict failed"
+test "$(grep -c 'predicted: 20 CPUs of skylake-2s-80' "$out")" -eq 3 ||
+	fail "repro s4 --predict: rows"
+
+if [ "$fails" -ne 0 ]; then
+	echo "predict_cli: $fails failure(s)"
+	exit 1
+fi
+echo "predict_cli: ok"
