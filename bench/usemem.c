@@ -125,9 +125,13 @@ static void *usemem_worker(void *arg)
 	t->prefault_pages = i;
 	__atomic_fetch_add(t->prefaulted, 1, __ATOMIC_RELEASE);
 	barrier_wait_sleep(t->start);
-	/* --random: uniform random writes over the whole region */
+	/*
+	 * --random: uniform random writes over the whole region.  The end is
+	 * seen at the next access: with many more threads than processors
+	 * one access may wait for reclaim behind preempted lock holders.
+	 */
 	while (!t->err && !__atomic_load_n(t->stop, __ATOMIC_ACQUIRE)) {
-		for (i = 0; i < 64; i++) {
+		for (i = 0; i < 64 && !__atomic_load_n(t->stop, __ATOMIC_RELAXED); i++) {
 			x ^= x << 13;
 			x ^= x >> 7;
 			x ^= x << 17;
@@ -151,8 +155,9 @@ static void *usemem_worker(void *arg)
  * than processors the prefault is reclaim under preempted lock holders
  * and took 20 s for a 0.3 s run (64 threads on 2 processors); cut at
  * its bound, the pages it did not reach are first touched in the
- * window, and the run says so.  Every thread sees the cut within a
- * fault or two: the 20 ms per thread is their turn on a processor.
+ * window, and the run says so.  A thread sees the cut (and the window's
+ * end) after the fault it is in, which may wait behind preempted lock
+ * holders: the run ends within 1 s + 40 ms per thread after the window.
  */
 static double usemem_prefault_bound(const struct bench_opts *o, long threads)
 {
