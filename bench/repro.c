@@ -133,6 +133,21 @@ static double run_number(json_t *run, const char *key)
 	return bench_json_number(json_object_get(run, head), dot + 1);
 }
 
+/* The median absolute deviation of @v: how far a run strays from the median. */
+static double repro_mad(const double *v, int n)
+{
+	double m = bench_median(v, n), *d = malloc(n * sizeof(*d)), mad;
+	int i;
+
+	if (!d)
+		return NAN;
+	for (i = 0; i < n; i++)
+		d[i] = fabs(v[i] - m);
+	mad = bench_median(d, n);
+	free(d);
+	return mad;
+}
+
 /* Row from configs @ka (before) and @kb (after) of a cell. */
 int repro_row_fill(struct repro_row *row, const struct repro_cell *c, int ka, int kb,
 		   const char *metric)
@@ -160,6 +175,13 @@ int repro_row_fill(struct repro_row *row, const struct repro_cell *c, int ka, in
 					  BENCH_BOOTSTRAP_SEED, &lo, &hi)) {
 		row->ci_low_pct = 100.0 * (lo - 1);
 		row->ci_high_pct = 100.0 * (hi - 1);
+	}
+	row->resolution = fmax(repro_unit_step(row->unit),
+			       fmax(repro_mad(a, row->n), repro_mad(b, row->n)));
+	if (fabs(row->before) <= row->resolution && fabs(row->after) <= row->resolution) {
+		/* 0.011 ms -> 0 is not -100%: both are noise */
+		row->below_resolution = true;
+		row->delta_pct = row->ci_low_pct = row->ci_high_pct = NAN;
 	}
 	err = 0;
 out:

@@ -43,6 +43,14 @@ struct repro_row {
 	double before, after;		/* medians */
 	double delta_pct, ci_low_pct, ci_high_pct;
 	int n;
+	/*
+	 * The smallest value the row tells from zero: the larger of the
+	 * table's last digit in its unit and the runs' spread (each side's
+	 * median absolute deviation).  With both medians within it the delta
+	 * is no result: printed "~0", no percentage, no bar.
+	 */
+	double resolution;
+	bool below_resolution;
 };
 
 struct repro_table {
@@ -126,6 +134,12 @@ int repro_s4(const struct repro_opts *ro, struct repro_table *t);
 int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char *which);
 
 /* repro_output.c */
+/* the table's last digit in @unit: what a value must exceed to print */
+double repro_unit_step(const char *unit);
+/* +1 higher is better, -1 lower is better, 0 neither (should not change) */
+int repro_row_better(const struct repro_row *r);
+/* whether the row's figure holds on any machine: work counted, not speed */
+bool repro_row_any_machine(const struct repro_row *r);
 void repro_print_table(const struct repro_opts *ro, const struct repro_table *t);
 void repro_print_s3_mail(const struct s3_mail_row *mail, int n);
 json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *t,

@@ -35,6 +35,53 @@ static void fmt_val(char *buf, size_t len, double v, const char *unit)
 		snprintf(buf, len, "%.0f", v);
 }
 
+double repro_unit_step(const char *unit)
+{
+	if (!strcmp(unit, "s"))
+		return 1e-4;
+	if (!strcmp(unit, "%") || !strcmp(unit, "ns/page") || !strcmp(unit, "/1k pages") ||
+	    !strcmp(unit, "ms") || !strcmp(unit, "/1k recl"))
+		return 0.1;
+	return 1;
+}
+
+/*
+ * Which way a row's change is good, by what it measures: throughput up;
+ * time, waits, lock traffic and contention down; reclaim's rates (/s)
+ * are the workload's, which a locking patch should leave alone.
+ */
+int repro_row_better(const struct repro_row *r)
+{
+	static const char *const lower[] = {
+		"s", "ms", "%", "ns/page", "/1k pages", "/1k recl", "count",
+	};
+	size_t i;
+
+	if (!strcmp(r->unit, "pages/s"))
+		return 1;
+	for (i = 0; i < ARRAY_SIZE(lower); i++)
+		if (!strcmp(r->unit, lower[i]))
+			return -1;
+	return 0;
+}
+
+static const char *better_name(int better)
+{
+	return better > 0 ? "higher" : better < 0 ? "lower" : "neither";
+}
+
+/*
+ * Lock acquisitions per 1000 pages (or reclaimed pages) and lock hold
+ * time per page count what the code does, not how fast this machine
+ * does it: they hold on any machine.  Rates, waits, contention and
+ * shares of time are this machine's.
+ */
+bool repro_row_any_machine(const struct repro_row *r)
+{
+	return !strcmp(r->unit, "/1k pages") || !strcmp(r->unit, "/1k recl") ||
+	       !strcmp(r->unit, "ns/page");
+}
+
 static void fmt_pct(char *buf, size_t len, double v)
 {
 	if (isnan(v))
@@ -52,8 +99,8 @@ static double pub_delta(const struct repro_row *r)
 
 void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 {
-	char pb[16], pa[16], pd[16], b[16], a[16], d[16], lo[16], hi[16], ci[64];
-	int i;
+	char pb[16], pa[16], pd[16], b[16], a[16], d[16], lo[16], hi[16], ci[64], label[100];
+	int i, any = 0, noise = 0;
 
 	printf("\n== %s: %s\n", t->seed, t->title);
 	printf("   before: %s; after: %s\n", t->before_name, t->after_name);
@@ -61,9 +108,9 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 		printf("   %s\n", t->notes[i]);
 	if (t->oversubscribed)
 		printf("   WARNING: OVERSUBSCRIBED: more threads than processors; wait times and pages/s mean little\n");
-	printf("\n%-58s %-9s | %-26s | %s\n", "", "", "published", "this machine");
-	printf("%-58s %-9s | %8s %8s %8s | %8s %8s %8s  %s\n", "", "unit", "before", "after",
-	       "delta", "before", "after", "delta", "95% CI");
+	printf("\n%-60s %-9s %-7s | %-26s | %s\n", "", "", "", "published", "this machine");
+	printf("%-60s %-9s %-7s | %8s %8s %8s | %8s %8s %8s  %s\n", "", "unit", "better",
+	       "before", "after", "delta", "before", "after", "delta", "95% CI");
 	for (i = 0; i < t->nr_rows; i++) {
 		const struct repro_row *r = &t->rows[i];
 
@@ -73,7 +120,11 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 		fmt_val(b, sizeof(b), r->before, r->unit);
 		fmt_val(a, sizeof(a), r->after, r->unit);
 		fmt_pct(d, sizeof(d), r->delta_pct);
-		if (isnan(r->ci_low_pct)) {
+		if (r->below_resolution) {
+			snprintf(d, sizeof(d), "~0");
+			snprintf(ci, sizeof(ci), "below resolution (%g %s)", r->resolution, r->unit);
+			noise++;
+		} else if (isnan(r->ci_low_pct)) {
 			snprintf(ci, sizeof(ci), "-");
 		} else {
 			fmt_pct(lo, sizeof(lo), r->ci_low_pct);
@@ -81,9 +132,18 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 			snprintf(ci, sizeof(ci), "[%s, %s]%s", lo, hi,
 				 r->ci_low_pct <= 0 && r->ci_high_pct >= 0 ? " no difference" : "");
 		}
-		printf("%-58s %-9s | %8s %8s %8s | %8s %8s %8s  %s\n", r->label, r->unit,
-		       pb, pa, pd, b, a, d, ci);
+		any += repro_row_any_machine(r);
+		snprintf(label, sizeof(label), "%s%s", repro_row_any_machine(r) ? "# " : "  ",
+			 r->label);
+		printf("%-60s %-9s %-7s | %8s %8s %8s | %8s %8s %8s  %s\n", label, r->unit,
+		       better_name(repro_row_better(r)), pb, pa, pd, b, a, d, ci);
 	}
+	if (any)
+		printf("\n   # holds on any machine: lock acquisitions per 1000 pages and lock hold time per page count the work done, not this machine's speed; the other rows are this machine's\n");
+	else
+		printf("\n   no row holds on any machine: every figure here is this machine's speed (rates, wait times, contention)\n");
+	if (noise)
+		printf("   ~0: both medians within the row's resolution, the larger of the table's last digit and the runs' spread (median absolute deviation): no change to read\n");
 }
 
 /* s3 as the cover letter prints it: base, patch 1, patch 1+2 side by side. */
@@ -124,7 +184,7 @@ void repro_print_s3_mail(const struct s3_mail_row *mail, int n)
 json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *t,
 			 const char *machine)
 {
-	json_t *j = json_object(), *rows = json_array(), *notes = json_array();
+	json_t *j = json_object(), *rows = json_array(), *notes = json_array(), *row;
 	const char *key;
 	json_t *v;
 	int i;
@@ -150,6 +210,11 @@ json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *
 			"delta_pct", repro_jreal(r->delta_pct),
 			"ci_low_pct", repro_jreal(r->ci_low_pct),
 			"ci_high_pct", repro_jreal(r->ci_high_pct), "runs", r->n));
+		row = json_array_get(rows, json_array_size(rows) - 1);
+		json_object_set_new(row, "resolution", repro_jreal(r->resolution));
+		json_object_set_new(row, "below_resolution", json_boolean(r->below_resolution));
+		json_object_set_new(row, "better", json_string(better_name(repro_row_better(r))));
+		json_object_set_new(row, "any_machine", json_boolean(repro_row_any_machine(r)));
 	}
 	json_object_set_new(j, "rows", rows);
 	for (i = 0; i < t->nr_notes; i++)
@@ -179,10 +244,54 @@ static bool have_gnuplot(void)
 	return false;
 }
 
-/* Published and measured deltas per row, our interval as error bars. */
+/*
+ * Where the plot's range reaches: every bar inside the frame, and the
+ * intervals too unless one reaches past three times the tallest bar (a
+ * 2-run --quick cell's can reach +100000%), which is cut at the frame.
+ */
+static void plot_extent(const struct repro_table *t, double *lo, double *hi, bool *cut)
+{
+	double blo = 0, bhi = 0, cap;
+	int i;
+
+	for (i = 0; i < t->nr_rows; i++) {
+		const struct repro_row *r = &t->rows[i];
+		double v[2] = { pub_delta(r), r->delta_pct };
+
+		if (!isnan(v[0]))
+			blo = fmin(blo, v[0]), bhi = fmax(bhi, v[0]);
+		if (!isnan(v[1]))
+			blo = fmin(blo, v[1]), bhi = fmax(bhi, v[1]);
+	}
+	cap = 3 * fmax(100, fmax(-blo, bhi));
+	*lo = blo;
+	*hi = bhi;
+	*cut = false;
+	for (i = 0; i < t->nr_rows; i++) {
+		const struct repro_row *r = &t->rows[i];
+
+		if (!isnan(r->ci_low_pct)) {
+			*cut |= r->ci_low_pct < -cap;
+			*lo = fmin(*lo, fmax(r->ci_low_pct, -cap));
+		}
+		if (!isnan(r->ci_high_pct)) {
+			*cut |= r->ci_high_pct > cap;
+			*hi = fmax(*hi, fmin(r->ci_high_pct, cap));
+		}
+	}
+}
+
+/*
+ * Published and measured deltas per row, our interval as error bars.
+ * Each row's name says its unit and which way is better, "#" marks what
+ * holds on any machine, and a row below its resolution gets no bar of
+ * ours ("~0").  The legend sits above the plot, clear of the bars.
+ */
 int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 {
 	char dat[4096], gp[4096], png[4096];
+	double lo, hi, pad;
+	bool cut;
 	FILE *f;
 	pid_t pid;
 	int i, status;
@@ -196,9 +305,12 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 	fprintf(f, "# label published_delta_pct delta_pct ci_low_pct ci_high_pct\n");
 	for (i = 0; i < t->nr_rows; i++) {
 		const struct repro_row *r = &t->rows[i];
+		int better = repro_row_better(r);
 		double pd = pub_delta(r);
 
-		fprintf(f, "\"%s\" ", r->label);
+		fprintf(f, "\"%s%s (%s, %s%s)\" ", repro_row_any_machine(r) ? "# " : "", r->label,
+			r->unit, better > 0 ? "higher is better" : better < 0 ? "lower is better" :
+			"should not change", r->below_resolution ? "; ~0" : "");
 		fprintf(f, isnan(pd) ? "? " : "%g ", pd);
 		fprintf(f, isnan(r->delta_pct) ? "? " : "%g ", r->delta_pct);
 		fprintf(f, isnan(r->ci_low_pct) ? "? " : "%g ", r->ci_low_pct);
@@ -206,31 +318,39 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 	}
 	if (fclose(f))
 		return -1;
+	plot_extent(t, &lo, &hi, &cut);
+	pad = fmax(5, 0.08 * (hi - lo));
 	f = fopen(gp, "w");
 	if (!f)
 		return -1;
 	fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-		   "  set terminal pngcairo size 1200,640 font ',9'\n"
+		   "  set terminal pngcairo size 1400,900 font ',9'\n"
 		   "} else {\n"
-		   "  set terminal png size 1200,640\n"
+		   "  set terminal png size 1400,900\n"
 		   "}\n"
 		   "set termoption noenhanced\n"
 		   "set output '%s'\n"
-		   "set title '%s: delta after/before (%%), published vs this machine (%d CPUs, 95%% CI)'\n"
+		   "set title \"%s: change after vs before, published vs this machine (%d CPUs, 95%% CI as error bars)\\n"
+		   "# holds on any machine; ~0: below the row's resolution, no bar of ours%s\"\n"
 		   "set datafile missing '?'\n"
 		   "set style fill solid 0.6 border -1\n"
 		   "set boxwidth 0.35\n"
-		   "set ylabel 'delta %%'\n"
-		   "set xtics rotate by 30 right\n"
-		   "set bmargin 16\n"
-		   "set lmargin 28\n"
+		   "set ylabel 'change, %% of before (0: none)'\n"
+		   "set xlabel 'row (its unit, which way is better)'\n"
+		   "set yrange [%g:%g]\n"
+		   "set xrange [-0.6:%d.6]\n"
+		   "set xtics rotate by 45 right\n"
+		   "set bmargin at screen 0.40\n"
+		   "set lmargin at screen 0.26\n"
 		   "set grid ytics\n"
-		   "set key top left\n"
+		   "set key tmargin center horizontal\n"
+		   "set rmargin at screen 0.98\n"
 		   "set xzeroaxis\n"
 		   "plot '%s' using ($0-0.18):2:xtic(1) with boxes title 'published', \\\n"
-		   "     '' using ($0+0.18):3 with boxes title 'this machine', \\\n"
+		   "     '' using ($0+0.18):3 with boxes title 'this machine (median)', \\\n"
 		   "     '' using ($0+0.18):3:4:5 with yerrorbars lc rgb 'black' pt 0 notitle\n",
-		png, t->seed, ro->cpus, dat);
+		png, t->seed, ro->cpus,
+		cut ? "; intervals past 3x the tallest bar cut at the frame" : "", floor(lo - pad), ceil(hi + pad), t->nr_rows - 1, dat);
 	if (fclose(f))
 		return -1;
 

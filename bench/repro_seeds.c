@@ -552,6 +552,7 @@ int repro_s3(struct repro_opts *ro, struct repro_table *t,
 	repro_table_note(t, "fault-free, %ld fresh memcg%s per run, %g s per run; median of %ld runs per cell, the three alternating, each a fresh process",
 			 ro->memcgs, ro->memcgs == 1 ? "" : "s", ro->seconds, ro->reps);
 	repro_calib_note(ro, t, "fault-free");
+	repro_table_note(t, "what holds on any machine here is the layout itself: `lrulab layout` in each build names the 128-byte pairs where a stat read meets an lru_lock write");
 	return 0;
 }
 

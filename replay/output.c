@@ -269,10 +269,10 @@ int replay_plot(const struct replay_cmd *c)
 		   "set title 'miss ratio: %s (%s)'\n"
 		   "set logscale x\n"
 		   "set xlabel 'cache size (%s)'\n"
-		   "set ylabel 'miss ratio'\n"
-		   "set yrange [0:1]\n"
+		   "set ylabel 'miss ratio, misses per request (lower is better)'\n"
+		   "set yrange [0:1.02]\n"
 		   "set grid\n"
-		   "set key bottom left\n",
+		   "set key tmargin center horizontal\n",
 		c->plot, strrchr(c->trace_path, '/') ? strrchr(c->trace_path, '/') + 1 : c->trace_path,
 		c->type_name, c->t.objects ? "objects" : "bytes");
 	for (l = 0; l < 2; l++) {

@@ -309,10 +309,32 @@ good 'WARNING: patch 1 ran layout' repro s3 --quick --out "$tmp/res" \
 	--before-bin "$LRULAB" --after-bin "$LRULAB"
 "$LRULAB" repro s0 --quick --json --out "$tmp/res" >"$out" 2>"$err" || fail "repro s0 --json: exit $?"
 for key in seed rows label published_before published_after before after delta_pct \
-	ci_low_pct ci_high_pct; do
+	ci_low_pct ci_high_pct resolution below_resolution better any_machine; do
 	grep -q "\"$key\":" "$out" || fail "repro --json: key $key missing"
 done
 good 'lruvec_cost_sample' repro s1 --quick --out "$tmp/res"
+# Noise is not a result: with sync swap pgrotated is 0 before and after,
+# below its resolution: "~0", no percentage (JSON null), no bar; each row
+# says which way is better and whether it holds on any machine.
+grep -q '^  pgrotated / s  *\/s  *neither *|  *-  *-  *- |  *0  *0  *~0  below resolution (1 /s)$' "$out" ||
+	fail "repro s1: pgrotated 0 -> 0 not ~0"
+grep -q '^# acquisitions, every lru_lock site  *\/1k recl  *lower ' "$out" ||
+	fail "repro s1: acquisitions per 1000 reclaimed pages not marked as holding on any machine"
+grep -q '^   # holds on any machine: ' "$out" || fail "repro s1: no note on what holds on any machine"
+grep -q '^"pgrotated / s (/s, should not change; ~0)" ? ? ? ?$' "$tmp/res/s1-vmstat-scan-cost.dat" ||
+	fail "repro s1: pgrotated plotted"
+grep -q '"label": "pgrotated / s",' "$tmp/res/s1-vmstat-scan-cost.json" &&
+	tr -d ' \n' <"$tmp/res/s1-vmstat-scan-cost.json" |
+	grep -q '"label":"pgrotated/s","unit":"/s",[^}]*"delta_pct":null,[^}]*"below_resolution":true,"better":"neither","any_machine":false' ||
+	fail "repro s1 JSON: pgrotated not below resolution"
+# the plot: legend above the bars, a y label with its unit, a range
+# that holds every bar, and which way is better on every row
+gp=$tmp/res/s1-vmstat-scan-cost.gp
+grep -q "^set key tmargin center horizontal$" "$gp" && grep -q "^set ylabel 'change, % of before (0: none)'$" "$gp" &&
+	sed -n 's/^set yrange \[\(-[0-9]*\):[0-9]*\]$/\1/p' "$gp" | grep -q '^-1[0-9][0-9]\|^-[2-9][0-9][0-9]' ||
+	fail "repro s1: plot settings"
+[ "$(grep -vc 'is better\|should not change\|^#' "$tmp/res/s1-vmstat-scan-cost.dat")" -eq 0 ] ||
+	fail "repro s1: a plotted row does not say which way is better"
 # --calibrate: each fault-free shape calibrated once against this kernel,
 # the work found named in the table's notes
 good 'fault work matched to this machine.s kernel: shmem 4K [0-9]* ns, anon 4K [0-9]* ns' \
@@ -344,6 +366,13 @@ if [ -x "$(dirname "$LRULAB")/../pncold/lrulab" ]; then
 	"$LRULAB" repro all --quick --json --out "$tmp/res" >"$out" 2>"$err" ||
 		fail "repro all --quick: exit $?"
 	[ "$(grep -c '"seed":' "$out")" -eq 4 ] || fail "repro all --json: not four tables"
+	# every table says which rows hold on any machine; s3's none
+	[ "$(grep -c '"any_machine":true' "$out")" -eq 3 ] ||
+		fail "repro all --json: a table without a row that holds on any machine"
+	grep '"seed":"s3' "$out" | grep -q '"any_machine":true' &&
+		fail "repro s3: a pages/s row said to hold on any machine"
+	grep '"seed":"s3' "$out" | grep -q 'what holds on any machine here is the layout itself' ||
+		fail "repro s3: no note on what holds on any machine"
 fi
 
 # ---- SIGINT and SIGTERM ----
