@@ -18,6 +18,7 @@
 
 #include <lrulab/bench.h>
 #include <lrulab/host.h>
+#include <lrulab/lru_gen_debugfs.h>
 #include <lrulab/workqueue.h>
 
 #define BENCH_MIN_NODE_PAGES (1UL << 20)	/* 4 GiB of 4 KiB pages */
@@ -516,6 +517,7 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	bench_deltas_free(&mthp_before);
 out:
 	r->err = err;
+	r->lru_gen_show = bench_show_capture(o);
 	lrulab_exit();
 	/* a later run, or a test, starts from the kernel before every patch */
 	lru_hold_profile_enabled = false;
@@ -524,8 +526,37 @@ out:
 	return 0;
 }
 
+char *bench_show_capture(const struct bench_opts *o)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (o->show < 0)
+		return NULL;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	lru_gen_seq_show(f, o->show == 1);
+	fclose(f);
+	return text;
+}
+
+void bench_show_print(const struct bench_opts *o, char *text)
+{
+	FILE *f = o->json ? stderr : stdout;
+
+	if (o->show < 0)
+		return;
+	fprintf(f, "\n%s:\n%s", o->show ? "lru_gen_full" : "lru_gen", text ? text : "");
+	fflush(f);
+	free(text);
+}
+
 void bench_result_free(struct bench_result *r)
 {
+	free(r->lru_gen_show);
+	r->lru_gen_show = NULL;
 	free(r->sites);
 	r->sites = NULL;
 	bench_deltas_free(&r->vmstat);

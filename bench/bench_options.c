@@ -17,6 +17,7 @@ static const struct bench_workload *const bench_workloads[] = {
 	&fault_free_workload,
 	&mmap_madvise_workload,
 	&usemem_workload,
+	&mglru_age_workload,
 };
 
 const struct bench_workload *bench_find_workload(const char *name)
@@ -56,13 +57,16 @@ static const struct option bench_long_options[] = {
 	{ "profile-hold", no_argument, NULL, 'p' },
 	{ "record", required_argument, NULL, 'r' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "procs", required_argument, NULL, 'P' },
+	{ "passes", required_argument, NULL, 'Z' },
+	{ "show", required_argument, NULL, 'O' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 void bench_usage(FILE *f, const struct bench_workload *w)
 {
-	const char *name = w ? w->name : "fault-free|mmap-madvise|usemem";
+	const char *name = w ? w->name : "fault-free|mmap-madvise|usemem|mglru-age";
 
 	fprintf(f, "usage: lrulab bench %s", name);
 	if (w && (w->opts & BENCH_OPT_TYPE_FILE))
@@ -76,8 +80,11 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 	if (!w || (w->opts & BENCH_OPT_PATTERN))
 		fprintf(f, "\n       [--pattern random|zipf:A|seq] [--fadvise normal|random|sequential]\n"
 			   "       [--read-ahead-kb KB]");
+	if (w && (w->opts & BENCH_OPT_PROCS))
+		fprintf(f, "\n       [--procs N[,N...]] [--mem SIZE] [--passes N] [--lock IMPL]\n"
+			   "       [--with SWITCH]... [--without SWITCH]... [--json]\n");
 	/* a workload with its own model (usemem) takes the common options only */
-	if (w && w->main)
+	else if (w && w->main)
 		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--seconds S] [--lock IMPL]\n"
 			   "       [--with SWITCH]... [--without SWITCH]... [--flush-ms MS] [--json]\n");
 	else
@@ -86,6 +93,7 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 			   "       [--with SWITCH]... [--without SWITCH]... [--fault-work NS | --calibrate]\n"
 			   "       [--flush-ms MS] [--drain-all-us US] [--profile-hold] [--record FILE]\n"
 			   "       [--json]\n");
+	fprintf(f, "       [--show lru_gen|lru_gen_full]\n");
 	if (w)
 		fprintf(f, "\n%s\n", w->summary);
 	fprintf(f, "\nswitches: %s\nlocks: qspinlock ticket tas pthread-spin mutex\n",
@@ -197,10 +205,42 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 			o->regular = o->mixed = false;
 			break;
 		case 'm':
-			if (parse_size_max(prog, "--mem", optarg, BENCH_MAX_MEM,
-					   "per thread", &o->mem))
+			if (parse_size_max(prog, "--mem", optarg,
+					   (w->opts & BENCH_OPT_PROCS) ? BENCH_MAX_SHARED_MEM :
+					   BENCH_MAX_MEM,
+					   (w->opts & BENCH_OPT_PROCS) ? NULL : "per thread", &o->mem))
 				return 2;
 			break;
+		case 'P':
+		case 'Z':
+			if (!(w->opts & BENCH_OPT_PROCS)) {
+				fprintf(stderr, "%s: --%s: only mglru-age runs processes and passes\n",
+					prog, c == 'P' ? "procs" : "passes");
+				return 2;
+			}
+			if (c == 'Z') {
+				if (parse_long(prog, "--passes", optarg, 1, 100000, &o->passes))
+					return 2;
+				break;
+			}
+			if (optarg[0] == ',' || strstr(optarg, ",,")) {
+				fprintf(stderr, "%s: --procs: invalid list '%s'\n", prog, optarg);
+				return 2;
+			}
+			v = parse_long_list(prog, "--procs", optarg, 1, 1024, o->procs,
+					    BENCH_MAX_THREAD_COUNTS);
+			if (v < 0)
+				return 2;
+			o->nr_procs = (int)v;
+			break;
+		case 'O':
+			if (!strcmp(optarg, "lru_gen") || !strcmp(optarg, "lru_gen_full")) {
+				o->show = !strcmp(optarg, "lru_gen_full");
+				break;
+			}
+			fprintf(stderr, "%s: --show: unknown file '%s' (lru_gen or lru_gen_full)\n",
+				prog, optarg);
+			return 2;
 		case 'X':
 			if (!(w->opts & BENCH_OPT_MAX)) {
 				fprintf(stderr, "%s: --max: %s runs without a memory.max\n",
@@ -406,6 +446,7 @@ void bench_defaults(const struct bench_workload *w, struct bench_opts *o)
 	o->flush_ms = -1;
 	o->fadvise = -1;
 	o->swap_latency_us = -1;
+	o->show = -1;
 	memset(o->sw, -1, sizeof(o->sw));
 	w->defaults(o);
 }

@@ -482,6 +482,8 @@ int cmd_bench(int argc, char **argv)
 			bench_print_text(stdout, w, &o, &r);
 		}
 		fflush(stdout);
+		bench_show_print(&o, r.lru_gen_show);
+		r.lru_gen_show = NULL;
 		if (r.err) {
 			fprintf(stderr, "lrulab bench: a worker failed: %s\n", strerror(-r.err));
 			status = 1;

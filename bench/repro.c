@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * `lrulab repro s0|s1|s3|s4|all`: each seed mail's table, rebuilt on this
+ * `lrulab repro s0|s1|s2|s3|s4|all`: each seed mail's table, rebuilt on this
  * machine with the switch (or the layout build) off and on, and printed
  * in the mail's shape with the published numbers beside ours.  Every cell
  * is a set of A/B runs in fresh processes, alternated, with medians and a
@@ -265,6 +265,7 @@ static const struct option repro_long_options[] = {
 	{ "usemem-seconds", required_argument, NULL, 'u' },
 	{ "swap-io", required_argument, NULL, 'I' },
 	{ "mem", required_argument, NULL, 'm' },
+	{ "s2-mem", required_argument, NULL, 'S' },
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "out", required_argument, NULL, 'o' },
 	{ "before-bin", required_argument, NULL, 'B' },
@@ -278,9 +279,9 @@ static const struct option repro_long_options[] = {
 
 static void repro_usage(FILE *f)
 {
-	fprintf(f, "usage: lrulab repro s0|s1|s3|s4|all [--quick] [--reps N] [--seconds S]\n"
+	fprintf(f, "usage: lrulab repro s0|s1|s2|s3|s4|all [--quick] [--reps N] [--seconds S]\n"
 		   "                    [--memcgs N] [--loops N] [--usemem-seconds S] [--swap-io sync|async]\n"
-		   "                    [--mem SIZE] [--cpus N] [--out DIR] [--before-bin PATH]\n"
+		   "                    [--mem SIZE] [--s2-mem SIZE] [--cpus N] [--out DIR] [--before-bin PATH]\n"
 		   "                    [--after-bin PATH] [--calibrate] [--predict] [--json]\n"
 		   "\n"
 		   "Rebuilds each seed mail's table at this machine's scale (20 and 80 threads\n"
@@ -292,6 +293,8 @@ static void repro_usage(FILE *f)
 		   "processors (at most the mail's 16), --usemem-seconds each (default 4.5),\n"
 		   "swapping to zram's synchronous device, or with --swap-io async to a disk as\n"
 		   "the mail's swap file (its table is then s1-vmstat-scan-cost-async).\n"
+		   "s2 runs mglru-age at the mail's 1, 8, 32 and 64 processes sharing one\n"
+		   "--s2-mem file (default 64M, so that `make run` stays short; the mail's is 2G).\n"
 		   "--calibrate: the fault-free and mmap-madvise runs get the --fault-work that\n"
 		   "matches this machine's kernel, found once per workload shape (as bench\n"
 		   "--calibrate finds it) before the table runs.\n"
@@ -320,6 +323,8 @@ static int repro_one(struct repro_opts *ro, const char *which, const char *machi
 		err = repro_s0(ro, &t);
 	else if (!strcmp(which, "s1"))
 		err = repro_s1(ro, &t);
+	else if (!strcmp(which, "s2"))
+		err = repro_s2(ro, &t);
 	else if (!strcmp(which, "s3"))
 		err = repro_s3(ro, &t, mail, &nr_mail);
 	else
@@ -378,11 +383,13 @@ int cmd_repro(int argc, char **argv)
 		.usemem_seconds = 4.5,
 		.mem = "16M",
 		.mem_bytes = 16UL << 20,
+		.s2_mem = "64M",
+		.s2_mem_bytes = 64UL << 20,
 		.out_dir = "results",
 	};
-	static const char *const all[] = { "s0", "s1", "s3", "s4" };
+	static const char *const all[] = { "s0", "s1", "s2", "s3", "s4" };
 	bool reps_given = false, seconds_given = false, memcgs_given = false, out_given = false,
-	     loops_given = false, mem_given = false, usemem_given = false;
+	     loops_given = false, mem_given = false, usemem_given = false, s2_mem_given = false;
 	const char *which;
 	char machine[512];
 	struct timespec t0, t1;
@@ -445,6 +452,19 @@ int cmd_repro(int argc, char **argv)
 			ro.mem_bytes = mem;
 			mem_given = true;
 			break;
+		case 'S':
+			if (parse_size_max(REPRO_PROG, "--s2-mem", optarg, BENCH_MAX_SHARED_MEM,
+					   NULL, &mem))
+				return 2;
+			if (!mem || mem % PAGE_SIZE) {
+				fprintf(stderr, "%s: --s2-mem: must be a positive multiple of 4K\n",
+					REPRO_PROG);
+				return 2;
+			}
+			snprintf(ro.s2_mem, sizeof(ro.s2_mem), "%luK", mem >> 10);
+			ro.s2_mem_bytes = mem;
+			s2_mem_given = true;
+			break;
 		case 'c':
 			if (parse_long(REPRO_PROG, "--cpus", optarg, 1, LRULAB_MAX_CPUS, &v))
 				return 2;
@@ -479,13 +499,13 @@ int cmd_repro(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "%s: no seed given (s0, s1, s3, s4 or all)\n", REPRO_PROG);
+		fprintf(stderr, "%s: no seed given (s0, s1, s2, s3, s4 or all)\n", REPRO_PROG);
 		return 2;
 	}
 	which = argv[optind];
-	if (strcmp(which, "s0") && strcmp(which, "s1") && strcmp(which, "s3") &&
-	    strcmp(which, "s4") && strcmp(which, "all")) {
-		fprintf(stderr, "%s: unknown seed '%s' (s0, s1, s3, s4 or all)\n", REPRO_PROG,
+	if (strcmp(which, "s0") && strcmp(which, "s1") && strcmp(which, "s2") &&
+	    strcmp(which, "s3") && strcmp(which, "s4") && strcmp(which, "all")) {
+		fprintf(stderr, "%s: unknown seed '%s' (s0, s1, s2, s3, s4 or all)\n", REPRO_PROG,
 			which);
 		return 2;
 	}
@@ -510,6 +530,10 @@ int cmd_repro(int argc, char **argv)
 			ro.usemem_seconds = 0.05;
 		if (!mem_given)
 			snprintf(ro.mem, sizeof(ro.mem), "256K");
+		if (!s2_mem_given) {
+			snprintf(ro.s2_mem, sizeof(ro.s2_mem), "256K");
+			ro.s2_mem_bytes = 256UL << 10;
+		}
 	}
 	if (repro_mkdir_p(ro.out_dir)) {
 		fprintf(stderr, "%s: cannot create %s: %s\n", REPRO_PROG, ro.out_dir,

@@ -27,6 +27,8 @@ struct repro_opts {
 	bool swap_async;	/* s1: --swap-io async, the mail's disk-backed swap */
 	char mem[24];
 	unsigned long mem_bytes;
+	char s2_mem[24];	/* s2: the shared file of mglru-age */
+	unsigned long s2_mem_bytes;
 	bool calibrate;		/* --calibrate: fault work from the host kernel */
 	const char *out_dir;
 	const char *before_bin, *after_bin;
@@ -51,9 +53,6 @@ struct repro_row {
 	 */
 	double resolution;
 	bool below_resolution;
-	/* the lock sites a row sums, as bench's JSON names them (cls:fn) */
-	const char *site_cls;
-	const char *const *site_fns;
 };
 
 struct repro_table {
@@ -65,7 +64,7 @@ struct repro_table {
 	bool oversubscribed;
 	json_t *runs;		/* every run's JSON object, by cell */
 	json_t *extra;		/* seed-specific additions to the JSON table */
-	char notes[6][320];
+	char notes[6][200];
 	int nr_notes;
 };
 
@@ -135,6 +134,8 @@ int repro_s3(struct repro_opts *ro, struct repro_table *t,
 int repro_s4(const struct repro_opts *ro, struct repro_table *t);
 /* predict/repro_predict.c: the predicted rows of seed @which */
 int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char *which);
+/* bench/repro_s2.c */
+int repro_s2(const struct repro_opts *ro, struct repro_table *t);
 
 /* repro_output.c */
 /* the table's last digit in @unit: what a value must exceed to print */

@@ -53,11 +53,12 @@ double repro_unit_step(const char *unit)
 int repro_row_better(const struct repro_row *r)
 {
 	static const char *const lower[] = {
-		"s", "ms", "%", "ns/page", "/1k pages", "/1k recl", "count",
+		"s", "ms", "%", "ns/page", "/1k pages", "/1k recl", "count", "cas/pass",
 	};
 	size_t i;
 
-	if (!strcmp(r->unit, "pages/s"))
+	/* s2: a skipped cmpxchg is a locked instruction not executed */
+	if (!strcmp(r->unit, "pages/s") || !strcmp(r->unit, "skip/pass"))
 		return 1;
 	for (i = 0; i < ARRAY_SIZE(lower); i++)
 		if (!strcmp(r->unit, lower[i]))
@@ -79,7 +80,8 @@ static const char *better_name(int better)
 bool repro_row_any_machine(const struct repro_row *r)
 {
 	return !strcmp(r->unit, "/1k pages") || !strcmp(r->unit, "/1k recl") ||
-	       !strcmp(r->unit, "ns/page");
+	       !strcmp(r->unit, "ns/page") || !strcmp(r->unit, "cas/pass") ||
+	       !strcmp(r->unit, "skip/pass");
 }
 
 static void fmt_pct(char *buf, size_t len, double v)
@@ -108,8 +110,8 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 		printf("   %s\n", t->notes[i]);
 	if (t->oversubscribed)
 		printf("   WARNING: OVERSUBSCRIBED: more threads than processors; wait times and pages/s mean little\n");
-	printf("\n%-62s %-9s %-7s | %-26s | %s\n", "", "", "", "published", "this machine");
-	printf("%-62s %-9s %-7s | %8s %8s %8s | %8s %8s %8s  %s\n", "", "unit", "better",
+	printf("\n%-60s %-9s %-7s | %-26s | %s\n", "", "", "", "published", "this machine");
+	printf("%-60s %-9s %-7s | %8s %8s %8s | %8s %8s %8s  %s\n", "", "unit", "better",
 	       "before", "after", "delta", "before", "after", "delta", "95% CI");
 	for (i = 0; i < t->nr_rows; i++) {
 		const struct repro_row *r = &t->rows[i];
@@ -135,7 +137,7 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 		any += repro_row_any_machine(r);
 		snprintf(label, sizeof(label), "%s%s", repro_row_any_machine(r) ? "# " : "  ",
 			 r->label);
-		printf("%-62s %-9s %-7s | %8s %8s %8s | %8s %8s %8s  %s\n", label, r->unit,
+		printf("%-60s %-9s %-7s | %8s %8s %8s | %8s %8s %8s  %s\n", label, r->unit,
 		       better_name(repro_row_better(r)), pb, pa, pd, b, a, d, ci);
 	}
 	if (any)
@@ -215,17 +217,6 @@ json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *
 		json_object_set_new(row, "below_resolution", json_boolean(r->below_resolution));
 		json_object_set_new(row, "better", json_string(better_name(repro_row_better(r))));
 		json_object_set_new(row, "any_machine", json_boolean(repro_row_any_machine(r)));
-		if (r->site_fns) {
-			json_t *sites = json_array();
-			char site[128];
-			int k;
-
-			for (k = 0; r->site_fns[k]; k++) {
-				snprintf(site, sizeof(site), "%s:%s", r->site_cls, r->site_fns[k]);
-				json_array_append_new(sites, json_string(site));
-			}
-			json_object_set_new(row, "sites", sites);
-		}
 	}
 	json_object_set_new(j, "rows", rows);
 	for (i = 0; i < t->nr_notes; i++)

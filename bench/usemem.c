@@ -352,6 +352,9 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 	return j;
 }
 
+/* --show's file of the last run, printed by usemem_main() after its report */
+static char *usemem_show;
+
 int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		     json_t **json)
 {
@@ -616,6 +619,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	mem_cgroup_offline(parent);
 	free(t);
 	swapoff();
+	usemem_show = bench_show_capture(o);
 	lrulab_exit();
 	lrulab_switches_clear();
 	return err || bad ? 1 : 0;
@@ -703,6 +707,8 @@ static int usemem_main(const struct bench_workload *w, const char *prog,
 		if (o->json)
 			bench_json_line(j);
 		fflush(stdout);
+		bench_show_print(o, usemem_show);
+		usemem_show = NULL;
 		if (ret) {
 			fprintf(stderr, "%s: %s\n", prog,
 				json_object_get(j, "error") ? "a worker failed: out of memory" :

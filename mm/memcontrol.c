@@ -340,6 +340,7 @@ static void mem_cgroup_free(struct mem_cgroup *memcg)
 {
 	int nid;
 
+	lru_gen_exit_memcg(memcg);
 	for_each_node(nid)
 		free_mem_cgroup_per_node_info(memcg->nodeinfo[nid]);
 	free_percpu(memcg->vmstats_percpu);
@@ -361,6 +362,7 @@ static struct mem_cgroup *mem_cgroup_alloc(struct mem_cgroup *parent, const char
 	memcg->parent = parent;
 	INIT_LIST_HEAD(&memcg->children);
 	INIT_LIST_HEAD(&memcg->sibling);
+	lru_gen_init_memcg(memcg);
 	/* the creator's reference, on top of the per-CPU mode bias */
 	atomic_long_set(&memcg->refcnt, CSS_REF_BIAS + 1);
 	page_counter_init(&memcg->memory, parent ? &parent->memory : NULL);

@@ -43,6 +43,7 @@
 #include <lrulab/rcupdate.h>
 #include <lrulab/vmstat.h>
 #include <lrulab/workqueue.h>
+#include <lrulab/mglru.h>
 
 /* Where the first VMA of an mm goes; addresses are never reused. */
 #define MMAP_BASE	(1UL << 32)
@@ -128,6 +129,13 @@ void mthp_stats_reset(void)
 
 /* ---- address spaces ---- */
 
+/*
+ * The mm this thread last ran in: an access from another one is a
+ * context switch, which tells the MGLRU walkers that the new mm may have
+ * young PTEs again (lru_gen_use_mm, as the scheduler's switch_mm does).
+ */
+static __thread struct mm_struct *current_mm;
+
 struct mm_struct *mm_alloc(struct mem_cgroup *memcg)
 {
 	struct mm_struct *mm;
@@ -148,6 +156,9 @@ struct mm_struct *mm_alloc(struct mem_cgroup *memcg)
 	mm->mmap_base = MMAP_BASE;
 	mm->memcg = memcg;
 	css_get(memcg);
+	/* the kernel adds at exec and fork; the model's mms start here */
+	INIT_LIST_HEAD(&mm->lru_gen.list);
+	lru_gen_add_mm(mm);
 	return mm;
 }
 
@@ -181,8 +192,10 @@ static struct vm_area_struct *vma_create(struct mm_struct *mm, unsigned long len
 	vma->tables = aligned_alloc(L1_CACHE_BYTES, nr_tables * sizeof(struct pte_table));
 	if (!vma->ptes || !vma->tables)
 		goto nomem;
-	for (i = 0; i < nr_tables; i++)
+	for (i = 0; i < nr_tables; i++) {
 		spin_lock_init(&vma->tables[i].ptl);
+		vma->tables[i].young = 0;
+	}
 	vma->vm_flags = vm_flags;
 	vma->vm_mm = mm;
 	INIT_LIST_HEAD(&vma->shared);
@@ -286,6 +299,10 @@ void mmput(struct mm_struct *mm)
 
 	if (!mm)
 		return;
+	/* no walker picks the mm up once its page tables start to go */
+	lru_gen_del_mm(mm);
+	if (current_mm == mm)
+		current_mm = NULL;
 	tlb_gather_mmu(&tlb, mm);
 	list_for_each_entry(vma, &mm->mmap, vm_list)
 		unmap_page_range(&tlb, vma, vma->vm_start, vma->vm_end);
@@ -630,9 +647,31 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 	return ret;
 }
 
+static void switch_mm_if_needed(struct mm_struct *mm)
+{
+	if (likely(current_mm == mm))
+		return;
+	current_mm = mm;
+	lru_gen_use_mm(mm);
+}
+
+/*
+ * The MMU's walk for a TLB fill sets the accessed bit of the PMD entry
+ * too (x86), which LRU_GEN_NONLEAF_YOUNG relies on; it is only written
+ * when clear, as the hardware leaves a set bit alone.
+ */
+static void pmd_mkyoung(struct vm_area_struct *vma, unsigned long addr)
+{
+	unsigned long *young = &vma->tables[(addr - vma->vm_start) >> PMD_SHIFT].young;
+
+	if (!__atomic_load_n(young, __ATOMIC_RELAXED))
+		__atomic_store_n(young, 1UL, __ATOMIC_RELAXED);
+}
+
 vm_fault_t mm_access(struct vm_area_struct *vma, unsigned long addr, bool write)
 {
 	pte_t bits = _PAGE_ACCESSED | (write ? _PAGE_DIRTY : 0);
+	bool walked = false;
 	unsigned char *p;
 	pte_t *ptep;
 	pte_t pte;
@@ -645,6 +684,7 @@ vm_fault_t mm_access(struct vm_area_struct *vma, unsigned long addr, bool write)
 	cond_resched();
 	if (addr < vma->vm_start || addr >= vma->vm_end)
 		return VM_FAULT_SIGSEGV;
+	switch_mm_if_needed(vma->vm_mm);
 	ptep = vma_pte(vma, addr);
 	pte = ptep_get(ptep);
 	for (;;) {
@@ -656,14 +696,19 @@ vm_fault_t mm_access(struct vm_area_struct *vma, unsigned long addr, bool write)
 				return ret;
 			/* the access is retried, as the hardware does */
 			pte = ptep_get(ptep);
+			walked = true;
 			continue;
 		}
 		/* what the MMU does on a TLB fill: set A (and D), no lock */
-		if ((pte & bits) == bits ||
-		    __atomic_compare_exchange_n(ptep, &pte, pte | bits, false,
+		if ((pte & bits) == bits)
+			break;
+		walked = true;
+		if (__atomic_compare_exchange_n(ptep, &pte, pte | bits, false,
 						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			break;
 	}
+	if (walked)
+		pmd_mkyoung(vma, addr);
 	p = (unsigned char *)folio_address(pte_page(pte)) + (addr & ~PAGE_MASK_);
 	if (write)
 		__atomic_store_n(p, 1, __ATOMIC_RELAXED);

@@ -23,6 +23,7 @@
  * VMA list is empty.  The kernel gets the same from anon_vma refcounts.
  */
 #include <lrulab/memcontrol.h>
+#include <lrulab/mglru.h>
 #include <lrulab/pagemap.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/swap_state.h>
@@ -113,8 +114,13 @@ static void folio_referenced_one(struct folio *folio, struct vm_area_struct *vma
 
 	if (vma->vm_flags & VM_LOCKED)
 		ra->vm_flags |= VM_LOCKED;
-	if (ptep_test_and_clear_young(ptep))
+	/* MGLRU also promotes the young neighbours of a young PTE */
+	if (lru_gen_enabled()) {
+		if (lru_gen_look_around(vma, addr, ptep))
+			ra->referenced++;
+	} else if (ptep_test_and_clear_young(ptep)) {
 		ra->referenced++;
+	}
 }
 
 int folio_referenced(struct folio *folio, int is_locked, struct mem_cgroup *memcg,

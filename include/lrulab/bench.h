@@ -32,6 +32,9 @@
 #define BENCH_OPT_SWAP		(1U << 3)	/* --swap zstd|copy, --swap-io sync|async,
 						 * --swap-latency US: the swap device */
 #define BENCH_OPT_PATTERN	(1U << 4)	/* --pattern, --fadvise: file reads */
+#define BENCH_OPT_PROCS		(1U << 5)	/* --procs N[,N...], --passes N: mglru-age */
+/* mglru-age's one shared file may be larger than a thread's region */
+#define BENCH_MAX_SHARED_MEM	(4UL << 30)
 
 enum usemem_pattern {
 	USEMEM_PATTERN_RANDOM,
@@ -71,6 +74,10 @@ struct bench_opts {
 	int fadvise;			/* POSIX_FADV_*; -1: not given (NORMAL) */
 	unsigned long read_ahead_kb;	/* --read-ahead-kb: the device's; 0: the kernel's default */
 	bool pattern_given;
+	long procs[BENCH_MAX_THREAD_COUNTS];	/* --procs: processes sharing the file */
+	int nr_procs;
+	long passes;			/* --passes: aging passes per run */
+	int show;			/* --show: -1 none, 0 lru_gen, 1 lru_gen_full */
 };
 
 /*
@@ -122,11 +129,12 @@ struct bench_workload {
 		    struct bench_opts *o);
 };
 
-#define BENCH_WORKLOAD_NAMES "fault-free, mmap-madvise or usemem"
+#define BENCH_WORKLOAD_NAMES "fault-free, mmap-madvise, usemem or mglru-age"
 
 extern const struct bench_workload fault_free_workload;
 extern const struct bench_workload mmap_madvise_workload;
 extern const struct bench_workload usemem_workload;
+extern const struct bench_workload mglru_age_workload;
 
 /*
  * One usemem run with @threads threads (bench/usemem.c): the text report
@@ -161,6 +169,14 @@ void bench_signals_child(pid_t pid);
 const char *bench_signal_name(int sig);
 /* 128 + the signal once interrupted, else @status */
 int bench_exit_status(int status);
+/*
+ * --show lru_gen|lru_gen_full: the file as the model has it at the end of
+ * a run (call before lrulab_exit(); NULL without --show), and printing it
+ * after the report: to stdout, or to stderr with --json so that stdout
+ * stays JSON Lines.  bench_show_print() frees @text.
+ */
+char *bench_show_capture(const struct bench_opts *o);
+void bench_show_print(const struct bench_opts *o, char *text);
 /* Every lock site with acquisitions so far, as the "locks" array of --json. */
 json_t *bench_locks_json(void);
 struct bench_result;
@@ -241,6 +257,7 @@ struct bench_result {
 	struct bench_deltas memory_stat;
 	struct bench_deltas mthp;
 	int invariant_violations;
+	char *lru_gen_show;		/* --show's file at the end, or NULL */
 	int err;			/* first worker error, -errno */
 	int interrupted;		/* the signal that ended it early, or 0 */
 };

@@ -13,6 +13,7 @@
 #include <lrulab/mmzone.h>
 #include <lrulab/cpu.h>
 #include <lrulab/rcupdate.h>
+#include <lrulab/mglru_walk.h>
 
 #define MEMCG_CHARGE_BATCH 64U
 #define NR_MEMCG_STOCK 7
@@ -248,6 +249,9 @@ struct mem_cgroup {
 	CACHELINE_PADDING(_pad2_);
 	struct memcg_vmstats_percpu *vmstats_percpu;	/* alloc_percpu */
 	struct memcg_vmstats *vmstats;
+
+	/* the mms charged here, for the MGLRU page-table walkers */
+	struct lru_gen_mm_list mm_list;
 
 	struct mem_cgroup_per_node *nodeinfo[];
 };

@@ -22,6 +22,7 @@
 #include <lrulab/gfp.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/swap.h>
+#include <lrulab/mglru_walk.h>
 
 struct mem_cgroup;
 struct address_space;
@@ -102,6 +103,12 @@ enum mm_counter { MM_FILEPAGES, MM_ANONPAGES, MM_SHMEMPAGES, NR_MM_COUNTERS };
  */
 struct pte_table {
 	spinlock_t ptl;
+	/*
+	 * The accessed bit of the PMD entry that points to this table: set
+	 * by an access that sets a PTE's (the MMU sets it on every level of
+	 * the walk), cleared by the MGLRU walker with LRU_GEN_NONLEAF_YOUNG.
+	 */
+	unsigned long young;
 } ____cacheline_aligned;
 
 struct vm_area_struct {
@@ -135,6 +142,8 @@ struct mm_struct {
 	struct mem_cgroup *memcg;	/* charged for faults (css ref held) */
 	unsigned long mmap_base;	/* next free address */
 	atomic_long_t rss_stat[NR_MM_COUNTERS];
+	/* on its memcg's mm list for the MGLRU page-table walkers */
+	struct lru_gen_mm lru_gen;
 };
 
 static inline unsigned long vma_pages(const struct vm_area_struct *vma)

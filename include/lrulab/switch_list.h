@@ -17,3 +17,5 @@ LRULAB_SWITCH(SW_MTHP_LRU_CACHE, "mthp-lru-cache", "s4-mthp-lru-cache",
 	      "small mTHP folios go through the per-CPU folio batch")
 LRULAB_SWITCH(SW_VMSTAT_SCAN_COST, "vmstat-scan-cost", "s1-vmstat-scan-cost",
 	      "scan cost kept in vmstat, under cost_lock")
+LRULAB_SWITCH(SW_MGLRU_SKIP_NOOP_CMPXCHG, "mglru-skip-noop-cmpxchg", "s2-mglru-cmpxchg-skip",
+	      "MGLRU flags updaters skip the cmpxchg when the word would not change")
