@@ -53,6 +53,9 @@ struct repro_row {
 	 */
 	double resolution;
 	bool below_resolution;
+	/* the lock sites a row sums, as bench's JSON names them (cls:fn) */
+	const char *site_cls;
+	const char *const *site_fns;
 };
 
 struct repro_table {
@@ -64,7 +67,7 @@ struct repro_table {
 	bool oversubscribed;
 	json_t *runs;		/* every run's JSON object, by cell */
 	json_t *extra;		/* seed-specific additions to the JSON table */
-	char notes[6][200];
+	char notes[6][320];
 	int nr_notes;
 };
 

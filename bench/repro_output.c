@@ -110,8 +110,8 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 		printf("   %s\n", t->notes[i]);
 	if (t->oversubscribed)
 		printf("   WARNING: OVERSUBSCRIBED: more threads than processors; wait times and pages/s mean little\n");
-	printf("\n%-60s %-9s %-7s | %-26s | %s\n", "", "", "", "published", "this machine");
-	printf("%-60s %-9s %-7s | %8s %8s %8s | %8s %8s %8s  %s\n", "", "unit", "better",
+	printf("\n%-62s %-9s %-7s | %-26s | %s\n", "", "", "", "published", "this machine");
+	printf("%-62s %-9s %-7s | %8s %8s %8s | %8s %8s %8s  %s\n", "", "unit", "better",
 	       "before", "after", "delta", "before", "after", "delta", "95% CI");
 	for (i = 0; i < t->nr_rows; i++) {
 		const struct repro_row *r = &t->rows[i];
@@ -137,7 +137,7 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 		any += repro_row_any_machine(r);
 		snprintf(label, sizeof(label), "%s%s", repro_row_any_machine(r) ? "# " : "  ",
 			 r->label);
-		printf("%-60s %-9s %-7s | %8s %8s %8s | %8s %8s %8s  %s\n", label, r->unit,
+		printf("%-62s %-9s %-7s | %8s %8s %8s | %8s %8s %8s  %s\n", label, r->unit,
 		       better_name(repro_row_better(r)), pb, pa, pd, b, a, d, ci);
 	}
 	if (any)
@@ -217,6 +217,17 @@ json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *
 		json_object_set_new(row, "below_resolution", json_boolean(r->below_resolution));
 		json_object_set_new(row, "better", json_string(better_name(repro_row_better(r))));
 		json_object_set_new(row, "any_machine", json_boolean(repro_row_any_machine(r)));
+		if (r->site_fns) {
+			json_t *sites = json_array();
+			char site[128];
+			int k;
+
+			for (k = 0; r->site_fns[k]; k++) {
+				snprintf(site, sizeof(site), "%s:%s", r->site_cls, r->site_fns[k]);
+				json_array_append_new(sites, json_string(site));
+			}
+			json_object_set_new(row, "sites", sites);
+		}
 	}
 	json_object_set_new(j, "rows", rows);
 	for (i = 0; i < t->nr_notes; i++)

@@ -89,7 +89,7 @@ static const struct s1_rate {
 #define S1_MAX_FNS 4
 static const struct s1_site {
 	const char *cls, *fn, *mail;	/* fn: the row's name; mail: its name there */
-	const char *fns[S1_MAX_FNS];	/* the sites it sums, NULL-terminated */
+	const char *fns[S1_MAX_FNS + 1];	/* the sites it sums, NULL-terminated */
 	double before_ms, after_ms;	/* NAN: not in the mail */
 } s1_sites[] = {
 	{ "lru_lock", "lru_note_cost_unlock_irq", "shrink_lruvec+0x770",
@@ -332,13 +332,16 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 				     &c, 0, 1, "pgrotated_per_sec");
 	for (i = 0; !err && i < ARRAY_SIZE(s1_sites); i++) {
 		const struct s1_site *p = &s1_sites[i];
+		struct repro_row *row;
 
 		snprintf(key, sizeof(key), "s1_sites.%s_wait_ms", p->fn);
-		err = repro_row_fill(repro_table_row(t, "ms", p->before_ms, p->after_ms,
-						     "wait %s%s%s%s%s", s1_site_prefix(p),
-						     p->fn, p->mail ? " (" : "",
-						     p->mail ? p->mail : "", p->mail ? ")" : ""),
-				     &c, 0, 1, key);
+		/* the mail's row is perf's caller+offset; ours sum bench's sites */
+		row = repro_table_row(t, "ms", p->before_ms, p->after_ms, "wait %s%s%s%s%s",
+				      s1_site_prefix(p), p->fn, p->mail ? " (mail: " : "",
+				      p->mail ? p->mail : "", p->mail ? ")" : "");
+		row->site_cls = p->cls;
+		row->site_fns = p->fns;
+		err = repro_row_fill(row, &c, 0, 1, key);
 	}
 	if (!err)
 		err = repro_row_fill(repro_table_row(t, "ms", S1_TOTAL_WAIT_BEFORE_MS,
@@ -347,11 +350,14 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 				     &c, 0, 1, "s1_sites.lru_lock_wait_ms");
 	/* what holds on any machine: how often reclaim takes the locks */
 	for (i = 0; !err && i < ARRAY_SIZE(s1_sites); i++) {
+		struct repro_row *row;
+
 		snprintf(key, sizeof(key), "s1_sites.%s_per_1k", s1_sites[i].fn);
-		err = repro_row_fill(repro_table_row(t, "/1k recl", NAN, NAN, "acquisitions %s%s",
-						     s1_site_prefix(&s1_sites[i]),
-						     s1_sites[i].fn),
-				     &c, 0, 1, key);
+		row = repro_table_row(t, "/1k recl", NAN, NAN, "acquisitions %s%s",
+				      s1_site_prefix(&s1_sites[i]), s1_sites[i].fn);
+		row->site_cls = s1_sites[i].cls;
+		row->site_fns = s1_sites[i].fns;
+		err = repro_row_fill(row, &c, 0, 1, key);
 	}
 	if (!err)
 		err = repro_row_fill(repro_table_row(t, "/1k recl", NAN, NAN,
@@ -368,6 +374,7 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 	repro_table_note(t, "median of %ld runs, before/after alternating, each a fresh process; wait in ms: published over the mail's %d s window, ours over each run's",
 			 ro->reps, S1_MAIL_WINDOW_S);
 	repro_table_note(t, "compare the deltas and the acquisitions per 1000 reclaimed pages (which hold on any machine), not the absolute rates");
+	repro_table_note(t, "a row sums bench's lock table rows of its name: lru_note_cost_unlock_irq also shrink_lruvec (shrink_inactive_list:lru_note_cost); shrink_active_list and shrink_inactive_list their :isolate, :putback (and :lru_note_cost) rows; JSON rows list them (sites)");
 	return 0;
 }
 

@@ -3,8 +3,9 @@
 # Only packages that are missing are installed; needs root (or sudo).
 set -eu
 
+# man-db and groff-base: make check renders lrulab.1 (man -l, groff -ww)
 PKGS="build-essential pkg-config liburcu-dev libck-dev libcmocka-dev \
-libjansson-dev libzstd-dev zlib1g-dev gnuplot-nox"
+libjansson-dev libzstd-dev zlib1g-dev gnuplot-nox man-db groff-base"
 
 missing=""
 for p in $PKGS; do
@@ -18,7 +19,13 @@ fi
 
 echo "install-deps: installing:$missing"
 SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
+if [ "$(id -u)" -ne 0 ]; then
+	if ! command -v sudo >/dev/null 2>&1; then
+		echo "install-deps: not root and no sudo: run it as root (su -c ./scripts/install-deps.sh), or install:$missing" >&2
+		exit 1
+	fi
+	SUDO=sudo
+fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086

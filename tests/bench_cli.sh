@@ -353,6 +353,11 @@ grep -q '"label": "pgrotated / s",' "$tmp/res/s1-vmstat-scan-cost.json" &&
 	tr -d ' \n' <"$tmp/res/s1-vmstat-scan-cost.json" |
 	grep -q '"label":"pgrotated/s","unit":"/s",[^}]*"delta_pct":null,[^}]*"below_resolution":true,"better":"neither","any_machine":false' ||
 	fail "repro s1 JSON: pgrotated not below resolution"
+# a row that sums several of bench's lock sites names them as bench's
+# JSON does; the mail's perf offsets are marked as the mail's
+tr -d ' \n' <"$tmp/res/s1-vmstat-scan-cost.json" |
+	grep -q '"label":"waitlru_note_cost_unlock_irq(mail:shrink_lruvec+0x770)",[^}]*"sites":\["lru_lock:shrink_inactive_list:lru_note_cost","lru_lock:lru_note_cost_unlock_irq"\]' ||
+	fail "repro s1 JSON: the sites of a row"
 # the plot: legend above the bars, a y label with its unit, a range
 # that holds every bar, and which way is better on every row
 gp=$tmp/res/s1-vmstat-scan-cost.gp
