@@ -425,6 +425,7 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	cfg.lockstat = o->profile_hold ? LOCKSTAT_FULL : LOCKSTAT_SAMPLED;
 	/* the kernel's periodic rstat flush, which reclaim's ratelimited flush relies on */
 	cfg.memcg_flush_ms = o->flush_ms >= 0 ? (unsigned int)o->flush_ms : FLUSH_TIME_MS;
+	cfg.lru_gen = bench_lru_gen_caps(o);
 	err = lrulab_init(&cfg);
 	if (err) {
 		lru_hold_profile_enabled = false;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <lrulab/bench.h>
+#include <lrulab/mglru.h>
 #include <lrulab/parse.h>
 
 static const struct bench_workload *const bench_workloads[] = {
@@ -54,6 +55,7 @@ static const struct option bench_long_options[] = {
 	{ "pattern", required_argument, NULL, 'A' },
 	{ "fadvise", required_argument, NULL, 'V' },
 	{ "read-ahead-kb", required_argument, NULL, 'K' },
+	{ "lru-gen", optional_argument, NULL, 'G' },
 	{ "profile-hold", no_argument, NULL, 'p' },
 	{ "record", required_argument, NULL, 'r' },
 	{ "json", no_argument, NULL, 'j' },
@@ -86,13 +88,14 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 	/* a workload with its own model (usemem) takes the common options only */
 	else if (w && w->main)
 		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--seconds S] [--lock IMPL]\n"
-			   "       [--with SWITCH]... [--without SWITCH]... [--flush-ms MS] [--json]\n");
+			   "       [--with SWITCH]... [--without SWITCH]... [--lru-gen[=MASK]]\n"
+			   "       [--flush-ms MS] [--json]\n");
 	else
 		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--folio-size 4K|16K|32K|64K]\n"
 			   "       [--seconds S | --loops N] [--memcgs N] [--lock IMPL]\n"
-			   "       [--with SWITCH]... [--without SWITCH]... [--fault-work NS | --calibrate]\n"
-			   "       [--flush-ms MS] [--drain-all-us US] [--profile-hold] [--record FILE]\n"
-			   "       [--json]\n");
+			   "       [--with SWITCH]... [--without SWITCH]... [--lru-gen[=MASK]]\n"
+			   "       [--fault-work NS | --calibrate] [--flush-ms MS] [--drain-all-us US]\n"
+			   "       [--profile-hold] [--record FILE] [--json]\n");
 	fprintf(f, "       [--show lru_gen|lru_gen_full]\n");
 	if (w)
 		fprintf(f, "\n%s\n", w->summary);
@@ -163,6 +166,35 @@ static int parse_switch(const char *prog, const char *opt, const char *s,
 	}
 	sw[which] = val;
 	return 0;
+}
+
+/* --lru-gen[=MASK]: the bits of /sys/kernel/mm/lru_gen/enabled, C notation */
+static int parse_lru_gen(const char *prog, const char *s, struct bench_opts *o)
+{
+	unsigned long v;
+	char *end;
+
+	o->lru_gen_given = true;
+	if (!s) {
+		o->lru_gen = LRU_GEN_CAPS_ALL;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (!*s || *end || errno || s[0] == '-' || v & ~(unsigned long)LRU_GEN_CAPS_ALL) {
+		fprintf(stderr, "%s: --lru-gen: '%s' is not a mask of 0x1 (main), 0x2 (leaf PTE young) and 0x4 (non-leaf PMD young)\n",
+			prog, s);
+		return -1;
+	}
+	o->lru_gen = (unsigned int)v;
+	return 0;
+}
+
+unsigned int bench_lru_gen_caps(const struct bench_opts *o)
+{
+	if (o->sw[SW_LRU_GEN] != 1)
+		return 0;
+	return o->lru_gen_given ? o->lru_gen : LRU_GEN_CAPS_ALL;
 }
 
 int bench_parse(const struct bench_workload *w, const char *prog, int argc,
@@ -376,6 +408,10 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 				       &o->drain_all_us))
 				return 2;
 			break;
+		case 'G':
+			if (parse_lru_gen(prog, optarg, o))
+				return 2;
+			break;
 		case 'p':
 			o->profile_hold = true;
 			break;
@@ -411,6 +447,18 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 		fprintf(stderr, "%s: --calibrate chooses --fault-work itself: give one or the other\n",
 			prog);
 		return 2;
+	}
+	/* --lru-gen=MASK turns lru-gen on or off, unless --with/--without says */
+	if (o->lru_gen_given) {
+		bool core = o->lru_gen & BIT(LRU_GEN_CORE);
+
+		if (o->sw[SW_LRU_GEN] == 1 && !core) {
+			fprintf(stderr, "%s: --with lru-gen and --lru-gen=0x%x: the mask lacks the main switch 0x1\n",
+				prog, o->lru_gen);
+			return 2;
+		}
+		if (o->sw[SW_LRU_GEN] < 0)
+			o->sw[SW_LRU_GEN] = core;
 	}
 	if (seconds_given)
 		o->loops = 0;

@@ -30,6 +30,7 @@
 #include <lrulab/commands.h>
 #include <lrulab/fs.h>
 #include <lrulab/lrulab.h>
+#include <lrulab/mglru.h>
 #include <lrulab/parse.h>
 #include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
@@ -251,6 +252,26 @@ static void usemem_report_oom(const struct usemem_thread *t, long threads, FILE 
 			t[i].oom_lists[1][lru]);
 }
 
+/* Aging and eviction counters of either LRU, at one point of the run. */
+struct lru_snap {
+	unsigned long activate[ANON_AND_FILE], restore[ANON_AND_FILE];
+	unsigned long max_seq, min_seq[ANON_AND_FILE];
+};
+
+static void lru_snap_take(struct lru_snap *s, struct mem_cgroup *leaf)
+{
+	struct pglist_data *pgdat = NODE_DATA(0);
+	struct lruvec *lruvec = mem_cgroup_lruvec(leaf, pgdat);
+	int type;
+
+	for (type = 0; type < ANON_AND_FILE; type++) {
+		s->activate[type] = node_page_state_snapshot(pgdat, WORKINGSET_ACTIVATE_BASE + type);
+		s->restore[type] = node_page_state_snapshot(pgdat, WORKINGSET_RESTORE_BASE + type);
+		s->min_seq[type] = READ_ONCE(lruvec->lrugen.min_seq[type]);
+	}
+	s->max_seq = READ_ONCE(lruvec->lrugen.max_seq);
+}
+
 static double per_1k(u64 n, unsigned long pages)
 {
 	return pages ? 1000.0 * n / pages : 0;
@@ -272,6 +293,11 @@ struct usemem_figures {
 	unsigned long throttled;
 	u64 throttled_ns;
 	unsigned long ev[NR_VM_EVENT_ITEMS];	/* events in the window */
+	unsigned int lru_gen;			/* the caps: 0 for the classic LRU */
+	/* workingset activations and restores (anon, file) in the window */
+	unsigned long activate[ANON_AND_FILE], restore[ANON_AND_FILE];
+	/* the leaf's generations made (aging) and retired (eviction) */
+	unsigned long max_seq_adv, min_seq_adv[ANON_AND_FILE];
 	struct lock_stat lru, cost;
 	int invariant_violations;
 	int interrupted;		/* the signal that ended it early, or 0 */
@@ -286,7 +312,7 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 	json_t *j = json_object(), *sw = json_array();
 	int i;
 
-	/* usemem takes vmstat-scan-cost only, and runs with it as given */
+	/* usemem takes vmstat-scan-cost and lru-gen only, and runs with them as given */
 	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
 		if (o->sw[i] == 1)
 			json_array_append_new(sw, json_string(lrulab_switch_name(i)));
@@ -324,6 +350,20 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 	json_object_set_new(j, "pgsteal_anon_per_sec", json_real(f->ev[PGSTEAL_ANON] / f->secs));
 	json_object_set_new(j, "pgsteal_file_per_sec", json_real(f->ev[PGSTEAL_FILE] / f->secs));
 	json_object_set_new(j, "workingset_refault_anon", json_integer(f->refaults));
+	json_object_set_new(j, "workingset_refault_file", json_integer(f->refaults_file));
+	json_object_set_new(j, "lru", json_string(f->lru_gen & BIT(LRU_GEN_CORE) ? "mglru" : "classic"));
+	json_object_set_new(j, "lru_gen_enabled", json_integer(f->lru_gen));
+	/* aging and eviction, under the kernel's names where it has them */
+	json_object_set_new(j, "pgrefill", json_integer(f->ev[PGREFILL]));
+	json_object_set_new(j, "pgactivate", json_integer(f->ev[PGACTIVATE]));
+	json_object_set_new(j, "pgdeactivate", json_integer(f->ev[PGDEACTIVATE]));
+	json_object_set_new(j, "workingset_activate_anon", json_integer(f->activate[0]));
+	json_object_set_new(j, "workingset_activate_file", json_integer(f->activate[1]));
+	json_object_set_new(j, "workingset_restore_anon", json_integer(f->restore[0]));
+	json_object_set_new(j, "workingset_restore_file", json_integer(f->restore[1]));
+	json_object_set_new(j, "lru_gen_max_seq_advances", json_integer(f->max_seq_adv));
+	json_object_set_new(j, "lru_gen_min_seq_advances_anon", json_integer(f->min_seq_adv[0]));
+	json_object_set_new(j, "lru_gen_min_seq_advances_file", json_integer(f->min_seq_adv[1]));
 	json_object_set_new(j, "pgscan_per_sec", json_real(f->scan / f->secs));
 	json_object_set_new(j, "pgsteal_per_sec", json_real(f->steal / f->secs));
 	json_object_set_new(j, "workingset_refault_anon_per_sec", json_real(f->refaults / f->secs));
@@ -379,6 +419,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	bool oversubscribed;
 	char pat[32];
 	struct usemem_figures f;
+	struct lru_snap snap0, snap1;
+	char lru_name[32];
 	json_t *j, *locks, *extra;
 	double t0, secs;
 	int i, err = 0, bad;
@@ -390,8 +432,10 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	cfg.lock = o->lock;
 	cfg.lockstat = LOCKSTAT_SAMPLED;
 	cfg.memcg_flush_ms = usemem_flush_ms(o);
+	cfg.lru_gen = bench_lru_gen_caps(o);
 	lrulab_switches_clear();
 	lrulab_switches[SW_VMSTAT_SCAN_COST] = o->sw[SW_VMSTAT_SCAN_COST] == 1;
+	lrulab_switches[SW_LRU_GEN] = o->sw[SW_LRU_GEN] == 1;
 	err = lrulab_init(&cfg);
 	if (err) {
 		lrulab_switches_clear();
@@ -409,11 +453,12 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	if (!leaf || !t || mem_cgroup_set_max(leaf, max))
 		return -ENOMEM;
 	oversubscribed = lrulab_oversubscribed();
+	snprintf(lru_name, sizeof(lru_name), "multi-gen LRU 0x%04x", cfg.lru_gen);
 	if (text && o->swap_async)
 		fprintf(text, "lrulab bench usemem: swap-io async: writes end %u us after submission, on the submitting CPU at its next list shrink, which rotates their folios (pgrotated) before its lru_add_drain\n",
 			usemem_swap_latency_us(o));
 	if (text)
-		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random %s, leaf memory.max %lu KiB, swap %s (%s I/O), %s%.0u%s, %.1f s, vmstat-scan-cost %s%s\n",
+		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random %s, leaf memory.max %lu KiB, swap %s (%s I/O), %s%.0u%s, %.1f s, vmstat-scan-cost %s, %s%s\n",
 			threads, o->mem >> 10, type,
 			o->mixed ? "anon writes and file reads" : o->regular ? "reads" : "writes",
 			max * (PAGE_SIZE >> 10), usemem_swap_copy(o) ? "copy" : "zstd",
@@ -421,6 +466,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			cfg.memcg_flush_ms ? "memcg flush every " : "no memcg flusher",
 			cfg.memcg_flush_ms, cfg.memcg_flush_ms ? " ms" : "", o->seconds,
 			lrulab_switches[SW_VMSTAT_SCAN_COST] ? "on" : "off",
+			cfg.lru_gen & BIT(LRU_GEN_CORE) ? lru_name : "classic LRU",
 			oversubscribed ? " (OVERSUBSCRIBED)" : "");
 	if (text && o->regular && !o->mixed)
 		fprintf(text, "file reads: 4K pread()s, pattern %s, fadvise %s, readahead up to %lu KiB\n",
@@ -474,6 +520,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	 * reclaim is the leaf's.
 	 */
 	all_vm_events(ev0);
+	lru_snap_take(&snap0, leaf);
 	refaults = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_ANON);
 	refaults_file = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_FILE);
 	written = node_page_state_snapshot(NODE_DATA(0), NR_VMSCAN_WRITE);
@@ -494,6 +541,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	}
 	secs = now_sec() - t0;
 	all_vm_events(ev1);
+	lru_snap_take(&snap1, leaf);
 	refaults = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_ANON) - refaults;
 	refaults_file = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_FILE) -
 			refaults_file;
@@ -526,6 +574,18 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		if (o->regular)
 			fprintf(text, "%-32s %14.0f\n", "workingset_refault_file",
 				refaults_file / secs);
+		/* aging and eviction: the classic lists' moves, MGLRU's generations */
+		fprintf(text, "%-32s %14.0f\n", "pgrefill", d(PGREFILL) / secs);
+		fprintf(text, "%-32s %14.0f\n", "pgactivate", d(PGACTIVATE) / secs);
+		fprintf(text, "%-32s %14.0f\n", "pgdeactivate", d(PGDEACTIVATE) / secs);
+		fprintf(text, "%-32s %14.0f\n", "workingset_activate_anon",
+			(snap1.activate[0] - snap0.activate[0]) / secs);
+		fprintf(text, "%-32s %14.0f\n", "workingset_restore_anon",
+			(snap1.restore[0] - snap0.restore[0]) / secs);
+		if (cfg.lru_gen & BIT(LRU_GEN_CORE))
+			fprintf(text, "%-32s %14.1f   (min_seq anon +%lu, file +%lu in the window)\n",
+				"lru_gen max_seq advances", (snap1.max_seq - snap0.max_seq) / secs,
+				snap1.min_seq[0] - snap0.min_seq[0], snap1.min_seq[1] - snap0.min_seq[1]);
 		fprintf(text, "%-32s %14.0f\n", "pswpout", (ev1[PSWPOUT] - ev0[PSWPOUT]) / secs);
 		fprintf(text, "%-32s %14.0f\n", "nr_vmscan_write", written / secs);
 		/* the writes' ends: the lru_move_tail batch's rotations */
@@ -557,6 +617,13 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	};
 	for (i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		f.ev[i] = ev1[i] - ev0[i];
+	f.lru_gen = cfg.lru_gen;
+	f.max_seq_adv = snap1.max_seq - snap0.max_seq;
+	for (i = 0; i < ANON_AND_FILE; i++) {
+		f.activate[i] = snap1.activate[i] - snap0.activate[i];
+		f.restore[i] = snap1.restore[i] - snap0.restore[i];
+		f.min_seq_adv[i] = snap1.min_seq[i] - snap0.min_seq[i];
+	}
 	/* the lock table now: the teardown below takes the locks again */
 	locks = bench_locks_json();
 	/* a file run's own keys, taken before the teardown changes the stats */
@@ -671,8 +738,8 @@ static int usemem_check(const char *prog, const struct bench_opts *o)
 		return -1;
 	}
 	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
-		if (i != SW_VMSTAT_SCAN_COST && o->sw[i] >= 0) {
-			fprintf(stderr, "%s: --with/--without %s: only vmstat-scan-cost applies to usemem\n",
+		if (i != SW_VMSTAT_SCAN_COST && i != SW_LRU_GEN && o->sw[i] >= 0) {
+			fprintf(stderr, "%s: --with/--without %s: only vmstat-scan-cost and lru-gen apply to usemem\n",
 				prog, lrulab_switch_name(i));
 			return -1;
 		}

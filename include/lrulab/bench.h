@@ -78,7 +78,15 @@ struct bench_opts {
 	int nr_procs;
 	long passes;			/* --passes: aging passes per run */
 	int show;			/* --show: -1 none, 0 lru_gen, 1 lru_gen_full */
+	unsigned int lru_gen;		/* --lru-gen=MASK: /sys/kernel/mm/lru_gen/enabled */
+	bool lru_gen_given;
 };
+
+/*
+ * The lru_gen caps a run starts with (lrulab_config.lru_gen): 0 for the
+ * classic LRU, --lru-gen's mask (0x7 without one) with lru-gen on.
+ */
+unsigned int bench_lru_gen_caps(const struct bench_opts *o);
 
 /*
  * --pattern and --fadvise (bench/usemem_pattern.c): 0, or -1 after one

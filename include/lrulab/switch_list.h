@@ -19,3 +19,5 @@ LRULAB_SWITCH(SW_VMSTAT_SCAN_COST, "vmstat-scan-cost", "s1-vmstat-scan-cost",
 	      "scan cost kept in vmstat, under cost_lock")
 LRULAB_SWITCH(SW_MGLRU_SKIP_NOOP_CMPXCHG, "mglru-skip-noop-cmpxchg", "s2-mglru-cmpxchg-skip",
 	      "MGLRU flags updaters skip the cmpxchg when the word would not change")
+LRULAB_SWITCH(SW_LRU_GEN, "lru-gen", "issue-9-mglru",
+	      "the multi-gen LRU (lru_gen enabled 0x0007 unless --lru-gen=MASK) instead of the two lists")
