@@ -8,6 +8,7 @@
 
 #include <lrulab/gfp.h>
 #include <lrulab/kthread.h>
+#include <lrulab/mglru.h>
 #include <lrulab/vmstat.h>
 
 #include "vmscan-internal.h"
@@ -53,6 +54,11 @@ static void kswapd_age_node(struct pglist_data *pgdat, struct scan_control *sc)
 {
 	struct mem_cgroup *memcg;
 
+	/* MGLRU ages on demand; here it only checks min_ttl_ms */
+	if (lru_gen_enabled()) {
+		lru_gen_age_node(pgdat, sc);
+		return;
+	}
 	if (!can_reclaim_anon_pages(sc))
 		return;
 	memcg = mem_cgroup_iter(NULL, NULL);

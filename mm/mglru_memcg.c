@@ -286,3 +286,56 @@ void lru_gen_shrink_node(struct pglist_data *pgdat, struct scan_control *sc)
 	if (current_is_kswapd())
 		sc->nr_reclaimed += reclaimed;
 }
+
+/*
+ * ---------------------------------------------------------------------
+ * min_ttl_ms: kswapd's working-set protection
+ * ---------------------------------------------------------------------
+ */
+
+static atomic_long_t min_ttl_ooms;
+
+unsigned long lru_gen_min_ttl_ooms(void)
+{
+	return (unsigned long)atomic_long_read(&min_ttl_ooms);
+}
+
+/* Big enough, and its oldest evictable generation older than @min_ttl. */
+static bool lruvec_is_reclaimable(struct lruvec *lruvec, struct scan_control *sc,
+				  unsigned long min_ttl)
+{
+	int swappiness = get_swappiness(lruvec, sc);
+	unsigned long min_seq[ANON_AND_FILE] = {
+		READ_ONCE(lruvec->lrugen.min_seq[LRU_GEN_ANON]),
+		READ_ONCE(lruvec->lrugen.min_seq[LRU_GEN_FILE]),
+	};
+	int gen = lru_gen_from_seq(evictable_min_seq(min_seq, swappiness));
+	unsigned long birth = READ_ONCE(lruvec->lrugen.timestamps[gen]);
+
+	if (!lruvec_is_sizable(lruvec, sc))
+		return false;
+	return (long)(lru_gen_jiffies() - (birth + min_ttl)) > 0;
+}
+
+/*
+ * When every memcg's oldest generation is younger than min_ttl (or all
+ * are too small), the kernel calls the OOM killer rather than thrash.
+ * The model has no OOM killer: the calls are counted instead
+ * (lru_gen_min_ttl_ooms()).
+ */
+void lru_gen_age_node(struct pglist_data *pgdat, struct scan_control *sc)
+{
+	unsigned long min_ttl = READ_ONCE(lru_gen_min_ttl);
+	bool reclaimable = !min_ttl;
+	struct mem_cgroup *memcg;
+
+	set_initial_priority(pgdat, sc);
+	memcg = mem_cgroup_iter(NULL, NULL);
+	do {
+		if (!reclaimable)
+			reclaimable = lruvec_is_reclaimable(mem_cgroup_lruvec(memcg, pgdat),
+							    sc, min_ttl);
+	} while ((memcg = mem_cgroup_iter(NULL, memcg)));
+	if (!reclaimable)
+		atomic_long_inc(&min_ttl_ooms);
+}

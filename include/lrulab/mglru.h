@@ -266,6 +266,12 @@ void lru_gen_shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc);
 void lru_gen_shrink_node(struct pglist_data *pgdat, struct scan_control *sc);
 /* kswapd, before it reclaims: min_ttl_ms */
 void lru_gen_age_node(struct pglist_data *pgdat, struct scan_control *sc);
+/*
+ * The times lru_gen_age_node() found no memcg whose oldest generation
+ * had outlived min_ttl_ms: the kernel then calls the OOM killer, which
+ * the model does not have.
+ */
+unsigned long lru_gen_min_ttl_ooms(void);
 
 /* ---- core: mm/workingset.c (shadows shared with the classic LRU) ---- */
 
