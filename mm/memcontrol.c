@@ -447,6 +447,7 @@ struct mem_cgroup *mem_cgroup_create(struct mem_cgroup *parent, const char *name
 	WRITE_ONCE(memcg->online, true);
 	smp_store_release(&memcg_ids[memcg->id], memcg);
 	pthread_mutex_unlock(&memcg_tree_lock);
+	lru_gen_online_memcg(memcg);
 	return memcg;
 
 fail:
@@ -487,6 +488,7 @@ void mem_cgroup_offline(struct mem_cgroup *memcg)
 	}
 	WRITE_ONCE(memcg->online, false);
 	pthread_mutex_unlock(&memcg_tree_lock);
+	lru_gen_offline_memcg(memcg);
 
 	/*
 	 * LRU folios stay on this memcg's lruvecs and keep their charges;
@@ -535,6 +537,7 @@ void mem_cgroup_wait_frees(void)
 /* The refcount reached 0: nothing charges, caches or walks it any more. */
 static void mem_cgroup_release(struct mem_cgroup *memcg)
 {
+	lru_gen_release_memcg(memcg);
 	mutex_lock_sleep(&memcg_tree_lock);
 	list_del_init(&memcg->sibling);
 	smp_store_release(&memcg_ids[memcg->id], (struct mem_cgroup *)NULL);
@@ -618,6 +621,7 @@ int mem_cgroup_init(void)
 	mem_cgroup_alloc_id(root);
 	WRITE_ONCE(root->online, true);
 	smp_store_release(&memcg_ids[root->id], root);
+	lru_gen_online_memcg(root);
 	WRITE_ONCE(flush_last_time, 0ULL);
 	root_mem_cgroup = root;
 	return 0;

@@ -635,6 +635,11 @@ void shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 	bool proportional_reclaim;
 	enum lru_list lru;
 
+	/* root reclaim goes through lru_gen_shrink_node() instead */
+	if (lru_gen_enabled() && !root_reclaim(sc)) {
+		lru_gen_shrink_lruvec(lruvec, sc);
+		return;
+	}
 	get_scan_count(lruvec, sc, nr, NULL);
 	memcpy(targets, nr, sizeof(nr));
 
@@ -725,6 +730,10 @@ static void shrink_node_memcgs(struct pglist_data *pgdat, struct scan_control *s
 void shrink_node(struct pglist_data *pgdat, struct scan_control *sc)
 {
 	memset(&sc->nr, 0, sizeof(sc->nr));
+	if (lru_gen_enabled() && root_reclaim(sc)) {
+		lru_gen_shrink_node(pgdat, sc);
+		return;
+	}
 	prepare_scan_control(pgdat, sc);
 	shrink_node_memcgs(pgdat, sc);
 }
