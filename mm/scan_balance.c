@@ -181,6 +181,9 @@ void prepare_scan_control(struct pglist_data *pgdat, struct scan_control *sc)
 	struct lruvec *target_lruvec = mem_cgroup_lruvec(sc->target_mem_cgroup, pgdat);
 	unsigned long refaults, file;
 
+	/* MGLRU balances anon and file with its PID controller instead */
+	if (lru_gen_enabled())
+		return;
 	mem_cgroup_flush_stats_ratelimited(sc->target_mem_cgroup);
 
 	if (lrulab_switch_on(SW_VMSTAT_SCAN_COST)) {
