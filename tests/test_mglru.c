@@ -370,6 +370,211 @@ static void test_test_recent(void **state)
 	assert_false(workingset);
 }
 
+/* ---- eviction ---- */
+
+static struct scan_control reclaim_sc(void)
+{
+	return (struct scan_control){
+		.nr_to_reclaim = 1UL << 20, .target_mem_cgroup = memcg,
+		.priority = DEF_PRIORITY, .reclaim_idx = MAX_NR_ZONES - 1,
+		.may_writepage = 1, .may_unmap = 1, .may_swap = 1,
+	};
+}
+
+/* Off its list and back at the tail: the oldest generation of its type. */
+static void to_oldest(struct lruvec *lruvec, struct folio *folio)
+{
+	spin_lock(&lruvec->lru_lock);
+	assert_true(folio_test_clear_lru(folio));
+	assert_true(lru_gen_del_folio(lruvec, folio, true));
+	lruvec_add_folio_tail(lruvec, folio);
+	folio_set_lru(folio);
+	spin_unlock(&lruvec->lru_lock);
+}
+
+static bool cached(struct address_space *file, unsigned long index)
+{
+	struct folio *folio = filemap_get_folio(file, index);
+
+	if (!folio)
+		return false;
+	folio_put(folio);
+	return true;
+}
+
+/*
+ * File pages 0-3 in the oldest generation, 4-7 in max_seq - 2: one
+ * eviction takes exactly 0-3 and retires generation 0; the next takes
+ * 4-7.  A refault of page 0 is recent (its token's generation is 3 from
+ * max_seq) and counts in refaulted[] of its tier.
+ */
+static void test_evict_oldest_first(void **state)
+{
+	struct lruvec *lruvec = test_lruvec();
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	struct address_space *file = file_setup(8);
+	struct scan_control sc = reclaim_sc();
+	unsigned long i;
+
+	for (i = 0; i < 8; i++)
+		assert_int_equal(file_read_page(file, i, memcg, NULL), 0);
+	lru_add_drain();
+	for (i = 0; i < 4; i++) {
+		struct folio *folio = filemap_get_folio(file, i);
+
+		to_oldest(lruvec, folio);
+		assert_int_equal(folio_lru_gen(folio), 0);
+		folio_put(folio);
+	}
+	assert_int_equal(gen_pages(lruvec, 0, LRU_GEN_FILE), 4);
+	assert_int_equal(gen_pages(lruvec, 1, LRU_GEN_FILE), 4);
+
+	assert_int_equal(evict_folios(64, lruvec, &sc, 0), 4);
+	assert_int_equal(sc.nr_reclaimed, 4);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(cached(file, i), i >= 4);
+	/* generation 0 emptied: the file type's oldest is 1 now */
+	assert_int_equal(lrugen->min_seq[LRU_GEN_FILE], 1);
+	assert_int_equal(lrugen->min_seq[LRU_GEN_ANON], 0);
+	assert_int_equal(atomic_long_read(&lrugen->evicted[0][LRU_GEN_FILE][0]), 4);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	assert_int_equal(evict_folios(64, lruvec, &sc, 0), 4);
+	for (i = 0; i < 8; i++)
+		assert_false(cached(file, i));
+	/* two generations left: no more eviction before aging */
+	assert_int_equal(lrugen->min_seq[LRU_GEN_FILE], 2);
+	assert_int_equal(evict_folios(64, lruvec, &sc, 0), 0);
+
+	/* refs 1 when evicted: tier 0, token low bits 0 */
+	assert_int_equal(file_read_page(file, 0, memcg, NULL), 0);
+	assert_int_equal(atomic_long_read(&lrugen->refaulted[0][LRU_GEN_FILE][0]), 1);
+	mem_cgroup_flush_all();
+	assert_int_equal(lruvec_page_state_local(lruvec, WORKINGSET_REFAULT_FILE), 1);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	file_free(file);
+}
+
+/*
+ * Anon in the oldest generation, file one younger: swappiness 0 evicts
+ * the file folios and no anon; 201 (anon only) then the anon ones.
+ */
+static void test_swappiness(void **state)
+{
+	struct lruvec *lruvec = test_lruvec();
+	struct address_space *file = file_setup(4);
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 4 * PAGE_SIZE, 0);
+	struct scan_control sc = reclaim_sc();
+	unsigned long i, out0;
+
+	assert_int_equal(swapon(64, SWAP_STORE_COPY), 0);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(mm_access(vma, vma->vm_start + i * PAGE_SIZE, true), 0);
+		assert_int_equal(file_read_page(file, i, memcg, NULL), 0);
+	}
+	lru_add_drain();
+	for (i = 0; i < 4; i++)
+		to_oldest(lruvec, pte_page(ptep_get(vma_pte(vma, vma->vm_start + i * PAGE_SIZE))));
+	assert_int_equal(gen_pages(lruvec, 0, LRU_GEN_ANON), 4);
+	assert_int_equal(gen_pages(lruvec, 1, LRU_GEN_FILE), 4);
+
+	out0 = global_node_page_state(NR_SWAPCACHE) + swap_slots_used();
+	while (evict_folios(64, lruvec, &sc, 0))
+		;
+	assert_int_equal(sc.nr_reclaimed, 4);
+	assert_int_equal(gen_pages(lruvec, 0, LRU_GEN_ANON), 4);
+	assert_int_equal(global_node_page_state(NR_SWAPCACHE) + swap_slots_used(), out0);
+	for (i = 0; i < 4; i++)
+		assert_false(cached(file, i));
+
+	while (evict_folios(64, lruvec, &sc, SWAPPINESS_ANON_ONLY))
+		;
+	assert_int_equal(sc.nr_reclaimed, 8);
+	assert_int_equal(gen_pages(lruvec, 0, LRU_GEN_ANON), 0);
+	assert_int_equal(swap_slots_used(), 4);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	mmput(mm);
+	file_free(file);
+}
+
+/* ---- the PID controller ---- */
+
+static void set_ctrl(struct lruvec *lruvec, int type, int tier, unsigned long refaulted,
+		     unsigned long total)
+{
+	lruvec->lrugen.avg_refaulted[type][tier] = refaulted;
+	lruvec->lrugen.avg_total[type][tier] = total;
+}
+
+static void test_pid_controller(void **state)
+{
+	struct lruvec *lruvec = test_lruvec();
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	struct ctrl_pos pos;
+
+	spin_lock(&lruvec->lru_lock);
+	/* nothing refaulted: the file type, and no tier protected */
+	assert_int_equal(get_type_to_scan(lruvec, 60), LRU_GEN_FILE);
+	assert_int_equal(get_tier_idx(lruvec, LRU_GEN_FILE), 3);
+	/* swappiness 0 or 1: file; 200 and up: anon */
+	assert_int_equal(get_type_to_scan(lruvec, 1), LRU_GEN_FILE);
+	assert_int_equal(get_type_to_scan(lruvec, 200), LRU_GEN_ANON);
+	assert_int_equal(get_type_to_scan(lruvec, SWAPPINESS_ANON_ONLY), LRU_GEN_ANON);
+
+	/* file refaults 1000 of 2000, anon 10 of 2000: anon (1000*2064*60 > 11*2000*140) */
+	set_ctrl(lruvec, LRU_GEN_FILE, 0, 1000, 2000);
+	set_ctrl(lruvec, LRU_GEN_ANON, 0, 10, 2000);
+	assert_int_equal(get_type_to_scan(lruvec, 60), LRU_GEN_ANON);
+	/* the other way round: file (100*2064*60 <= 1001*2000*140) */
+	set_ctrl(lruvec, LRU_GEN_FILE, 0, 100, 2000);
+	set_ctrl(lruvec, LRU_GEN_ANON, 0, 1000, 2000);
+	assert_int_equal(get_type_to_scan(lruvec, 60), LRU_GEN_FILE);
+	/* the current generation's counters add to the averages */
+	atomic_long_set(&lrugen->refaulted[0][LRU_GEN_FILE][2], 2000);
+	atomic_long_set(&lrugen->evicted[0][LRU_GEN_FILE][2], 500);
+	lrugen->protected[0][LRU_GEN_FILE][2] = 1500;
+	read_ctrl_pos(lruvec, LRU_GEN_FILE, MAX_NR_TIERS, 140, &pos);
+	assert_int_equal(pos.refaulted, 2100);
+	assert_int_equal(pos.total, 4000);
+	assert_int_equal(pos.gain, 140);
+	assert_int_equal(get_type_to_scan(lruvec, 60), LRU_GEN_ANON);
+
+	/* tiers of file: tier 0 100/1000 (gain 2) against each higher one (gain 3) */
+	set_ctrl(lruvec, LRU_GEN_FILE, 0, 100, 1000);
+	atomic_long_set(&lrugen->refaulted[0][LRU_GEN_FILE][2], 0);
+	atomic_long_set(&lrugen->evicted[0][LRU_GEN_FILE][2], 0);
+	lrugen->protected[0][LRU_GEN_FILE][2] = 0;
+	/* tier 1 refaults 500 of 1000: 500*1064*2 > 101*1000*3, protect from tier 1 */
+	set_ctrl(lruvec, LRU_GEN_FILE, 1, 500, 1000);
+	assert_int_equal(get_tier_idx(lruvec, LRU_GEN_FILE), 0);
+	/* few refaults in tier 1, a low rate in 2, a high one in 3: protect tier 3 */
+	set_ctrl(lruvec, LRU_GEN_FILE, 1, 30, 1000);
+	set_ctrl(lruvec, LRU_GEN_FILE, 2, 100, 10000);
+	set_ctrl(lruvec, LRU_GEN_FILE, 3, 900, 1000);
+	assert_int_equal(get_tier_idx(lruvec, LRU_GEN_FILE), 2);
+
+	/* min_seq moving on halves the averages with the generation's counts in */
+	atomic_long_set(&lrugen->refaulted[0][LRU_GEN_FILE][3], 100);
+	atomic_long_set(&lrugen->evicted[0][LRU_GEN_FILE][3], 40);
+	lrugen->protected[0][LRU_GEN_FILE][3] = 60;
+	reset_ctrl_pos(lruvec, LRU_GEN_FILE, true);
+	assert_int_equal(lrugen->avg_refaulted[LRU_GEN_FILE][3], 500);
+	assert_int_equal(lrugen->avg_total[LRU_GEN_FILE][3], 550);
+	assert_int_equal(atomic_long_read(&lrugen->refaulted[0][LRU_GEN_FILE][3]), 0);
+	assert_int_equal(atomic_long_read(&lrugen->evicted[0][LRU_GEN_FILE][3]), 0);
+	assert_int_equal(lrugen->protected[0][LRU_GEN_FILE][3], 0);
+	/* max_seq moving on leaves the single slot alone */
+	atomic_long_set(&lrugen->refaulted[0][LRU_GEN_FILE][3], 7);
+	reset_ctrl_pos(lruvec, LRU_GEN_FILE, false);
+	assert_int_equal(atomic_long_read(&lrugen->refaulted[0][LRU_GEN_FILE][3]), 7);
+	assert_int_equal(lrugen->avg_refaulted[LRU_GEN_FILE][3], 500);
+	memset(lrugen->avg_refaulted, 0, sizeof(lrugen->avg_refaulted));
+	memset(lrugen->avg_total, 0, sizeof(lrugen->avg_total));
+	atomic_long_set(&lrugen->refaulted[0][LRU_GEN_FILE][3], 0);
+	spin_unlock(&lruvec->lru_lock);
+}
+
 /* ---- the invariant checker ---- */
 
 static void test_checker_catches(void **state)
@@ -429,6 +634,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_add_del_lists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_read_placement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_test_recent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_evict_oldest_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_swappiness, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pid_controller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checker_catches, setup, teardown),
 	};
 
