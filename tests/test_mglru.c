@@ -474,8 +474,13 @@ static void test_swappiness(void **state)
 		assert_int_equal(file_read_page(file, i, memcg, NULL), 0);
 	}
 	lru_add_drain();
-	for (i = 0; i < 4; i++)
-		to_oldest(lruvec, pte_page(ptep_get(vma_pte(vma, vma->vm_start + i * PAGE_SIZE))));
+	/* cold anon: its accessed bits cleared, so the rmap walk finds it old */
+	for (i = 0; i < 4; i++) {
+		pte_t *ptep = vma_pte(vma, vma->vm_start + i * PAGE_SIZE);
+
+		ptep_test_and_clear_young(ptep);
+		to_oldest(lruvec, pte_page(ptep_get(ptep)));
+	}
 	assert_int_equal(gen_pages(lruvec, 0, LRU_GEN_ANON), 4);
 	assert_int_equal(gen_pages(lruvec, 1, LRU_GEN_FILE), 4);
 
@@ -530,12 +535,15 @@ static void test_pid_controller(void **state)
 	set_ctrl(lruvec, LRU_GEN_FILE, 0, 100, 2000);
 	set_ctrl(lruvec, LRU_GEN_ANON, 0, 1000, 2000);
 	assert_int_equal(get_type_to_scan(lruvec, 60), LRU_GEN_FILE);
-	/* the current generation's counters add to the averages */
-	atomic_long_set(&lrugen->refaulted[0][LRU_GEN_FILE][2], 2000);
+	/*
+	 * the current generation's counters add to the averages: file 5100
+	 * of 4000 now, anon (5100*2064*60 > 1001*4000*140)
+	 */
+	atomic_long_set(&lrugen->refaulted[0][LRU_GEN_FILE][2], 5000);
 	atomic_long_set(&lrugen->evicted[0][LRU_GEN_FILE][2], 500);
 	lrugen->protected[0][LRU_GEN_FILE][2] = 1500;
 	read_ctrl_pos(lruvec, LRU_GEN_FILE, MAX_NR_TIERS, 140, &pos);
-	assert_int_equal(pos.refaulted, 2100);
+	assert_int_equal(pos.refaulted, 5100);
 	assert_int_equal(pos.total, 4000);
 	assert_int_equal(pos.gain, 140);
 	assert_int_equal(get_type_to_scan(lruvec, 60), LRU_GEN_ANON);
