@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lrulab/lrulab.h>
 #include <lrulab/mglru.h>
@@ -57,10 +58,46 @@ static unsigned long *page_word(struct vm_area_struct *vma, unsigned long i)
 	return (unsigned long *)folio_address(pte_page(pte)) + (i % 512);
 }
 
+/* What the memcg's generations held when a fault found no memory. */
+static void dump_lrugen(struct mem_cgroup *memcg)
+{
+	struct lruvec *lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(0));
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	int gen;
+
+	fprintf(stderr, "stress_mglru: memcg %s usage %lu, max_seq %lu, min_seq %lu/%lu\n",
+		memcg->name, mem_cgroup_usage(memcg), READ_ONCE(lrugen->max_seq),
+		READ_ONCE(lrugen->min_seq[0]), READ_ONCE(lrugen->min_seq[1]));
+	for (gen = 0; gen < (int)MAX_NR_GENS; gen++)
+		fprintf(stderr, "  gen %d: anon %ld file %ld\n", gen,
+			READ_ONCE(lrugen->nr_pages[gen][0][0]), READ_ONCE(lrugen->nr_pages[gen][1][0]));
+}
+
+/*
+ * A charge can find no memory for a moment: with more model CPUs than
+ * processors, the aging CPU may be preempted between ending an mm-list
+ * iteration and making the generation (a window of a few instructions
+ * in the kernel), and until it runs again reclaim has only two
+ * generations and cannot evict.  The task then waits and retries, as a
+ * memcg's task does under OOM with the OOM killer disabled; a fault that
+ * keeps failing is a failure.
+ */
+static unsigned long oom_waits;
+
 static void touch(struct vm_area_struct *vma, unsigned long i, bool write)
 {
-	if (mm_access(vma, vma->vm_start + i * PAGE_SIZE, write))
-		die("fault failed");
+	int tries;
+
+	for (tries = 0; mm_access(vma, vma->vm_start + i * PAGE_SIZE, write); tries++) {
+		if (tries == 1000) {
+			dump_lrugen(vma->vm_mm->memcg);
+			die("fault failed");
+		}
+		__atomic_fetch_add(&oom_waits, 1, __ATOMIC_RELAXED);
+		cpu_sleep_begin();
+		usleep(1000);
+		cpu_sleep_end();
+	}
 }
 
 static void check(struct worker *w, struct vm_area_struct *vma, unsigned long i,
@@ -219,8 +256,8 @@ int main(int argc, char **argv)
 	drain_all_pages();
 	if (zone_free_pages_exact(&NODE_DATA(0)->node_zones[ZONE_NORMAL]) != free_before)
 		die("pages leaked");
-	printf("stress_mglru: %d workers x %d memcgs, aging passes %lu, globally reclaimed %lu, pgsteal %lu anon %lu file, pswpin %lu, root max_seq %lu\n",
-	       NR_WORKERS, rounds, aged, global_reclaimed, sum_vm_event(PGSTEAL_ANON),
+	printf("stress_mglru: %d workers x %d memcgs, aging passes %lu, globally reclaimed %lu, faults that waited for memory %lu, pgsteal %lu anon %lu file, pswpin %lu, root max_seq %lu\n",
+	       NR_WORKERS, rounds, aged, global_reclaimed, oom_waits, sum_vm_event(PGSTEAL_ANON),
 	       sum_vm_event(PGSTEAL_FILE), sum_vm_event(PSWPIN),
 	       mem_cgroup_lruvec(root_mem_cgroup, NODE_DATA(0))->lrugen.max_seq);
 	cpu_exit();
