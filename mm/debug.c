@@ -196,6 +196,49 @@ static void check_lrugen(struct check *c, struct mem_cgroup *memcg, int nid)
 	}
 }
 
+/*
+ * The memcg LRU of every node: each memcg's lruvec in one bin of the
+ * generation it records, nr_memcgs[] the bins' counts, and every memcg
+ * that exists (online or a zombie) on it.
+ */
+static void check_memcg_lru(struct check *c)
+{
+	int nid;
+
+	for_each_node(nid) {
+		struct lru_gen_memcg *memcg_lru = &NODE_DATA(nid)->memcg_lru;
+		struct mem_cgroup *memcg = NULL;
+		long listed = 0, existing = 0;
+		int gen, bin;
+
+		for (gen = 0; gen < MEMCG_NR_GENS; gen++) {
+			long n = 0;
+
+			for (bin = 0; bin < MEMCG_NR_BINS; bin++) {
+				struct lru_gen_folio *lrugen;
+
+				list_for_each_entry(lrugen, &memcg_lru->fifo[gen][bin], list) {
+					if (lrugen->gen != gen)
+						report(c, "node %d: a memcg in memcg-LRU gen %d records gen %d",
+						       nid, gen, lrugen->gen);
+					n++;
+				}
+			}
+			if (n != (long)memcg_lru->nr_memcgs[gen])
+				report(c, "node %d: memcg-LRU gen %d holds %ld memcgs, nr_memcgs %lu",
+				       nid, gen, n, memcg_lru->nr_memcgs[gen]);
+			listed += n;
+		}
+		while ((memcg = mem_cgroup_iter(NULL, memcg))) {
+			existing++;
+			if (list_empty(&mem_cgroup_lruvec(memcg, NODE_DATA(nid))->lrugen.list))
+				report(c, "node %d: memcg %s is not on the memcg LRU", nid, memcg->name);
+		}
+		if (listed != existing)
+			report(c, "node %d: %ld memcgs on the memcg LRU, %ld exist", nid, listed, existing);
+	}
+}
+
 /* What the node and memcg counters of @lru hold: the classic list, or gens. */
 static long lru_expected(struct lruvec *lruvec, enum lru_list lru)
 {
@@ -408,6 +451,7 @@ int lrulab_check_invariants(bool settle, FILE *out)
 		check_lruvecs(&c, memcg);
 	check_folios(&c, settle);
 	check_charges(&c);
+	check_memcg_lru(&c);
 	if (settle)
 		check_lru_stats(&c);
 	free(c.on_list);
