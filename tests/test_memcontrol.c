@@ -29,6 +29,7 @@
 #include <lrulab/lrulab.h>
 #include <lrulab/vmscan.h>
 #include <lrulab/memcontrol.h>
+#include <lrulab/mglru.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/swap.h>
 #include <lrulab/switches.h>
@@ -87,6 +88,8 @@ static void nodes_create(int nr)
 
 		assert_non_null(pgdat);
 		memset(pgdat, 0, sizeof(*pgdat));
+		/* the memcg LRU every memcg joins when it is created */
+		lru_gen_init_pgdat(pgdat);
 		pgdat->node_id = nid;
 		pgdat->node_zones[ZONE_NORMAL].zone_pgdat = pgdat;
 		pgdat->node_zones[ZONE_NORMAL].managed_pages = 1UL << 18;
