@@ -637,6 +637,8 @@ static void mem_cgroup_free_tree(struct mem_cgroup *memcg)
 		mem_cgroup_free_tree(list_entry(link, struct mem_cgroup, sibling));
 		link = next;
 	}
+	/* the nodes outlive the tree (and a new one may be built on them) */
+	lru_gen_release_memcg(memcg);
 	mem_cgroup_free(memcg);
 }
 
