@@ -12,6 +12,7 @@
  * tiers one generation up.
  */
 #include <lrulab/mglru.h>
+#include <lrulab/mglru_walk.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/pagemap.h>
 #include <lrulab/swap_state.h>
@@ -210,9 +211,9 @@ static bool isolate_folio(struct lruvec *lruvec, struct folio *folio, struct sca
 		folio_put(folio);
 		return false;
 	}
-	/* refs without PG_referenced are stale: zero them */
+	/* refs without PG_referenced are stale: zero them (s2 may skip the CAS) */
 	if (!folio_test_referenced(folio))
-		set_mask_bits(&folio->flags, LRU_REFS_MASK, 0);
+		folio_flags_set_mask(folio, LRU_REFS_MASK, 0);
 	/* shrink_folio_list() sets it again for a writeback it starts */
 	folio_clear_reclaim(folio);
 	lru_gen_del_folio(lruvec, folio, true);
@@ -389,8 +390,10 @@ int evict_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 	if (scanned)
 		try_to_inc_min_seq(lruvec, swappiness);
 	spin_unlock(&lruvec->lru_lock);
-	if (list_empty(&list))
+	if (list_empty(&list)) {
+		lru_gen_cas_fold();
 		return scanned;
+	}
 retry:
 	{
 		unsigned long nr_taken = list_pages(&list);
@@ -416,6 +419,8 @@ retry:
 		skip_retry = true;
 		goto retry;
 	}
+	/* this thread's cmpxchg counts (s2) into the totals */
+	lru_gen_cas_fold();
 	return scanned;
 }
 
@@ -545,6 +550,9 @@ bool try_to_shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 void lru_gen_shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 {
 	lru_add_drain();
+	/* a page-table walk context only for proactive reclaim */
+	set_mm_walk(NULL, sc->proactive);
 	if (try_to_shrink_lruvec(lruvec, sc))
 		lru_gen_rotate_memcg(lruvec, MEMCG_LRU_YOUNG);
+	clear_mm_walk();
 }

@@ -278,6 +278,8 @@ void lru_gen_shrink_node(struct pglist_data *pgdat, struct scan_control *sc)
 	if (!sc->may_writepage || !sc->may_unmap)
 		return;
 	lru_add_drain();
+	/* kswapd walks with its node's context, proactive reclaim its own */
+	set_mm_walk(pgdat, sc->proactive);
 	set_initial_priority(pgdat, sc);
 	/* kswapd's target is for this pass */
 	if (current_is_kswapd())
@@ -285,6 +287,7 @@ void lru_gen_shrink_node(struct pglist_data *pgdat, struct scan_control *sc)
 	shrink_many(pgdat, sc);
 	if (current_is_kswapd())
 		sc->nr_reclaimed += reclaimed;
+	clear_mm_walk();
 }
 
 /*
