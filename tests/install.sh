@@ -57,7 +57,7 @@ LC_ALL=C MANWIDTH=80 man -l lrulab.1 >"$tmp/man" 2>"$tmp/err" && [ ! -s "$tmp/er
 # ...and names what the command has: options, switches, JSON keys
 page=$(sed 's/\\-/-/g' lrulab.1)
 for c in "bench fault-free" "bench mmap-madvise" "bench usemem" "bench mglru-age" usemem ab repro \
-	"host fault-free" "host usemem" replay demo layout pathbench lockbench; do
+	"host fault-free" "host usemem" replay demo layout pathbench lockbench predict calibrate; do
 	# shellcheck disable=SC2086
 	for o in $("$LRULAB" $c --help | grep -o -- '[[|] *--[a-z-]*' | tr -d '[| ' | sort -u); do
 		echo "$page" | grep -q -- "$o" || fail "lrulab.1: no $o ($c)"
@@ -83,7 +83,9 @@ done
 # the exact LRU and the kernel's classic one
 "$LRULAB" replay "$T" txt -n 2000 --sizes 0.1 --json >>"$tmp/j" 2>/dev/null
 "$LRULAB" bench mglru-age --procs 2 --mem 64K --passes 1 --json >>"$tmp/j" 2>/dev/null
-[ "$(wc -l <"$tmp/j")" -eq 9 ] || fail "no JSON to compare lrulab.1 with"
+"$LRULAB" predict fault-free --type anon --cpus 1,4 --machine xeon-16c-207 --draws 2 --json \
+	>>"$tmp/j" 2>/dev/null
+[ "$(wc -l <"$tmp/j")" -eq 11 ] || fail "no JSON to compare lrulab.1 with"
 "$LRULAB" layout --json >>"$tmp/j" 2>/dev/null || fail "no layout JSON to compare lrulab.1 with"
 # host usemem needs root, a memory controller and a disk: where it runs
 files=$(mktemp -d -p /var/tmp)

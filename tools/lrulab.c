@@ -24,7 +24,7 @@ static const struct command commands[] = {
 	{ "usemem", cmd_usemem, "the s1 workload (as bench usemem): random writes over 8x memory.max, swap and refaults" },
 	{ "replay", cmd_replay, "a cache or memory trace through the exact LRU and the kernel's classic LRU: miss ratios" },
 	{ "lockbench", cmd_lockbench, "uncontended lock cost per implementation, lock statistics overhead" },
-	{ "host", cmd_host, "fault-free on this machine's kernel: pages/s, perf lock table, for --calibrate" },
+	{ "host", cmd_host, "fault-free and usemem --type file on this machine's kernel: pages/s, perf lock table, vmstat" },
 	{ "predict", cmd_predict, "pages/s and lock tables at N CPUs of a described machine, from a run here" },
 	{ "calibrate", cmd_calibrate, "this machine's line transfer, lock handoff and clock costs as a profile" },
 	{ "layout", cmd_layout, "struct lruvec and mem_cgroup_per_node: lines, 128-byte pairs, who writes and reads them" },
