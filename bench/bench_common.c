@@ -58,7 +58,8 @@ int bench_check_memory(const char *prog, const struct bench_opts *o)
 			(unsigned long long)sysconf(_SC_PAGESIZE);
 		src = "free memory, sysconf(_SC_AVPHYS_PAGES)";
 	}
-	ws = (unsigned long long)most * o->mem;
+	/* mglru-age's processes (--procs) all map one file of --mem */
+	ws = o->nr_procs ? o->mem : (unsigned long long)most * o->mem;
 	node = ws > BENCH_MIN_NODE_PAGES * PAGE_SIZE ? ws : BENCH_MIN_NODE_PAGES * PAGE_SIZE;
 	need = ws + node / PAGE_SIZE * 64;
 	if (!avail || need <= avail)
@@ -66,8 +67,12 @@ int bench_check_memory(const char *prog, const struct bench_opts *o)
 	fmt_gib(n, sizeof(n), need);
 	fmt_gib(a, sizeof(a), avail);
 	fmt_gib(m, sizeof(m), o->mem);
-	fprintf(stderr, "%s: --threads %ld x --mem %s needs %s (the working set and the model's page entries), more than the %s this machine has available (%s)\n",
-		prog, most, m, n, a, src);
+	if (o->nr_procs)
+		fprintf(stderr, "%s: --mem %s needs %s (the file and the model's page entries), more than the %s this machine has available (%s)\n",
+			prog, m, n, a, src);
+	else
+		fprintf(stderr, "%s: --threads %ld x --mem %s needs %s (the working set and the model's page entries), more than the %s this machine has available (%s)\n",
+			prog, most, m, n, a, src);
 	return -1;
 }
 
