@@ -366,6 +366,10 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 	json_object_set_new(j, "lru_gen_min_seq_advances_file", json_integer(f->min_seq_adv[1]));
 	json_object_set_new(j, "pgscan_per_sec", json_real(f->scan / f->secs));
 	json_object_set_new(j, "pgsteal_per_sec", json_real(f->steal / f->secs));
+	json_object_set_new(j, "pgscan_per_1k_accesses", json_real(per_1k(f->scan, f->accesses)));
+	json_object_set_new(j, "pgsteal_per_1k_accesses", json_real(per_1k(f->steal, f->accesses)));
+	json_object_set_new(j, "refaults_per_1k_accesses",
+			    json_real(per_1k(f->refaults + f->refaults_file, f->accesses)));
 	json_object_set_new(j, "workingset_refault_anon_per_sec", json_real(f->refaults / f->secs));
 	json_object_set_new(j, "workingset_refault_file_per_sec", json_real(f->refaults_file / f->secs));
 	json_object_set_new(j, "pswpout_per_sec", json_real(f->ev[PSWPOUT] / f->secs));
@@ -602,6 +606,10 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		fprintf(text, "\nfigures that hold on any machine:\n");
 		fprintf(text, "  lru_lock acquisitions per 1000 reclaimed pages: %.1f (cost sites %.1f)\n",
 			per_1k(lru.acquired, steal), per_1k(cost.acquired, steal));
+		/* the LRU's choices, whatever the speed: how much it scanned, took, got back */
+		fprintf(text, "  per 1000 accesses: pgscan %.1f, pgsteal %.1f, refaults %.1f\n",
+			per_1k(scan, accesses), per_1k(steal, accesses),
+			per_1k(refaults + refaults_file, accesses));
 	}
 
 	f = (struct usemem_figures){
