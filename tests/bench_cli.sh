@@ -46,6 +46,12 @@ bad "$B" bench no-such-workload
 bad "$B" bench fault-free --with no-such-switch
 bad "$B" bench fault-free --without no-such-switch
 bad "$B" bench fault-free --with lru-stat-batch --without lru-stat-batch
+# --lru-gen[=MASK]: the caps of /sys/kernel/mm/lru_gen/enabled, and the lru-gen switch
+bad "$B" bench fault-free --lru-gen=8
+bad "$B" bench fault-free --lru-gen=x
+bad "$B" bench fault-free --lru-gen=
+bad "$B" bench fault-free --lru-gen=-1
+bad "$B" bench fault-free --with lru-gen --lru-gen=0x6
 bad "$B" bench fault-free --folio-size 8K
 bad "$B" bench fault-free --folio-size 2M
 bad "$B" bench fault-free --folio-size big
@@ -230,6 +236,13 @@ if grep -q '"prefault_complete":false' "$out"; then
 fi
 # a run the bound does not reach prefaults every page: 1 x 8M
 good '"prefault_pages":2048,"prefault_complete":true' bench usemem --threads 1 --mem 8M --seconds 0.05 --json
+# the LRU a usemem run used: classic by default, MGLRU with --lru-gen, --with lru-gen or a mask
+good '"lru":"classic","lru_gen_enabled":0' bench usemem --threads 1 --mem 4M --seconds 0.05 --json
+good '"lru":"mglru","lru_gen_enabled":7' bench usemem --threads 1 --mem 4M --seconds 0.05 --json --lru-gen
+good '"lru":"mglru","lru_gen_enabled":7' bench usemem --threads 1 --mem 4M --seconds 0.05 --json --with lru-gen
+good '"lru":"mglru","lru_gen_enabled":3' bench usemem --threads 1 --mem 4M --seconds 0.05 --json --lru-gen=0x3
+good '"lru":"classic","lru_gen_enabled":0' bench usemem --threads 1 --mem 4M --seconds 0.05 --json --lru-gen=0x3 --without lru-gen
+good 'multi-gen LRU 0x0007' bench usemem --threads 1 --mem 4M --seconds 0.05 --lru-gen
 
 # --json: one object per run, each with the keys scripts read.
 "$LRULAB" bench fault-free --threads 1,2 --loops 1 --mem 256K --json >"$out" 2>"$err" ||
