@@ -80,10 +80,13 @@ void update_bloom_filter(struct lru_gen_mm_state *mm_state, unsigned long seq,
 static void reset_bloom_filter(struct lru_gen_mm_state *mm_state, unsigned long seq)
 {
 	unsigned long **slot = &mm_state->filters[seq % NR_BLOOM_FILTERS];
-	unsigned long *filter = *slot;
+	unsigned long *filter = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	size_t i;
 
 	if (filter) {
-		memset(filter, 0, BLOOM_FILTER_BYTES);
+		/* word by word: look-around may set bits in it meanwhile */
+		for (i = 0; i < BLOOM_FILTER_BYTES / sizeof(long); i++)
+			__atomic_store_n(&filter[i], 0UL, __ATOMIC_RELAXED);
 		return;
 	}
 	filter = calloc(1, BLOOM_FILTER_BYTES);
