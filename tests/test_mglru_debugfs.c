@@ -48,6 +48,7 @@ static int teardown(void **state)
 	if (file)
 		shmem_file_free(file);
 	mm = NULL;
+	vma = NULL;
 	file = NULL;
 	mem_cgroup_offline(memcg);
 	cpu_exit();
@@ -227,7 +228,7 @@ static void take(struct snap *s)
 	for (g = 0; g < (int)MAX_NR_GENS; g++)
 		for (t = 0; t < 2; t++)
 			s->nr_pages[g][t] = l->lrugen.nr_pages[g][t][0];
-	for (p = 0; p < FILE_PAGES; p++)
+	for (p = 0; vma && p < FILE_PAGES; p++)
 		s->young += pte_young(ptep_get(vma_pte(vma, vma->vm_start + p * PAGE_SIZE)));
 }
 
@@ -333,6 +334,56 @@ static void test_write_commands(void **state)
 	assert_int_equal(lv(memcg)->lrugen.max_seq, seq + 8);
 }
 
+#define REG_PAGES 256UL
+
+static unsigned long file_lru_pages(void)
+{
+	struct lru_gen_folio *g = &lv(memcg)->lrugen;
+	unsigned long n = 0;
+	int gen;
+
+	for (gen = 0; gen < (int)MAX_NR_GENS; gen++)
+		n += (unsigned long)g->nr_pages[gen][LRU_GEN_FILE][0];
+	return n;
+}
+
+/*
+ * "-" evicts the generations up to MIN_GEN of the types the swappiness
+ * lets it (0: file only), oldest first, up to NR_TO_RECLAIM pages.
+ */
+static void test_write_evict(void **state)
+{
+	struct address_space *reg = file_setup(REG_PAGES);
+	struct lru_gen_folio *g = &lv(memcg)->lrugen;
+	unsigned int id = memcg->id;
+	unsigned long i, before;
+
+	assert_non_null(reg);
+	for (i = 0; i < REG_PAGES; i++)
+		assert_int_equal(file_read_page(reg, i, memcg, NULL), 0);
+	lru_add_drain();
+	assert_int_equal(file_lru_pages(), REG_PAGES);
+	/* read once: referenced, at max_seq - 2; readahead's unread pages oldest */
+	assert_int_equal(g->max_seq, 3);
+	assert_int_equal(g->nr_pages[0][LRU_GEN_FILE][0] + g->nr_pages[1][LRU_GEN_FILE][0],
+			 REG_PAGES);
+	assert_true(g->nr_pages[0][LRU_GEN_FILE][0] > 0);
+	/* seq + 2 > max_seq */
+	expect_error(-EINVAL, "- %u 0 %lu 0", id, g->max_seq - 1);
+	/* at most 100 pages */
+	before = file_lru_pages();
+	assert_true(wr("- %u 0 %lu 0 100", id, g->max_seq - 2) > 0);
+	assert_true(before - file_lru_pages() >= 100);
+	assert_true(file_lru_pages() > 0);
+	/* oldest first: generation 0 went before any of generation 1 */
+	assert_int_equal(g->nr_pages[0][LRU_GEN_FILE][0], 0);
+	/* then the rest of generation max_seq - 2: the file LRU is empty */
+	assert_true(wr("- %u 0 %lu 0", id, g->max_seq - 2) > 0);
+	assert_int_equal(file_lru_pages(), 0);
+	assert_int_equal(g->min_seq[LRU_GEN_FILE], g->max_seq - 1);
+	file_free(reg);
+}
+
 static void test_show_parse(void **state)
 {
 	bool full = true;
@@ -351,6 +402,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_show_full_example, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_commands, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_evict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_parse, setup, teardown),
 	};
 
