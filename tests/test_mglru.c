@@ -7,6 +7,7 @@
  * token and lru_gen_test_recent(), and the invariant checker on the
  * lrugen lists.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -583,6 +584,56 @@ static void test_pid_controller(void **state)
 	spin_unlock(&lruvec->lru_lock);
 }
 
+/* ---- min_ttl_ms ---- */
+
+/*
+ * kswapd's check: with every generation younger than min_ttl_ms the
+ * kernel would call the OOM killer (counted here); once the oldest
+ * generation has lived longer, reclaim may go on.
+ */
+static void test_min_ttl(void **state)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+	struct scan_control sc = { .priority = 0, .reclaim_idx = MAX_NR_ZONES - 1,
+				   .may_writepage = 1, .may_unmap = 1, .may_swap = 1 };
+	struct address_space *file;
+	struct mem_cgroup *m;
+	unsigned long ooms, i;
+
+	cfg.nr_cpus = 1;
+	cfg.node_pages = NODE_PAGES;
+	cfg.lru_gen = LRU_GEN_CAPS_ALL;
+	cfg.lru_gen_min_ttl_ms = 1000;
+	lru_gen_clock_freeze(true, 10000);
+	assert_int_equal(lrulab_init(&cfg), 0);
+	assert_int_equal(cpu_enter(0, false), 0);
+	/* file pages: without swap, anon would not count as reclaimable */
+	m = mem_cgroup_create(root_mem_cgroup, "ttl");
+	file = file_setup(8);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(file_read_page(file, i, m, NULL), 0);
+	lru_add_drain();
+	/* born at 10000: not yet 1000 ms old at 10999 */
+	ooms = lru_gen_min_ttl_ooms();
+	lru_gen_clock_freeze(true, 10999);
+	lru_gen_age_node(NODE_DATA(0), &sc);
+	assert_int_equal(lru_gen_min_ttl_ooms(), ooms + 1);
+	lru_gen_clock_freeze(true, 11001);
+	lru_gen_age_node(NODE_DATA(0), &sc);
+	assert_int_equal(lru_gen_min_ttl_ooms(), ooms + 1);
+	/* 0 turns the check off */
+	assert_int_equal(lru_gen_set_config(LRU_GEN_CAPS_ALL, 0), 0);
+	lru_gen_clock_freeze(true, 10000);
+	lru_gen_age_node(NODE_DATA(0), &sc);
+	assert_int_equal(lru_gen_min_ttl_ooms(), ooms + 1);
+	assert_int_equal(lru_gen_set_config(0x8, 0), -EINVAL);
+	lru_gen_clock_freeze(false, 0);
+	file_free(file);
+	mem_cgroup_offline(m);
+	cpu_exit();
+	lrulab_exit();
+}
+
 /* ---- the invariant checker ---- */
 
 static void test_checker_catches(void **state)
@@ -645,6 +696,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_evict_oldest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swappiness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_controller, setup, teardown),
+		cmocka_unit_test(test_min_ttl),
 		cmocka_unit_test_setup_teardown(test_checker_catches, setup, teardown),
 	};
 
