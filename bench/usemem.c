@@ -252,26 +252,6 @@ static void usemem_report_oom(const struct usemem_thread *t, long threads, FILE 
 			t[i].oom_lists[1][lru]);
 }
 
-/* Aging and eviction counters of either LRU, at one point of the run. */
-struct lru_snap {
-	unsigned long activate[ANON_AND_FILE], restore[ANON_AND_FILE];
-	unsigned long max_seq, min_seq[ANON_AND_FILE];
-};
-
-static void lru_snap_take(struct lru_snap *s, struct mem_cgroup *leaf)
-{
-	struct pglist_data *pgdat = NODE_DATA(0);
-	struct lruvec *lruvec = mem_cgroup_lruvec(leaf, pgdat);
-	int type;
-
-	for (type = 0; type < ANON_AND_FILE; type++) {
-		s->activate[type] = node_page_state_snapshot(pgdat, WORKINGSET_ACTIVATE_BASE + type);
-		s->restore[type] = node_page_state_snapshot(pgdat, WORKINGSET_RESTORE_BASE + type);
-		s->min_seq[type] = READ_ONCE(lruvec->lrugen.min_seq[type]);
-	}
-	s->max_seq = READ_ONCE(lruvec->lrugen.max_seq);
-}
-
 static double per_1k(u64 n, unsigned long pages)
 {
 	return pages ? 1000.0 * n / pages : 0;
@@ -294,10 +274,7 @@ struct usemem_figures {
 	u64 throttled_ns;
 	unsigned long ev[NR_VM_EVENT_ITEMS];	/* events in the window */
 	unsigned int lru_gen;			/* the caps: 0 for the classic LRU */
-	/* workingset activations and restores (anon, file) in the window */
-	unsigned long activate[ANON_AND_FILE], restore[ANON_AND_FILE];
-	/* the leaf's generations made (aging) and retired (eviction) */
-	unsigned long max_seq_adv, min_seq_adv[ANON_AND_FILE];
+	struct usemem_lru lru_d;		/* aging and eviction in the window */
 	struct lock_stat lru, cost;
 	int invariant_violations;
 	int interrupted;		/* the signal that ended it early, or 0 */
@@ -351,19 +328,7 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 	json_object_set_new(j, "pgsteal_file_per_sec", json_real(f->ev[PGSTEAL_FILE] / f->secs));
 	json_object_set_new(j, "workingset_refault_anon", json_integer(f->refaults));
 	json_object_set_new(j, "workingset_refault_file", json_integer(f->refaults_file));
-	json_object_set_new(j, "lru", json_string(f->lru_gen & BIT(LRU_GEN_CORE) ? "mglru" : "classic"));
-	json_object_set_new(j, "lru_gen_enabled", json_integer(f->lru_gen));
-	/* aging and eviction, under the kernel's names where it has them */
-	json_object_set_new(j, "pgrefill", json_integer(f->ev[PGREFILL]));
-	json_object_set_new(j, "pgactivate", json_integer(f->ev[PGACTIVATE]));
-	json_object_set_new(j, "pgdeactivate", json_integer(f->ev[PGDEACTIVATE]));
-	json_object_set_new(j, "workingset_activate_anon", json_integer(f->activate[0]));
-	json_object_set_new(j, "workingset_activate_file", json_integer(f->activate[1]));
-	json_object_set_new(j, "workingset_restore_anon", json_integer(f->restore[0]));
-	json_object_set_new(j, "workingset_restore_file", json_integer(f->restore[1]));
-	json_object_set_new(j, "lru_gen_max_seq_advances", json_integer(f->max_seq_adv));
-	json_object_set_new(j, "lru_gen_min_seq_advances_anon", json_integer(f->min_seq_adv[0]));
-	json_object_set_new(j, "lru_gen_min_seq_advances_file", json_integer(f->min_seq_adv[1]));
+	usemem_lru_json(j, &f->lru_d, f->ev, f->lru_gen);
 	json_object_set_new(j, "pgscan_per_sec", json_real(f->scan / f->secs));
 	json_object_set_new(j, "pgsteal_per_sec", json_real(f->steal / f->secs));
 	json_object_set_new(j, "pgscan_per_1k_accesses", json_real(per_1k(f->scan, f->accesses)));
@@ -423,7 +388,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	bool oversubscribed;
 	char pat[32];
 	struct usemem_figures f;
-	struct lru_snap snap0, snap1;
+	struct usemem_lru snap0, snap1;
 	char lru_name[32];
 	json_t *j, *locks, *extra;
 	double t0, secs;
@@ -524,7 +489,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	 * reclaim is the leaf's.
 	 */
 	all_vm_events(ev0);
-	lru_snap_take(&snap0, leaf);
+	usemem_lru_take(&snap0, leaf);
 	refaults = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_ANON);
 	refaults_file = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_FILE);
 	written = node_page_state_snapshot(NODE_DATA(0), NR_VMSCAN_WRITE);
@@ -545,7 +510,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	}
 	secs = now_sec() - t0;
 	all_vm_events(ev1);
-	lru_snap_take(&snap1, leaf);
+	usemem_lru_take(&snap1, leaf);
+	usemem_lru_delta(&snap1, &snap0);
 	refaults = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_ANON) - refaults;
 	refaults_file = node_page_state_snapshot(NODE_DATA(0), WORKINGSET_REFAULT_FILE) -
 			refaults_file;
@@ -578,18 +544,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		if (o->regular)
 			fprintf(text, "%-32s %14.0f\n", "workingset_refault_file",
 				refaults_file / secs);
-		/* aging and eviction: the classic lists' moves, MGLRU's generations */
-		fprintf(text, "%-32s %14.0f\n", "pgrefill", d(PGREFILL) / secs);
-		fprintf(text, "%-32s %14.0f\n", "pgactivate", d(PGACTIVATE) / secs);
-		fprintf(text, "%-32s %14.0f\n", "pgdeactivate", d(PGDEACTIVATE) / secs);
-		fprintf(text, "%-32s %14.0f\n", "workingset_activate_anon",
-			(snap1.activate[0] - snap0.activate[0]) / secs);
-		fprintf(text, "%-32s %14.0f\n", "workingset_restore_anon",
-			(snap1.restore[0] - snap0.restore[0]) / secs);
-		if (cfg.lru_gen & BIT(LRU_GEN_CORE))
-			fprintf(text, "%-32s %14.1f   (min_seq anon +%lu, file +%lu in the window)\n",
-				"lru_gen max_seq advances", (snap1.max_seq - snap0.max_seq) / secs,
-				snap1.min_seq[0] - snap0.min_seq[0], snap1.min_seq[1] - snap0.min_seq[1]);
+		usemem_lru_print(text, &snap1, ev0, ev1, cfg.lru_gen, secs);
 		fprintf(text, "%-32s %14.0f\n", "pswpout", (ev1[PSWPOUT] - ev0[PSWPOUT]) / secs);
 		fprintf(text, "%-32s %14.0f\n", "nr_vmscan_write", written / secs);
 		/* the writes' ends: the lru_move_tail batch's rotations */
@@ -626,12 +581,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	for (i = 0; i < NR_VM_EVENT_ITEMS; i++)
 		f.ev[i] = ev1[i] - ev0[i];
 	f.lru_gen = cfg.lru_gen;
-	f.max_seq_adv = snap1.max_seq - snap0.max_seq;
-	for (i = 0; i < ANON_AND_FILE; i++) {
-		f.activate[i] = snap1.activate[i] - snap0.activate[i];
-		f.restore[i] = snap1.restore[i] - snap0.restore[i];
-		f.min_seq_adv[i] = snap1.min_seq[i] - snap0.min_seq[i];
-	}
+	f.lru_d = snap1;
 	/* the lock table now: the teardown below takes the locks again */
 	locks = bench_locks_json();
 	/* a file run's own keys, taken before the teardown changes the stats */
