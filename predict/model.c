@@ -53,11 +53,34 @@ int pred_record_finish(const char *prog, const struct bench_workload *w,
 	return 0;
 }
 
+/*
+ * The same run without recording first: its CPU time per page is what
+ * the recording's work is scaled to, so that what recording costs
+ * beyond what pred_record_overhead_ns() measures on an empty section
+ * (its buffers in the caches, the lock table) and the short stretches a
+ * busy machine takes the processor away do not count as work.
+ */
+static int plain_run(const char *prog, const struct bench_workload *w,
+		     const struct bench_opts *o, long threads, double *ns_per_page)
+{
+	struct bench_result r;
+	int err = bench_run(w, o, threads, &r);
+
+	if (err) {
+		fprintf(stderr, "%s: cannot run %s: %s\n", prog, w->name, strerror(-err));
+		return -1;
+	}
+	*ns_per_page = r.pages ? (r.user_s + r.sys_s) * 1e9 / r.pages : 0;
+	bench_result_free(&r);
+	return 0;
+}
+
 int pred_record_workload(const char *prog, const struct bench_workload *w,
 			 const struct bench_opts *o, long threads,
 			 struct pred_recording *rec)
 {
 	struct bench_result r;
+	double plain = 0;
 	int err;
 
 	if (w->main) {
@@ -65,6 +88,8 @@ int pred_record_workload(const char *prog, const struct bench_workload *w,
 			"(fault-free or mmap-madvise)\n", prog, w->name);
 		return -1;
 	}
+	if (plain_run(prog, w, o, threads, &plain))
+		return -1;
 	if (pred_record_start()) {
 		fprintf(stderr, "%s: cannot start recording: out of memory\n", prog);
 		return -1;
@@ -78,6 +103,8 @@ int pred_record_workload(const char *prog, const struct bench_workload *w,
 	}
 	err = pred_record_finish(prog, w, o, &r, rec);
 	bench_result_free(&r);
+	if (!err)
+		rec->plain_cpu_ns_per_page = plain;
 	return err;
 }
 
@@ -169,6 +196,25 @@ static double draw(const struct pred_value *v, struct bench_rng *rng, bool centr
 	return v->lo + u * (v->hi - v->lo);
 }
 
+/*
+ * What multiplies the recorded work so that one CPU of this machine
+ * replays at the unrecorded run's CPU time per page; 1 when there was
+ * none (a recording from bench --record).
+ */
+static double plain_factor(const struct pred_recording *rec)
+{
+	struct totals t;
+	double want;
+
+	if (rec->plain_cpu_ns_per_page <= 0)
+		return 1;
+	rec_totals(rec, &t);
+	want = rec->plain_cpu_ns_per_page * rec->pages;
+	if (t.work <= 0 || want <= t.hold)
+		return 1;
+	return (want - t.hold) / t.work;
+}
+
 static int busy_cores(const struct pred_cpu *topo, int cpus)
 {
 	int i, j, n = 0;
@@ -209,7 +255,7 @@ static void make_costs(const struct pred_recording *rec, const struct pred_profi
 	c->tas_beta = draw(&p[PP_TAS_BETA], rng, central);
 	c->smt_speed = draw(&p[PP_SMT_SPEED], rng, central);
 	c->hold_scale = f1 / fn / speed;
-	c->work_scale = c->hold_scale;
+	c->work_scale = c->hold_scale * plain_factor(rec);
 	if (mo->single_thread_rate > 0) {
 		struct totals t;
 		double want, hold;

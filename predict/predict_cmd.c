@@ -136,6 +136,10 @@ static void print_header(const struct pred_recording *rec, const struct pred_pro
 	       "off each hold, recording's own %u ns off each work\n", rec->machine, rec->threads,
 	       rec->threads == 1 ? "" : "s", (unsigned long long)rec->pages, rec->seconds,
 	       rec->pages_per_sec, rec->clock_cost_ns, rec->overhead_ns);
+	if (rec->plain_cpu_ns_per_page > 0)
+		printf("work outside the locks scaled to the same run without recording: %.0f ns of "
+		       "CPU per page (%.0f pages/s per CPU)\n", rec->plain_cpu_ns_per_page,
+		       1e9 / rec->plain_cpu_ns_per_page);
 	if (rec->preemptions)
 		printf("%llu works or holds over 0.5 ms (the thread lost its processor) replaced by "
 		       "their site's mean\n", (unsigned long long)rec->preemptions);

@@ -370,6 +370,7 @@ int pred_recording_write(const char *prog, const char *path, const struct pred_r
 	put_var(&b, rec->clock_cost_ns);
 	put_var(&b, rec->overhead_ns);
 	put_var(&b, rec->preemptions);
+	put_dbl(&b, rec->plain_cpu_ns_per_page);
 	put_var(&b, rec->nr_sites);
 	for (i = 0; i < rec->nr_sites; i++) {
 		put_str(&b, rec->sites[i].cls);
@@ -509,6 +510,9 @@ static int parse_body(struct rbuf *b, struct pred_recording *rec, const char **w
 	rec->clock_cost_ns = (u32)get_count(b, 1U << 20);
 	rec->overhead_ns = (u32)get_count(b, 1U << 20);
 	rec->preemptions = get_var(b);
+	rec->plain_cpu_ns_per_page = get_dbl(b);
+	if (!(rec->plain_cpu_ns_per_page >= 0 && rec->plain_cpu_ns_per_page < 1e9))
+		b->bad = true;
 	rec->nr_sites = (int)get_count(b, 1 << 16);
 	if (b->bad)
 		return *why = "truncated header", -1;

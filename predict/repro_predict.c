@@ -35,7 +35,7 @@ static int record_side(const struct repro_opts *ro, const char *workload, bool s
 	o.nr_threads = 1;
 	o.memcgs = 1;
 	o.loops = 0;
-	o.seconds = ro->quick ? 0.05 : 0.4;
+	o.seconds = ro->quick ? 0.05 : 0.3;
 	o.mem = ro->mem_bytes;
 	if (lrulab_switch_parse(sw, &which))
 		return -1;

@@ -61,6 +61,12 @@ struct pred_recording {
 	u32 clock_cost_ns;	/* taken off each hold */
 	u32 overhead_ns;	/* recording's own cost, taken off each work */
 	u64 preemptions;	/* works and holds replaced: the thread lost its processor */
+	/*
+	 * CPU time per page of the same workload run without
+	 * recording, just before (0: not measured): the work outside the
+	 * locks is scaled so that one CPU replays at that rate.
+	 */
+	double plain_cpu_ns_per_page;
 	u32 nr_lines;
 	int nr_sites, nr_locks, nr_traces;
 	struct pred_site *sites;

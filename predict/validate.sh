@@ -1,0 +1,48 @@
+#!/bin/sh
+# Done-when check (a) of the predictor: from one-thread recordings alone,
+# the predicted two-thread pages/s against lrulab's measured two-thread
+# rate, and the predicted 2T/1T scaling against the host kernel's
+# (`lrulab host fault-free`), ROUNDS rounds alternating the runs of each
+# shape.  Each run is taken under the measurement lock.
+#
+#   predict/validate.sh [LRULAB] [ROUNDS] > out.tsv
+#
+# On a machine shared with other work two threads do not always get two
+# processors, so every measured rate comes twice: pages per second of
+# wall time, and pages per second of the CPU time the threads got
+# ((user + sys) / threads), which is what the prediction (whose
+# recording drops the stretches its thread was descheduled) stands for.
+#
+# Columns: shape round bench1 bench2 bench1_cpu bench2_cpu pred1 pred2
+#          band2_lo band2_hi host1 host2 host1_cpu host2_cpu
+set -u
+L=${1:-build/release/lrulab}
+R=${2:-5}
+M=${PREDICT_MACHINE:-profiles/kvm-2vcpu.profile}
+lock=/tmp/lrulab-measure.lock
+
+# FILTER [LINE]: jq FILTER of the LINE-th JSON object read
+num() { jq -r "$1" | sed -n "${2:-1}p"; }
+cpu='.pages / ((.user_s + .sys_s) / .threads)'
+
+printf 'shape\tround\tbench1\tbench2\tbench1_cpu\tbench2_cpu\tpred1\tpred2\tband2_lo\tband2_hi\thost1\thost2\thost1_cpu\thost2_cpu\n'
+for r in $(seq 1 "$R"); do
+	for shape in "anon 4K" "anon 16K" "shmem 4K"; do
+		set -- $shape
+		o="--type $1 --folio-size $2"
+		b=$(for t in 1 2; do
+			flock $lock $L bench fault-free $o --threads $t --seconds 0.5 --memcgs 1 --json
+		    done)
+		p=$(flock $lock $L predict fault-free $o --cpus 1,2 --machine $M --draws 8 --json)
+		h=$(flock $lock $L host fault-free $o --threads 1,2 --seconds 0.5 --json 2>/dev/null)
+		printf '%s-%s\t%d' "$1" "$2" "$r"
+		printf '\t%.0f' "$(echo "$b" | num .pages_per_sec 1)" "$(echo "$b" | num .pages_per_sec 2)" \
+			"$(echo "$b" | num "$cpu" 1)" "$(echo "$b" | num "$cpu" 2)" \
+			"$(echo "$p" | num .predicted_pages_per_sec 1)" \
+			"$(echo "$p" | num .predicted_pages_per_sec 2)" \
+			"$(echo "$p" | num .band_low 2)" "$(echo "$p" | num .band_high 2)" \
+			"$(echo "$h" | num .pages_per_sec 1)" "$(echo "$h" | num .pages_per_sec 2)" \
+			"$(echo "$h" | num "$cpu" 1)" "$(echo "$h" | num "$cpu" 2)"
+		printf '\n'
+	done
+done
