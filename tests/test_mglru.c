@@ -584,6 +584,65 @@ static void test_pid_controller(void **state)
 	spin_unlock(&lruvec->lru_lock);
 }
 
+/* ---- the memcg LRU ---- */
+
+static int memcg_lru_gen_of(struct mem_cgroup *m)
+{
+	return mem_cgroup_lruvec(m, NODE_DATA(0))->lrugen.gen;
+}
+
+/*
+ * New memcgs join the old generation; YOUNG moves one to the next
+ * generation, OLD back; when the old generation empties, the young one
+ * becomes old (seq + 1); offline sends a memcg to the old generation,
+ * release takes it off.
+ */
+static void test_memcg_lru(void **state)
+{
+	struct lru_gen_memcg *memcg_lru = &NODE_DATA(0)->memcg_lru;
+	struct mem_cgroup *a = mem_cgroup_create(root_mem_cgroup, "a");
+	struct mem_cgroup *b = mem_cgroup_create(root_mem_cgroup, "b");
+	struct mem_cgroup *all[4] = { root_mem_cgroup, memcg, a, b };
+	int i;
+
+	assert_int_equal(memcg_lru->seq, 0);
+	/* root, t, a and b: all old */
+	assert_int_equal(memcg_lru->nr_memcgs[0], 4);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(memcg_lru_gen_of(all[i]), 0);
+	lru_gen_rotate_memcg(mem_cgroup_lruvec(a, NODE_DATA(0)), MEMCG_LRU_YOUNG);
+	assert_int_equal(memcg_lru_gen_of(a), 1);
+	assert_int_equal(memcg_lru->nr_memcgs[0], 3);
+	assert_int_equal(memcg_lru->nr_memcgs[1], 1);
+	lru_gen_rotate_memcg(mem_cgroup_lruvec(a, NODE_DATA(0)), MEMCG_LRU_OLD);
+	assert_int_equal(memcg_lru_gen_of(a), 0);
+	/* TAIL and HEAD keep the generation, record the segment */
+	lru_gen_rotate_memcg(mem_cgroup_lruvec(a, NODE_DATA(0)), MEMCG_LRU_TAIL);
+	assert_int_equal(memcg_lru_gen_of(a), 0);
+	assert_int_equal(mem_cgroup_lruvec(a, NODE_DATA(0))->lrugen.seg, MEMCG_LRU_TAIL);
+	assert_int_equal(lrulab_check_invariants(false, stderr), 0);
+
+	/* every one young: the old generation empties and the young one is old */
+	for (i = 0; i < 4; i++)
+		lru_gen_rotate_memcg(mem_cgroup_lruvec(all[i], NODE_DATA(0)), MEMCG_LRU_YOUNG);
+	assert_int_equal(memcg_lru->seq, 1);
+	assert_int_equal(memcg_lru->nr_memcgs[0], 0);
+	assert_int_equal(memcg_lru->nr_memcgs[1], 4);
+	/* young is now gen 2: offline goes to the old one, gen 1 */
+	lru_gen_rotate_memcg(mem_cgroup_lruvec(a, NODE_DATA(0)), MEMCG_LRU_YOUNG);
+	assert_int_equal(memcg_lru_gen_of(a), 2);
+	mem_cgroup_offline(a);
+	assert_int_equal(memcg_lru_gen_of(a), 1);
+	assert_int_equal(lrulab_check_invariants(false, stderr), 0);
+	/* a had no folios: freed, and off the memcg LRU */
+	mem_cgroup_wait_frees();
+	assert_int_equal(memcg_lru->nr_memcgs[1], 3);
+	assert_int_equal(lrulab_check_invariants(false, stderr), 0);
+	mem_cgroup_offline(b);
+	mem_cgroup_wait_frees();
+	assert_int_equal(memcg_lru->nr_memcgs[1], 2);
+}
+
 /* ---- min_ttl_ms ---- */
 
 /*
@@ -697,6 +756,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_swappiness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_controller, setup, teardown),
 		cmocka_unit_test(test_min_ttl),
+		cmocka_unit_test_setup_teardown(test_memcg_lru, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checker_catches, setup, teardown),
 	};
 
