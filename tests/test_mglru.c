@@ -584,6 +584,54 @@ static void test_pid_controller(void **state)
 	spin_unlock(&lruvec->lru_lock);
 }
 
+/* ---- kswapd ---- */
+
+/*
+ * kswapd under MGLRU: woken below the low watermark, it reclaims through
+ * lru_gen_shrink_node() (the memcg LRU, aging with its node's walk
+ * context) until free pages are above the high watermark, counted under
+ * the kswapd names.
+ */
+static void test_kswapd(void **state)
+{
+	struct zone *zone = &NODE_DATA(0)->node_zones[ZONE_NORMAL];
+	struct address_space *file = shmem_file_setup(NODE_PAGES, 0);
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_shmem(mm, file, 0, NODE_PAGES * PAGE_SIZE);
+	unsigned long pages = 0, high = zone->_watermark[WMARK_HIGH];
+	int wakeups;
+
+	assert_int_equal(swapon(NODE_PAGES, SWAP_STORE_ZSTD), 0);
+	do {
+		assert_int_equal(mm_access(vma, vma->vm_start + pages * PAGE_SIZE, true), 0);
+		pages++;
+		drain_all_pages();
+		vmstat_refresh();
+	} while (zone_page_state(zone, NR_FREE_PAGES) >= zone->_watermark[WMARK_LOW] - 10);
+	assert_int_equal(kswapd_run(0, 1), 0);
+	/* young pages are kept once; a few passes reach the watermark */
+	for (wakeups = 0; wakeups < 8; wakeups++) {
+		wakeup_kswapd(NODE_DATA(0));
+		kswapd_wait_idle(0);
+		drain_all_pages();
+		vmstat_refresh();
+		if (zone_page_state(zone, NR_FREE_PAGES) >= high)
+			break;
+	}
+	assert_true(zone_page_state(zone, NR_FREE_PAGES) >= high);
+	assert_true(sum_vm_event(PGSTEAL_KSWAPD) > 0);
+	assert_int_equal(sum_vm_event(PGSTEAL_DIRECT), 0);
+	assert_int_equal(swap_slots_used(), sum_vm_event(PGSTEAL_KSWAPD));
+	/* the shmem pages went through MGLRU's generations, not the lists */
+	assert_true(test_lruvec()->lrugen.max_seq > 3);
+	kswapd_stop(0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	munmap_vma(vma);
+	mmput(mm);
+	shmem_file_free(file);
+	assert_int_equal(swap_slots_used(), 0);
+}
+
 /* ---- the memcg LRU ---- */
 
 static int memcg_lru_gen_of(struct mem_cgroup *m)
@@ -631,10 +679,14 @@ static void test_memcg_lru(void **state)
 	/* young is now gen 2: offline goes to the old one, gen 1 */
 	lru_gen_rotate_memcg(mem_cgroup_lruvec(a, NODE_DATA(0)), MEMCG_LRU_YOUNG);
 	assert_int_equal(memcg_lru_gen_of(a), 2);
+	/* a reference (as a charged folio holds one) keeps it a zombie */
+	css_get(a);
 	mem_cgroup_offline(a);
 	assert_int_equal(memcg_lru_gen_of(a), 1);
+	assert_int_equal(memcg_lru->nr_memcgs[1], 4);
 	assert_int_equal(lrulab_check_invariants(false, stderr), 0);
-	/* a had no folios: freed, and off the memcg LRU */
+	/* the last reference gone: released, off the memcg LRU, freed */
+	css_put(a);
 	mem_cgroup_wait_frees();
 	assert_int_equal(memcg_lru->nr_memcgs[1], 3);
 	assert_int_equal(lrulab_check_invariants(false, stderr), 0);
@@ -755,6 +807,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_evict_oldest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swappiness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_controller, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kswapd, setup, teardown),
 		cmocka_unit_test(test_min_ttl),
 		cmocka_unit_test_setup_teardown(test_memcg_lru, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checker_catches, setup, teardown),
