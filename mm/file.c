@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <lrulab/rcupdate.h>
 #include <urcu/rculfhash.h>
@@ -183,6 +184,46 @@ int file_read_page(struct address_space *mapping, unsigned long index,
 	return 0;
 }
 
+/*
+ * The reader sleeps until the device has read the page it missed, as
+ * the kernel's reader sleeps on the locked folio until the completion
+ * wakes it: time in which reclaim and the memcg stats flusher go on
+ * without it.  Other CPUs may run this CPU's work meanwhile.  A sleep
+ * that overran (a busy machine wakes the thread late) shortens the
+ * thread's next ones, so that its reads wait the latency on average, as
+ * a host's reads measured on the same machine do, late wake-ups
+ * included.
+ */
+static __thread long long file_wait_overrun_ns;
+
+static long long monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void file_wait_read(struct address_space *mapping)
+{
+	long long wait = READ_ONCE(mapping->read_latency_us) * 1000LL, start, until;
+	struct timespec ts;
+
+	if (!wait)
+		return;
+	start = monotonic_ns();
+	until = start + wait - min_t(long long, file_wait_overrun_ns, wait);
+	ts.tv_sec = (time_t)(until / 1000000000LL);
+	ts.tv_nsec = (long)(until % 1000000000LL);
+	cpu_sleep_begin();
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	cpu_sleep_end();
+	file_wait_overrun_ns += monotonic_ns() - start - wait;
+	if (file_wait_overrun_ns < 0)
+		file_wait_overrun_ns = 0;
+}
+
 ssize_t filemap_read(struct file *file, long long pos, size_t count,
 		     struct mem_cgroup *memcg, void *buf)
 {
@@ -212,16 +253,17 @@ ssize_t filemap_read(struct file *file, long long pos, size_t count,
 		if (!folio) {
 			page_cache_sync_ra(file, index, last_index - index, memcg);
 			folio = filemap_get_folio(mapping, index);
-		}
-		/* readahead gave up (or lost the page again): read it alone */
-		while (!folio) {
-			err = file_read_folio(mapping, index, memcg, false, &folio);
-			if (err == -EAGAIN) {
-				folio = filemap_get_folio(mapping, index);
-				continue;
+			/* readahead gave up (or lost the page again): read it alone */
+			while (!folio) {
+				err = file_read_folio(mapping, index, memcg, false, &folio);
+				if (err == -EAGAIN) {
+					folio = filemap_get_folio(mapping, index);
+					continue;
+				}
+				if (err)
+					goto out;
 			}
-			if (err)
-				goto out;
+			file_wait_read(mapping);
 		}
 		if (folio_test_readahead(folio))
 			page_cache_async_ra(file, folio, last_index - index, memcg);

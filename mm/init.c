@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include <lrulab/fs.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/mglru.h>
 #include <lrulab/swap_state.h>
@@ -62,6 +63,7 @@ int lrulab_init(const struct lrulab_config *cfg)
 	}
 	mthp_stats_reset();
 	reclaim_throttle_reset();
+	readahead_events_reset();
 	lrulab_up = true;
 	return 0;
 

@@ -27,6 +27,31 @@
 
 #include "file-internal.h"
 
+static atomic_long_t ra_events[NR_RA_EVENTS];
+
+void readahead_events(unsigned long ev[NR_RA_EVENTS])
+{
+	int i;
+
+	for (i = 0; i < NR_RA_EVENTS; i++)
+		ev[i] = (unsigned long)atomic_long_read(&ra_events[i]);
+}
+
+void readahead_events_reset(void)
+{
+	int i;
+
+	for (i = 0; i < NR_RA_EVENTS; i++)
+		atomic_long_set(&ra_events[i], 0);
+}
+
+/* Where the kernel calls page_cache_ra_order(): a window of ra->size pages. */
+static void ra_count_window(struct file_ra_state *ra)
+{
+	atomic_long_inc(&ra_events[RA_WINDOWS]);
+	atomic_long_add((long)ra->size, &ra_events[RA_WINDOW_PAGES]);
+}
+
 void file_ra_state_init(struct file_ra_state *ra, struct address_space *mapping)
 {
 	memset(ra, 0, sizeof(*ra));
@@ -137,6 +162,7 @@ void page_cache_sync_ra(struct file *file, unsigned long index,
 	bool forced = file->f_mode & FMODE_RANDOM;
 	unsigned long max_pages, prev_index, miss, contig;
 
+	atomic_long_inc(&ra_events[RA_SYNC_RA]);
 	/* readahead off: still read the demanded page as readahead does */
 	if (!ra->ra_pages) {
 		req_count = 1;
@@ -174,6 +200,7 @@ void page_cache_sync_ra(struct file *file, unsigned long index,
 	ra->size = (unsigned int)min_t(unsigned long, contig + req_count, max_pages);
 	ra->async_size = 1;
 readit:
+	ra_count_window(ra);
 	do_page_cache_ra(file, ra->start, ra->size, ra->async_size, memcg);
 }
 
@@ -189,6 +216,7 @@ void page_cache_async_ra(struct file *file, struct folio *folio,
 	/* PG_readahead is PG_reclaim: under writeback it is the latter */
 	if (folio_test_writeback(folio))
 		return;
+	atomic_long_inc(&ra_events[RA_ASYNC_RA]);
 	folio_clear_readahead(folio);
 	max_pages = ra_max_pages(ra);
 	if (index == ra->start + ra->size - ra->async_size) {
@@ -221,5 +249,6 @@ void page_cache_async_ra(struct file *file, struct folio *folio,
 	if (aligned_end > ra->start)
 		ra->size -= (unsigned int)(end - aligned_end);
 	ra->async_size = ra->size;
+	ra_count_window(ra);
 	do_page_cache_ra(file, ra->start, ra->size, ra->async_size, memcg);
 }

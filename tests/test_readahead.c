@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include <lrulab/fs.h>
@@ -340,6 +341,40 @@ static void test_accessed_once_per_run(void **state)
 	file_free(mapping);
 }
 
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * A device with a read latency: each miss sleeps through it (a lower
+ * bound, whatever else the machine does), so that five misses take at
+ * least five latencies; what was read is the same as without one.
+ */
+static void test_read_latency(void **state)
+{
+	struct address_space *mapping = file_setup(64);
+	unsigned long pgpgin = pgpgin_sectors();
+	struct file file;
+	long long t0;
+	int i;
+
+	assert_non_null(mapping);
+	mapping->read_latency_us = 2000;
+	file_open(&file, mapping);
+	assert_int_equal(vfs_fadvise(&file, POSIX_FADV_RANDOM), 0);
+	t0 = now_ns();
+	for (i = 0; i < 5; i++)
+		read_page(&file, (unsigned long)i * 10);
+	assert_true(now_ns() - t0 >= 5 * 2000000LL);
+	assert_int_equal(cached(mapping), 5);
+	assert_int_equal(pgpgin_sectors() - pgpgin, 5 * (PAGE_SIZE >> 9));
+	file_free(mapping);
+}
+
 /* Bad positions and the end of the file. */
 static void test_read_bounds(void **state)
 {
@@ -366,6 +401,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fadvise, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_ra_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_accessed_once_per_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_latency, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_bounds, setup, teardown),
 	};
 

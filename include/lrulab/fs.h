@@ -54,8 +54,10 @@ void file_ra_state_init(struct file_ra_state *ra, struct address_space *mapping)
  * filemap_read() does it: a miss starts synchronous readahead, a folio
  * with PG_readahead asynchronous readahead, new folios are charged to
  * @memcg, and each folio read is marked accessed once per run of reads
- * within it.  Bytes read (short at the end of the file, 0 past it) or
- * -ENOMEM, -EINVAL.  On a model CPU.
+ * within it.  A miss waits the mapping's read_latency_us (the device's
+ * read, folio_wait_locked() in the kernel) as a sleep; asynchronous
+ * readahead waits for nothing.  Bytes read (short at the end of the
+ * file, 0 past it) or -ENOMEM, -EINVAL.  On a model CPU.
  */
 ssize_t filemap_read(struct file *file, long long pos, size_t count,
 		     struct mem_cgroup *memcg, void *buf);
@@ -78,6 +80,24 @@ void force_page_cache_ra(struct file *file, unsigned long index,
 /* The window formulas: first window of a stream, and the next one. */
 unsigned long get_init_ra_size(unsigned long size, unsigned long max);
 unsigned long get_next_ra_size(struct file_ra_state *ra, unsigned long max);
+
+/*
+ * What the kernel's readahead tracepoints would have reported, counted
+ * since lrulab_init(): page_cache_sync_ra calls (every miss that reached
+ * readahead), page_cache_async_ra calls (PG_readahead hits acted on),
+ * and the windows set up (page_cache_ra_order) with their pages, so that
+ * a run's windows can be set beside a host's traced ones.
+ */
+enum ra_event {
+	RA_SYNC_RA,
+	RA_ASYNC_RA,
+	RA_WINDOWS,
+	RA_WINDOW_PAGES,
+	NR_RA_EVENTS,
+};
+
+void readahead_events(unsigned long ev[NR_RA_EVENTS]);
+void readahead_events_reset(void);
 
 /*
  * posix_fadvise(2) (generic_fadvise) for POSIX_FADV_NORMAL, RANDOM and

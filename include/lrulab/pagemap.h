@@ -31,6 +31,7 @@ struct address_space {
 	unsigned long size_pages;	/* i_size in pages */
 	unsigned int order;		/* folio order for new folios */
 	unsigned int ra_pages;		/* the backing device's read_ahead_kb, in pages */
+	unsigned int read_latency_us;	/* the backing device's: a read waits this long */
 	spinlock_t i_mmap_lock;		/* i_mmap */
 	struct list_head i_mmap;	/* VMAs mapping this file */
 };
