@@ -56,6 +56,7 @@ static const struct option bench_long_options[] = {
 	{ "fadvise", required_argument, NULL, 'V' },
 	{ "read-ahead-kb", required_argument, NULL, 'K' },
 	{ "lru-gen", optional_argument, NULL, 'G' },
+	{ "read-latency", required_argument, NULL, 'Q' },
 	{ "profile-hold", no_argument, NULL, 'p' },
 	{ "record", required_argument, NULL, 'r' },
 	{ "json", no_argument, NULL, 'j' },
@@ -81,7 +82,7 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 		fprintf(f, " [--swap zstd|copy]\n       [--swap-io sync|async] [--swap-latency US]");
 	if (!w || (w->opts & BENCH_OPT_PATTERN))
 		fprintf(f, "\n       [--pattern random|zipf:A|seq] [--fadvise normal|random|sequential]\n"
-			   "       [--read-ahead-kb KB]");
+			   "       [--read-ahead-kb KB] [--read-latency US]");
 	if (w && (w->opts & BENCH_OPT_PROCS))
 		fprintf(f, "\n       [--procs N[,N...]] [--mem SIZE] [--passes N] [--lock IMPL]\n"
 			   "       [--with SWITCH]... [--without SWITCH]... [--json]\n");
@@ -381,6 +382,16 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 				return 2;
 			}
 			o->read_ahead_kb = (unsigned long)v;
+			break;
+		case 'Q':
+			if (!(w->opts & BENCH_OPT_PATTERN)) {
+				fprintf(stderr, "%s: --read-latency: %s reads no file\n",
+					prog, w->name);
+				return 2;
+			}
+			if (parse_long(prog, "--read-latency", optarg, 0, 1000000, &v))
+				return 2;
+			o->read_latency_us = (unsigned long)v;
 			break;
 		case 'A':
 		case 'V':

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/prctl.h>
 
 #include <lrulab/bench.h>
 #include <lrulab/commands.h>
@@ -36,6 +37,8 @@
 #include <lrulab/switches.h>
 #include <lrulab/vmscan.h>
 #include <lrulab/workqueue.h>
+
+#include "usemem.h"
 
 struct usemem_thread {
 	pthread_t tid;
@@ -113,10 +116,17 @@ static void *usemem_worker(void *arg)
 		barrier_wait_sleep(t->start);
 		return NULL;
 	}
+	/* a device read's completion wakes the reader at once, no timer slack */
+	if (t->o->read_latency_us)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	/*
 	 * --prealloc --prefault: every page written once before the clock,
-	 * unless the prefault's bound comes first (usemem_prefault_bound)
+	 * unless the prefault's bound comes first (usemem_prefault_bound);
+	 * a file read a page per read (no readahead, as host usemem reads
+	 * it: see there), then advised as --fadvise says.
 	 */
+	if (t->o->regular && !t->o->mixed)
+		vfs_fadvise(&t->f, POSIX_FADV_RANDOM);
 	for (i = 0; i < pages && !t->err && !__atomic_load_n(t->cut, __ATOMIC_ACQUIRE); i++) {
 		if (usemem_touch(t, i)) {
 			usemem_oom_snapshot(t);
@@ -124,6 +134,11 @@ static void *usemem_worker(void *arg)
 		}
 	}
 	t->prefault_pages = i;
+	if (t->o->regular && !t->o->mixed) {
+		vfs_fadvise(&t->f, t->o->fadvise >= 0 ? t->o->fadvise : POSIX_FADV_NORMAL);
+		/* the device's time counts in the window: the prefault is untimed */
+		WRITE_ONCE(t->file->read_latency_us, (unsigned int)t->o->read_latency_us);
+	}
 	__atomic_fetch_add(t->prefaulted, 1, __ATOMIC_RELEASE);
 	barrier_wait_sleep(t->start);
 	/*
@@ -181,21 +196,24 @@ static unsigned long usemem_max_pages(const struct bench_opts *o, long threads)
 }
 
 /*
- * No periodic memcg flusher by default.  Since Linux 6.12 reclaim
- * flushes only when the periodic flusher is two FLUSH_TIMEs (2 s) late,
- * which in the mail's setup is about one turnover of its 512M leaf (67K
- * pgsteal/s).  A leaf of a few M here turns over in a millisecond or
- * two, and refaults fill its active list within a few: stats even 1 ms
- * old walk reclaim into a corner the kernel has too (every anon page
- * active, the flushed sizes still showing an inactive list, nothing
- * ages the active list, the charge OOMs; test_stale_stats_no_progress
- * in tests/test_vmscan.c pins it, and usemem prints the lists when it
- * happens).  Without the flusher the ratelimited flush always finds it
- * late and flushes on the update threshold alone, as 6.8-6.11 reclaim
- * did, which keeps the stats within a fraction of a turnover.
- * --flush-ms runs the 6.12+ scheme at a given period.
+ * The kernel's flush timing by default: the periodic flusher every
+ * FLUSH_TIME (2 s) and, since Linux 6.12, reclaim and the refault test
+ * flushing only when that flusher is a whole period late.  Reclaim then
+ * reads list sizes up to 2 s old.  That is harmless where the leaf
+ * turns over in about that time (the s1 mail's 512M leaf at 67K
+ * pgsteal/s), but a leaf of a few M on a fast store turns over in
+ * milliseconds, and there refaults can fill the active list while the
+ * flushed sizes still show an inactive one (the stale-stats corner:
+ * nothing ages the active list, and anon charges OOM;
+ * test_stale_stats_no_progress in tests/test_vmscan.c pins it).  The
+ * kernel has the corner too, so it is kept, and measured: the run
+ * samples the leaf's lists every 10 ms and reports how often the exact
+ * sizes were below the inactive target while the flushed ones were not,
+ * and how many turnovers of the leaf one flush period held.  Choose
+ * sizes (or --read-latency, a device's time) where that stays low, as
+ * it does on the host; --flush-ms sets another period, 0 none.
  */
-#define USEMEM_FLUSH_MS	0U
+#define USEMEM_FLUSH_MS	FLUSH_TIME_MS
 
 /*
  * --swap-io async: a disk behind a swap file, the s1 mail's setup.  An
@@ -264,6 +282,7 @@ struct usemem_figures {
 	bool oversubscribed, spin_yield;
 	unsigned long max;		/* the leaf's memory.max, pages */
 	unsigned int flush_ms;
+	struct usemem_staleness stale;
 	struct swap_io_stat io;
 	double secs;
 	double prefault_secs;
@@ -304,6 +323,14 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 	json_object_set_new(j, "mem_per_thread", json_integer(o->mem));
 	json_object_set_new(j, "memory_max", json_integer(f->max * PAGE_SIZE));
 	json_object_set_new(j, "memcg_flush_ms", json_integer(f->flush_ms));
+	json_object_set_new(j, "memcg_flush", json_string(usemem_flush_name(f->flush_ms)));
+	/* how stale a flush period leaves reclaim's sizes: leaf turnovers in it */
+	json_object_set_new(j, "leaf_turnovers_per_flush_period",
+			    json_real(f->flush_ms && f->max ?
+				      f->steal / f->secs * f->flush_ms / 1000.0 / (double)f->max : 0));
+	json_object_set_new(j, "stale_stats_samples", json_integer(f->stale.samples));
+	json_object_set_new(j, "stale_stats_corner_share",
+			    json_real(f->stale.samples ? (double)f->stale.corner / f->stale.samples : 0));
 	json_object_set_new(j, "swap_store", json_string(usemem_swap_copy(o) ? "copy" : "zstd"));
 	json_object_set_new(j, "swap_io", json_string(o->swap_async ? "async" : "sync"));
 	if (o->swap_async) {
@@ -385,6 +412,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	double run_t0 = now_sec(), prefault_secs;
 	struct lock_stat lru, cost;
 	struct usemem_stats stats;
+	struct usemem_staleness stale = { 0 };
+	unsigned long ra0[NR_RA_EVENTS], ra1[NR_RA_EVENTS];
 	bool oversubscribed;
 	char pat[32];
 	struct usemem_figures f;
@@ -427,8 +456,9 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		fprintf(text, "lrulab bench usemem: swap-io async: writes end %u us after submission, on the submitting CPU at its next list shrink, which rotates their folios (pgrotated) before its lru_add_drain\n",
 			usemem_swap_latency_us(o));
 	if (text)
-		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, random %s, leaf memory.max %lu KiB, swap %s (%s I/O), %s%.0u%s, %.1f s, vmstat-scan-cost %s, %s%s\n",
+		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, %s%s, leaf memory.max %lu KiB, swap %s (%s I/O), %s%.0u%s, %.1f s, vmstat-scan-cost %s, %s%s\n",
 			threads, o->mem >> 10, type,
+			o->regular && !o->mixed && o->pattern != USEMEM_PATTERN_RANDOM ? "" : "random ",
 			o->mixed ? "anon writes and file reads" : o->regular ? "reads" : "writes",
 			max * (PAGE_SIZE >> 10), usemem_swap_copy(o) ? "copy" : "zstd",
 			o->swap_async ? "async" : "sync",
@@ -437,10 +467,13 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			lrulab_switches[SW_VMSTAT_SCAN_COST] ? "on" : "off",
 			cfg.lru_gen & BIT(LRU_GEN_CORE) ? lru_name : "classic LRU",
 			oversubscribed ? " (OVERSUBSCRIBED)" : "");
+	if (text)
+		usemem_print_flush(text, cfg.memcg_flush_ms);
 	if (text && o->regular && !o->mixed)
-		fprintf(text, "file reads: 4K pread()s, pattern %s, fadvise %s, readahead up to %lu KiB\n",
+		fprintf(text, "file reads: 4K pread()s, pattern %s, fadvise %s, readahead up to %lu KiB, device read latency %lu us\n",
 			usemem_pattern_name(o, pat, sizeof(pat)), usemem_fadvise_name(o),
-			(o->fadvise == POSIX_FADV_SEQUENTIAL ? 2 : 1) * usemem_read_ahead_kb(o));
+			(o->fadvise == POSIX_FADV_SEQUENTIAL ? 2 : 1) * usemem_read_ahead_kb(o),
+			o->read_latency_us);
 	pthread_barrier_init(&start, NULL, (unsigned int)threads + 1);
 	for (i = 0; i < threads; i++) {
 		t[i] = (struct usemem_thread){ .cpu = i, .o = o, .memcg = leaf,
@@ -458,8 +491,6 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			if (o->read_ahead_kb)
 				t[i].file->ra_pages = (unsigned int)(o->read_ahead_kb / (PAGE_SIZE >> 10));
 			file_open(&t[i].f, t[i].file);
-			if (o->fadvise >= 0)
-				vfs_fadvise(&t[i].f, o->fadvise);
 			pthread_create(&t[i].tid, NULL, usemem_worker, &t[i]);
 			continue;
 		}
@@ -496,11 +527,14 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	reclaim_throttle_stats(0, VMSCAN_THROTTLE_ISOLATED, &throttled0, &throttled_ns0);
 	if (o->regular)
 		usemem_stats_begin(&stats, leaf);
+	readahead_events(ra0);
 	lockstat_reset();
 	t0 = now_sec();
 	/* SIGINT and SIGTERM end the window early (bench_signal.c) */
-	while (now_sec() - t0 < o->seconds && !bench_interrupted)
+	while (now_sec() - t0 < o->seconds && !bench_interrupted) {
 		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+		usemem_sample_lists(leaf, o, &stale);
+	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < threads; i++) {
 		pthread_join(t[i].tid, NULL);
@@ -509,6 +543,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			err = t[i].err;
 	}
 	secs = now_sec() - t0;
+	readahead_events(ra1);
 	all_vm_events(ev1);
 	usemem_lru_take(&snap1, leaf);
 	usemem_lru_delta(&snap1, &snap0);
@@ -552,7 +587,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		fprintf(text, "%-32s %14.0f   (%.1f ms asleep)\n",
 			"reclaim throttled (isolated)", throttled / secs, throttled_ns / 1e6);
 		fprintf(text, "%-32s %14.0f\n", o->mixed ? "random accesses" :
-			o->regular ? "random reads" : "random writes", accesses / secs);
+			o->regular ? (o->pattern == USEMEM_PATTERN_RANDOM ? "random reads" : "reads") :
+			"random writes", accesses / secs);
 		fprintf(text, "\n");
 		lockstat_print(text, LOCKSTAT_SORT_WAIT_TOTAL);
 		fprintf(text, "\nlru_lock: %llu acquisitions, %.3f ms total wait; cost sites (lru_note_cost_*, prepare_scan_control): %llu acquisitions, %.3f ms wait\n",
@@ -565,12 +601,13 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		fprintf(text, "  per 1000 accesses: pgscan %.1f, pgsteal %.1f, refaults %.1f\n",
 			per_1k(scan, accesses), per_1k(steal, accesses),
 			per_1k(refaults + refaults_file, accesses));
+		usemem_print_staleness(text, cfg.memcg_flush_ms, &stale, steal / secs, max);
 	}
 
 	f = (struct usemem_figures){
 		.type = type, .threads = threads, .oversubscribed = oversubscribed,
 		.spin_yield = READ_ONCE(lrulab_spin_yield), .max = max,
-		.flush_ms = cfg.memcg_flush_ms, .io = io, .secs = secs,
+		.flush_ms = cfg.memcg_flush_ms, .stale = stale, .io = io, .secs = secs,
 		.prefault_secs = prefault_secs, .prefault_pages = prefault_pages,
 		.prefault_cut = prefault_pages < total,
 		.accesses = accesses, .scan = scan, .steal = steal,
@@ -590,6 +627,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		json_object_set_new(extra, "pattern", json_string(usemem_pattern_name(o, pat, sizeof(pat))));
 		json_object_set_new(extra, "fadvise", json_string(usemem_fadvise_name(o)));
 		json_object_set_new(extra, "read_ahead_kb", json_integer((json_int_t)usemem_read_ahead_kb(o)));
+		json_object_set_new(extra, "read_latency_us", json_integer((json_int_t)o->read_latency_us));
+		usemem_report_readahead(ra0, ra1, text, extra);
 	}
 	if (o->regular)
 		usemem_stats_end(&stats, leaf, text, extra);
@@ -663,7 +702,13 @@ static void usemem_defaults(struct bench_opts *o)
 {
 	o->threads[0] = 2;
 	o->nr_threads = 1;
-	o->mem = 8UL << 20;
+	/*
+	 * The s1 mail's 256M a process: its leaf (an eighth) turns over a
+	 * few times in a FLUSH_TIME here, where the kernel's flush timing
+	 * holds; 8M's 1M leaf turned over some 300 times in one and walked
+	 * into the stale-stats corner's OOM within 2 s.
+	 */
+	o->mem = 256UL << 20;
 	o->seconds = 2.0;
 }
 
@@ -681,8 +726,9 @@ static int usemem_check(const char *prog, const struct bench_opts *o)
 			prog);
 		return -1;
 	}
-	if ((o->pattern_given || o->fadvise >= 0 || o->read_ahead_kb) && (!o->regular || o->mixed)) {
-		fprintf(stderr, "%s: --pattern, --fadvise and --read-ahead-kb: only --type file reads a file that way\n",
+	if ((o->pattern_given || o->fadvise >= 0 || o->read_ahead_kb || o->read_latency_us) &&
+	    (!o->regular || o->mixed)) {
+		fprintf(stderr, "%s: --pattern, --fadvise, --read-ahead-kb and --read-latency: only --type file reads a file that way\n",
 			prog);
 		return -1;
 	}
@@ -753,15 +799,19 @@ const struct bench_workload usemem_workload = {
 	.summary = "s1: usemem --prealloc --prefault --random, N threads in a two-level memcg whose\n"
 		   "leaf memory.max is an eighth of the working set (--max; at least 1M per thread):\n"
 		   "continuous reclaim, swap-out and refaults.  --mem is the working set per thread\n"
-		   "(default 8M), --seconds the measured window after the prefault (default 2).\n"
+		   "(default 256M, the mail's), --seconds the measured window after the prefault\n"
+		   "(default 2).\n"
 		   "--type file reads a regular file instead: 4K pread()s through the page cache\n"
 		   "with the kernel's readahead (up to --read-ahead-kb, default 128; `lrulab host\n"
 		   "usemem` prints the host disk's), of the pages --pattern gives (random, zipf:A,\n"
 		   "seq; default random), the file advised as --fadvise says; clean page cache\n"
-		   "dropped and refaulted, no swap, vmstat and memory.stat deltas.  --type mixed\n"
+		   "dropped and refaulted, no swap, vmstat and memory.stat deltas; --read-latency\n"
+		   "US: a device read each miss sleeps through (default 0).  --type mixed\n"
 		   "splits the working set between anon writes and file reads, so the anon/file\n"
 		   "scan balance decides.  --swap copy stores swapped pages with memcpy instead\n"
-		   "of zstd (zram's cost, the default).\n"
+		   "of zstd (zram's cost, the default).  The memcg stats flush is the kernel's\n"
+		   "(every 2 s; --flush-ms): the run reports the leaf's turnovers per period and\n"
+		   "how often reclaim read sizes from the stale-stats corner.\n"
 		   "--swap-io async swaps to a disk, as the mail's swap file: writes end\n"
 		   "--swap-latency US later (default 100) and rotate their folios to the\n"
 		   "inactive tail (pgrotated); pages are copied unless --swap zstd.  The\n"

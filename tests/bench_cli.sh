@@ -266,9 +266,11 @@ for key in workload pgscan_per_sec pgsteal_per_sec workingset_refault_anon_per_s
 	[ "$(grep -c "\"$key\":" "$out")" -eq 2 ] || fail "bench usemem --json: key $key missing"
 done
 grep -q '"switches":\["vmstat-scan-cost"\]' "$out" || fail "bench usemem --json: switch not on"
-# no periodic flusher unless asked for
-[ "$(grep -c '"memcg_flush_ms":0,' "$out")" -eq 2 ] || fail "bench usemem --json: a flusher by default"
-# (a flusher this slow may walk a 1M leaf into the stale-stats OOM: only the header counts)
+# the kernel's flush timing unless asked otherwise, said in JSON
+[ "$(grep -c '"memcg_flush_ms":2000,"memcg_flush":"kernel",' "$out")" -eq 2 ] ||
+	fail "bench usemem --json: not the kernel's flush timing by default"
+grep -q '"leaf_turnovers_per_flush_period":[0-9.e+-]*,"stale_stats_samples":[0-9]*,"stale_stats_corner_share":' "$out" ||
+	fail "bench usemem --json: no staleness figures"
 # a drainer: every call counted, the CPUs it drained by work in JSON
 "$LRULAB" bench mmap-madvise --threads 2 --loops 5 --drain-all-us 200 --json >"$out" 2>"$err" ||
 	fail "bench mmap-madvise --drain-all-us 200: exit $?"

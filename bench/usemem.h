@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * usemem inside (bench/usemem.c): how its run reports the memcg flush
+ * timing it used, how stale that left reclaim's list sizes, and the
+ * window's readahead (bench/usemem_flush.c).
+ */
+#ifndef LRULAB_BENCH_USEMEM_H
+#define LRULAB_BENCH_USEMEM_H
+
+#include <stdio.h>
+
+#include <lrulab/bench.h>
+#include <lrulab/fs.h>
+#include <lrulab/memcontrol.h>
+
+/* The stale-stats corner, sampled every 10 ms (see bench/usemem.c's USEMEM_FLUSH_MS). */
+struct usemem_staleness {
+	unsigned long samples;
+	unsigned long corner;		/* active list full, flushed sizes not low */
+};
+
+/* "kernel" (FLUSH_TIME), "period" (another) or "none" */
+const char *usemem_flush_name(unsigned int flush_ms);
+void usemem_print_flush(FILE *text, unsigned int flush_ms);
+/* One 10 ms sample of the leaf's lists of the types @o reclaims. */
+void usemem_sample_lists(struct mem_cgroup *leaf, const struct bench_opts *o,
+			 struct usemem_staleness *st);
+void usemem_print_staleness(FILE *text, unsigned int flush_ms,
+			    const struct usemem_staleness *st, double steal_per_sec,
+			    unsigned long max);
+/* The readahead events between @ra0 and @ra1 into @j ("readahead"), and text. */
+void usemem_report_readahead(const unsigned long *ra0, const unsigned long *ra1,
+			     FILE *text, json_t *j);
+
+#endif /* LRULAB_BENCH_USEMEM_H */

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What a usemem run says about the memcg stats flush timing it ran
+ * under: which one, how many times the leaf turned over in one period,
+ * and how often reclaim read list sizes from the stale-stats corner
+ * (see USEMEM_FLUSH_MS in bench/usemem.c); and the window's readahead,
+ * counted where the kernel's tracepoints are.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include <lrulab/lrulab.h>
+#include <lrulab/vmscan.h>
+
+#include "usemem.h"
+
+/* Which flush timing a run used, in its text and JSON. */
+const char *usemem_flush_name(unsigned int flush_ms)
+{
+	return flush_ms == FLUSH_TIME_MS ? "kernel" : flush_ms ? "period" : "none";
+}
+
+void usemem_print_flush(FILE *text, unsigned int flush_ms)
+{
+	if (flush_ms == FLUSH_TIME_MS)
+		fprintf(text, "memcg stats flush: the kernel's (periodic every %u ms, reclaim's ratelimited flush when that is a period late, as 6.12+)\n",
+			flush_ms);
+	else if (flush_ms)
+		fprintf(text, "memcg stats flush: periodic every %u ms (not the kernel's %u), reclaim's ratelimited flush when that is a period late\n",
+			flush_ms, FLUSH_TIME_MS);
+	else
+		fprintf(text, "memcg stats flush: no periodic flusher (not the kernel's): reclaim's ratelimited flush on the update threshold alone\n");
+}
+
+/* inactive_is_low()'s target, on given list sizes */
+static bool usemem_inactive_low(unsigned long inactive, unsigned long active)
+{
+	unsigned long gb = (inactive + active) >> (30 - PAGE_SHIFT);
+	unsigned long ratio = gb ? (unsigned long)sqrt(10.0 * (double)gb) : 1;
+
+	return inactive * ratio < active;
+}
+
+/*
+ * The corner, not the ordinary lag of sizes that hover about the target:
+ * the active list holds 7/8 of the type's pages while the flushed sizes
+ * still let the active list be.
+ */
+static bool usemem_stale_corner(unsigned long inactive, unsigned long active,
+				unsigned long flushed_inactive, unsigned long flushed_active)
+{
+	return inactive * 8 < inactive + active &&
+	       !usemem_inactive_low(flushed_inactive, flushed_active);
+}
+
+void usemem_sample_lists(struct mem_cgroup *leaf, const struct bench_opts *o,
+				struct usemem_staleness *st)
+{
+	struct lruvec *lruvec = mem_cgroup_lruvec(leaf, NODE_DATA(0));
+	bool corner = false;
+	int file;
+
+	for (file = 0; file <= 1; file++) {
+		enum lru_list lru = file ? LRU_INACTIVE_FILE : LRU_INACTIVE_ANON;
+
+		/* the types the run reclaims: file, anon, or both (mixed) */
+		if (!o->mixed && file != o->regular)
+			continue;
+		corner |= usemem_stale_corner(
+			lruvec_lru_size(lruvec, lru, MAX_NR_ZONES - 1),
+			lruvec_lru_size(lruvec, lru + LRU_ACTIVE, MAX_NR_ZONES - 1),
+			lruvec_page_state(lruvec, NR_LRU_BASE + lru),
+			lruvec_page_state(lruvec, NR_LRU_BASE + lru + LRU_ACTIVE));
+	}
+	st->samples++;
+	st->corner += corner;
+}
+
+/* The window's readahead, as the kernel's tracepoints would count it. */
+void usemem_report_readahead(const unsigned long *ra0, const unsigned long *ra1,
+				    FILE *text, json_t *j)
+{
+	unsigned long ev[NR_RA_EVENTS];
+	json_t *ra = json_object();
+	int i;
+
+	for (i = 0; i < NR_RA_EVENTS; i++)
+		ev[i] = ra1[i] - ra0[i];
+	json_object_set_new(ra, "page_cache_sync_ra", json_integer((json_int_t)ev[RA_SYNC_RA]));
+	json_object_set_new(ra, "page_cache_async_ra", json_integer((json_int_t)ev[RA_ASYNC_RA]));
+	json_object_set_new(ra, "windows", json_integer((json_int_t)ev[RA_WINDOWS]));
+	json_object_set_new(ra, "window_pages", json_integer((json_int_t)ev[RA_WINDOW_PAGES]));
+	json_object_set_new(j, "readahead", ra);
+	if (text)
+		fprintf(text, "readahead: %lu page_cache_sync_ra, %lu page_cache_async_ra, %lu windows of %.1f pages on average\n",
+			ev[RA_SYNC_RA], ev[RA_ASYNC_RA], ev[RA_WINDOWS],
+			ev[RA_WINDOWS] ? (double)ev[RA_WINDOW_PAGES] / ev[RA_WINDOWS] : 0);
+}
+
+/*
+ * How stale the flushed sizes were for reclaim: the leaf's turnovers in
+ * one flush period, and the share of samples in the stale-stats corner.
+ */
+void usemem_print_staleness(FILE *text, unsigned int flush_ms,
+				   const struct usemem_staleness *st, double steal_per_sec,
+				   unsigned long max)
+{
+	double share = st->samples ? (double)st->corner / st->samples : 0;
+
+	if (flush_ms)
+		fprintf(text, "  leaf turnovers per flush period: %.2f (pgsteal in %u ms / memory.max)\n",
+			steal_per_sec * flush_ms / 1000.0 / (double)max, flush_ms);
+	fprintf(text, "  stale-stats corner: %.1f%% of %lu samples (the active list over 7/8 of its type, the flushed sizes not below the inactive target)\n",
+		100.0 * share, st->samples);
+	if (share >= 0.1)
+		fprintf(text, "STALE-STATS CORNER: in %.0f%% of the window reclaim read an inactive list the leaf no longer had, as the kernel would at this turnover: the figures are the corner's\n",
+			100.0 * share);
+}
+
