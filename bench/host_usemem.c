@@ -41,133 +41,18 @@
 #include <sys/wait.h>
 
 #include <lrulab/host.h>
+#include <lrulab/memcontrol.h>
 #include <lrulab/parse.h>
+
+#include "host_usemem.h"
 
 #define TMPFS_MAGIC_NR	0x01021994
 
-struct host_usemem_opts {
-	struct bench_opts b;		/* --mem, --max, --threads, --seconds, --pattern, ... */
-	char cg_root[256];		/* where cgroup file systems are mounted */
-};
-
-/* ---- the memory cgroup ---- */
-
-struct host_cgroup {
-	bool v2;
-	char dir[1024];			/* the run's cgroup */
-};
-
-static int read_file(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return -1;
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return 0;
-}
-
-static int write_file(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, value, strlen(value)) < 0)
-		ret = -1;
-	close(fd);
-	return ret;
-}
-
 /*
- * v2 when the unified hierarchy at @root has the memory controller, else
- * a v1 memory hierarchy mounted at @root/memory.  0, or -1.
+ * A pread() this long waited for the device: a page cache hit takes a
+ * microsecond or two, a disk read tens.
  */
-static int cgroup_find(const char *root, struct host_cgroup *cg)
-{
-	char path[1024], buf[1024];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
-	if (!read_file(path, buf, sizeof(buf)) && strstr(buf, "memory")) {
-		cg->v2 = true;
-		/* a child of the root: its subtree must hand out memory */
-		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-		if (write_file(path, "+memory"))
-			return -1;
-		snprintf(cg->dir, sizeof(cg->dir), "%s/lrulab-%d", root, (int)getpid());
-		return 0;
-	}
-	snprintf(path, sizeof(path), "%s/memory/memory.limit_in_bytes", root);
-	if (stat(path, &st))
-		return -1;
-	cg->v2 = false;
-	snprintf(cg->dir, sizeof(cg->dir), "%s/memory/lrulab-%d", root, (int)getpid());
-	return 0;
-}
-
-static int cgroup_set(const struct host_cgroup *cg, const char *file, unsigned long v)
-{
-	char path[1100], val[32];
-
-	snprintf(path, sizeof(path), "%s/%s", cg->dir, file);
-	snprintf(val, sizeof(val), "%lu", v);
-	return write_file(path, val);
-}
-
-/* Make the cgroup with its limit and no swap, undo registered first.  0, or -1 after one error line. */
-static int cgroup_make(const char *prog, struct host_cgroup *cg, unsigned long max)
-{
-	char path[1100];
-
-	if (host_undo_rmdir(cg->dir) || mkdir(cg->dir, 0755)) {
-		fprintf(stderr, "%s: cannot create the memory cgroup %s: %s\n", prog, cg->dir,
-			strerror(errno));
-		return -1;
-	}
-	if (cgroup_set(cg, cg->v2 ? "memory.max" : "memory.limit_in_bytes", max)) {
-		fprintf(stderr, "%s: cannot set the limit of %s: %s\n", prog, cg->dir,
-			strerror(errno));
-		return -1;
-	}
-	/* swap: v2 swap alone, v1 memory+swap (present with swap accounting only) */
-	snprintf(path, sizeof(path), "%s/%s", cg->dir,
-		 cg->v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes");
-	if (!access(path, F_OK))
-		cgroup_set(cg, cg->v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes",
-			   cg->v2 ? 0 : max);
-	return 0;
-}
-
-/* The calling process (the run's child) joins the cgroup. */
-static int cgroup_join(const char *prog, const struct host_cgroup *cg)
-{
-	char path[1100], pid[16];
-
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->dir);
-	if (write_file(path, pid)) {
-		fprintf(stderr, "%s: cannot join the memory cgroup %s: %s\n", prog, cg->dir,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static void cgroup_read_stat(const struct host_cgroup *cg, struct bench_deltas *d)
-{
-	static char text[65536];
-	char path[1100];
-
-	d->nr = 0;
-	d->d = NULL;
-	snprintf(path, sizeof(path), "%s/memory.stat", cg->dir);
-	if (!read_file(path, text, sizeof(text)))
-		bench_deltas_parse(d, text);
-}
+#define HOST_WAIT_NS	20000L
 
 /* ---- the files ---- */
 
@@ -181,14 +66,30 @@ static long file_read_ahead_kb(int fd)
 		return -1;
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/read_ahead_kb",
 		 major(st.st_dev), minor(st.st_dev));
-	if (read_file(path, buf, sizeof(buf))) {
+	if (host_read_file(path, buf, sizeof(buf))) {
 		/* a partition: its disk's queue */
 		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../queue/read_ahead_kb",
 			 major(st.st_dev), minor(st.st_dev));
-		if (read_file(path, buf, sizeof(buf)))
+		if (host_read_file(path, buf, sizeof(buf)))
 			return -1;
 	}
 	return atol(buf);
+}
+
+/* Read requests and sectors the disk under @fd's file completed; -1 if unknown. */
+static int file_disk_reads(int fd, unsigned long long *ios, unsigned long long *sectors)
+{
+	char path[128], buf[256];
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", major(st.st_dev),
+		 minor(st.st_dev));
+	if (host_read_file(path, buf, sizeof(buf)) ||
+	    sscanf(buf, "%llu %*u %llu", ios, sectors) != 2)
+		return -1;
+	return 0;
 }
 
 /* A file of @size bytes, synced and out of the page cache; fd, or -1 after one error line. */
@@ -232,8 +133,15 @@ struct host_reader {
 	pthread_barrier_t *ready, *go;
 	int *stop;
 	unsigned long reads;
+	unsigned long waited;		/* reads that took HOST_WAIT_NS or more */
+	unsigned long long wait_ns;	/* their time */
 	int err;
 };
+
+static long long ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (long long)(b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec);
+}
 
 static void *host_reader_fn(void *arg)
 {
@@ -243,19 +151,38 @@ static void *host_reader_fn(void *arg)
 
 	if (host_pin(hr->index))
 		hr->err = EINVAL;
-	/* the model's prefault: every page read once, in order */
+	/*
+	 * The model's prefault: every page read once, in order, a page per
+	 * read.  With readahead, a file system with large folios (ext4, XFS)
+	 * would read the file in folios of up to 2 MiB, which random reads
+	 * then keep active as a unit (any of their 512 pages is a second
+	 * access): the cgroup's memory would be one resident run of them
+	 * and the timed reads would share what is left.  The model's page
+	 * cache has order-0 folios only, so both start from pages.
+	 */
+	posix_fadvise(hr->fd, 0, 0, POSIX_FADV_RANDOM);
 	for (i = 0; i < pages && !hr->err; i++)
 		if (pread(hr->fd, buf, PAGE_SIZE, (off_t)(i * PAGE_SIZE)) != PAGE_SIZE)
 			hr->err = errno ? errno : EIO;
+	posix_fadvise(hr->fd, 0, 0, hr->o->fadvise >= 0 ? hr->o->fadvise : POSIX_FADV_NORMAL);
 	pthread_barrier_wait(hr->ready);
 	pthread_barrier_wait(hr->go);
 	while (!hr->err && !__atomic_load_n(hr->stop, __ATOMIC_ACQUIRE)) {
 		for (i = 0; i < 64; i++) {
 			off_t off = (off_t)(usemem_stream_next(&hr->stream) * PAGE_SIZE);
+			struct timespec t0, t1;
+			long long ns;
 
+			clock_gettime(CLOCK_MONOTONIC, &t0);
 			if (pread(hr->fd, buf, PAGE_SIZE, off) != PAGE_SIZE) {
 				hr->err = errno ? errno : EIO;
 				break;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			ns = ns_between(&t0, &t1);
+			if (ns >= HOST_WAIT_NS) {
+				hr->waited++;
+				hr->wait_ns += (unsigned long long)ns;
 			}
 		}
 		hr->reads += i;
@@ -290,14 +217,43 @@ static long long delta_of(const struct bench_deltas *d, const char *name)
 	return 0;
 }
 
+/* The window's traced readahead into @j, and in text unless @quiet. */
+static void host_report_readahead(json_t *j, const unsigned long *ev, bool complete, bool quiet)
+{
+	json_t *ra;
+
+	if (!ev) {
+		json_object_set_new(j, "readahead", json_null());
+		json_object_set_new(j, "readahead_trace", json_string("unavailable"));
+		if (!quiet)
+			printf("readahead: not traced (no writable tracefs with the readahead events)\n");
+		return;
+	}
+	ra = json_object();
+	json_object_set_new(ra, "page_cache_sync_ra", json_integer((json_int_t)ev[RA_SYNC_RA]));
+	json_object_set_new(ra, "page_cache_async_ra", json_integer((json_int_t)ev[RA_ASYNC_RA]));
+	json_object_set_new(ra, "windows", json_integer((json_int_t)ev[RA_WINDOWS]));
+	json_object_set_new(ra, "window_pages", json_integer((json_int_t)ev[RA_WINDOW_PAGES]));
+	json_object_set_new(j, "readahead", ra);
+	json_object_set_new(j, "readahead_trace", json_string(complete ? "complete" : "events lost"));
+	if (!quiet)
+		printf("readahead (traced): %lu page_cache_sync_ra, %lu page_cache_async_ra, %lu windows of %.1f pages on average%s\n",
+		       ev[RA_SYNC_RA], ev[RA_ASYNC_RA], ev[RA_WINDOWS],
+		       ev[RA_WINDOWS] ? (double)ev[RA_WINDOW_PAGES] / ev[RA_WINDOWS] : 0,
+		       complete ? "" : " (EVENTS LOST: the trace buffer filled)");
+}
+
 /*
  * The child's part of a run: in the cgroup, the readers, the counters,
  * the report.  Its exit status.
  */
 static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho,
 			     long threads, struct host_reader *hr,
-			     const struct host_cgroup *cg, long ra_kb)
+			     const struct host_cgroup *cg, long ra_kb, int out_fd,
+			     struct host_ra_trace *tr)
 {
+	unsigned long ra[NR_RA_EVENTS], *ino = calloc((size_t)threads, sizeof(*ino));
+	bool traced = false, complete = false;
 	const struct bench_opts *o = &ho->b;
 	struct timespec ts = {
 		.tv_sec = (time_t)o->seconds,
@@ -305,9 +261,11 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	}, a, b;
 	struct bench_deltas vm0, mc0, vm1, mc1, vm, mc;
 	pthread_barrier_t ready, go;
-	unsigned long reads = 0;
-	int stop = 0, err = 0, status = 0;
-	long long active, inactive;
+	unsigned long reads = 0, waited = 0;
+	unsigned long long wait_ns = 0, ios0 = 0, sec0 = 0, ios1 = 0, sec1 = 0;
+	int stop = 0, err = 0, status = 0, disk;
+	long long active, inactive, steal;
+	double turnovers;
 	char pat[32];
 	double secs;
 	json_t *j;
@@ -318,8 +276,6 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	pthread_barrier_init(&ready, NULL, (unsigned int)threads + 1);
 	pthread_barrier_init(&go, NULL, (unsigned int)threads + 1);
 	for (i = 0; i < threads; i++) {
-		if (o->fadvise >= 0)
-			posix_fadvise(hr[i].fd, 0, 0, o->fadvise);
 		hr[i].index = (int)i;
 		hr[i].o = o;
 		hr[i].ready = &ready;
@@ -331,10 +287,19 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 		}
 	}
 	pthread_barrier_wait(&ready);
+	/* the files' readahead from the window on */
+	for (i = 0; ino && i < threads; i++) {
+		struct stat st;
+
+		ino[i] = fstat(hr[i].fd, &st) ? 0 : (unsigned long)st.st_ino;
+	}
+	traced = ino && !host_ra_trace_start(tr, ino, (int)threads);
+	free(ino);
 	/* node counters fold per-CPU diffs lazily: fold them (root) */
-	write_file("/proc/sys/vm/stat_refresh", "1");
+	host_write_file("/proc/sys/vm/stat_refresh", "1");
 	host_read_vmstat(&vm0);
 	cgroup_read_stat(cg, &mc0);
+	disk = file_disk_reads(hr[0].fd, &ios0, &sec0);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	pthread_barrier_wait(&go);
 	while (nanosleep(&ts, &ts) && errno == EINTR)
@@ -343,8 +308,12 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	for (i = 0; i < threads; i++)
 		pthread_join(hr[i].tid, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (traced)
+		traced = !host_ra_trace_stop(tr, ra, &complete);
 	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	write_file("/proc/sys/vm/stat_refresh", "1");
+	if (!disk)
+		disk = file_disk_reads(hr[0].fd, &ios1, &sec1);
+	host_write_file("/proc/sys/vm/stat_refresh", "1");
 	host_read_vmstat(&vm1);
 	cgroup_read_stat(cg, &mc1);
 	/* the file LRU's split at the end, as the model reports it */
@@ -356,9 +325,15 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	bench_deltas_free(&mc1);
 	for (i = 0; i < threads; i++) {
 		reads += hr[i].reads;
+		waited += hr[i].waited;
+		wait_ns += hr[i].wait_ns;
 		if (hr[i].err && !err)
 			err = hr[i].err;
 	}
+	/* v2 counts the cgroup's reclaim; v1 has only the machine's */
+	steal = cg->v2 ? delta_of(&mc, "pgsteal") :
+		delta_of(&vm, "pgsteal_file") + delta_of(&vm, "pgsteal_anon");
+	turnovers = steal / secs * (FLUSH_TIME_MS / 1000.0) / (double)(o->max / PAGE_SIZE);
 
 	j = json_object();
 	json_object_set_new(j, "engine", json_string("host-kernel"));
@@ -379,9 +354,33 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	json_object_set_new(j, "memory_stat", bench_deltas_json(&mc));
 	json_object_set_new(j, "active_file_share_end",
 			    json_real(active + inactive ? (double)active / (double)(active + inactive) : 0));
+	/* the kernel's flush timing, as the model's default */
+	json_object_set_new(j, "memcg_flush_ms", json_integer(FLUSH_TIME_MS));
+	json_object_set_new(j, "memcg_flush", json_string("kernel"));
+	json_object_set_new(j, "leaf_turnovers_per_flush_period", json_real(turnovers));
+	json_object_set_new(j, "reads_waited", json_integer((json_int_t)waited));
+	json_object_set_new(j, "read_wait_us", json_real(waited ? wait_ns / 1e3 / waited : 0));
+	host_report_readahead(j, traced ? ra : NULL, complete, o->json || out_fd >= 0);
+	if (!disk) {
+		json_object_set_new(j, "disk_read_requests", json_integer((json_int_t)(ios1 - ios0)));
+		json_object_set_new(j, "disk_read_kb_per_request",
+				    json_real(ios1 > ios0 ? (sec1 - sec0) / 2.0 / (ios1 - ios0) : 0));
+	}
 	if (err)
 		json_object_set_new(j, "error", json_string(strerror(err)));
-	if (o->json) {
+	if (out_fd >= 0) {
+		char *line = json_dumps(j, JSON_COMPACT);
+		size_t len = line ? strlen(line) : 0, off = 0;
+
+		while (off < len) {
+			ssize_t n = write(out_fd, line + off, len - off);
+
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		free(line);
+	} else if (o->json) {
 		bench_json_line(j);
 	} else {
 		printf("lrulab host usemem: engine host-kernel (Linux %s), %ld thread%s x %lu KiB file, cgroup %s memory limit %lu KiB, pattern %s, fadvise %s, read_ahead_kb %ld, %.2f s\n",
@@ -393,6 +392,14 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 		       reads / secs, reads ? delta_of(&vm, "pgpgin") / 4.0 / reads : 0);
 		printf("active share of the cgroup's file LRU at the end: %.3f\n",
 		       active + inactive ? (double)active / (double)(active + inactive) : 0);
+		printf("reads that waited %.0f us or more: %lu (%.3f per read), %.1f us each on average\n",
+		       HOST_WAIT_NS / 1e3, waited, reads ? (double)waited / reads : 0,
+		       waited ? wait_ns / 1e3 / waited : 0);
+		if (!disk)
+			printf("disk under the file: %llu read requests, %.1f KiB each (the whole machine's)\n",
+			       ios1 - ios0, ios1 > ios0 ? (sec1 - sec0) / 2.0 / (ios1 - ios0) : 0);
+		printf("memcg stats flush: the kernel's; cgroup turnovers per flush period (%u ms): %.2f\n",
+		       FLUSH_TIME_MS, turnovers);
 		bench_print_deltas(stdout, "vmstat deltas (the whole machine)", &vm);
 		bench_print_deltas(stdout, "memory.stat deltas (the run's cgroup)", &mc);
 	}
@@ -406,18 +413,52 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	return status;
 }
 
+/* The child's JSON object from @fd, read to its end (the child's exit). */
+static json_t *read_json_from(int fd)
+{
+	size_t len = 0, cap = 65536;
+	char *buf = malloc(cap);
+	json_t *j;
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (len + 1 >= cap) {
+			char *more = realloc(buf, cap * 2);
+
+			if (!more)
+				break;
+			buf = more;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	j = len ? json_loads(buf, 0, NULL) : NULL;
+	free(buf);
+	return j;
+}
+
 /*
  * One run of @threads readers: the files here, the rest in a child that
  * joins the cgroup, so that whatever ends the child (the cgroup's OOM
  * killer included) this process is left to remove the cgroup and files.
- * The exit status.
+ * With @out, the child's JSON object comes back there instead of being
+ * printed.  The exit status.
  */
 static int host_usemem_run(const char *prog, const struct host_usemem_opts *ho,
-			   long threads, const char *dir, const struct host_cgroup *cg)
+			   long threads, const char *dir, const struct host_cgroup *cg, json_t **out)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct host_reader *hr = calloc((size_t)threads, sizeof(*hr));
-	int status = 1, made = 0;
+	int status = 1, made = 0, pfd[2] = { -1, -1 };
+	struct host_ra_trace tr;
 	sigset_t block, old;
 	long ra_kb = -1, i;
 	siginfo_t si;
@@ -436,6 +477,12 @@ static int host_usemem_run(const char *prog, const struct host_usemem_opts *ho,
 		made++;
 		ra_kb = file_read_ahead_kb(hr[i].fd);
 	}
+	/* none when tracefs cannot have it: the run then says so */
+	host_ra_trace_make(&tr);
+	if (out && pipe2(pfd, O_CLOEXEC)) {
+		fprintf(stderr, "%s: cannot make a pipe: %s\n", prog, strerror(errno));
+		goto out;
+	}
 	/* no signal between the fork and the child's undo */
 	sigemptyset(&block);
 	for (i = 0; i < (long)ARRAY_SIZE(sigs); i++)
@@ -448,9 +495,15 @@ static int host_usemem_run(const char *prog, const struct host_usemem_opts *ho,
 		for (i = 0; i < (long)ARRAY_SIZE(sigs); i++)
 			signal(sigs[i], SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		status = host_usemem_child(prog, ho, threads, hr, cg, ra_kb);
+		if (pfd[0] >= 0)
+			close(pfd[0]);
+		status = host_usemem_child(prog, ho, threads, hr, cg, ra_kb, pfd[1], &tr);
 		fflush(stdout);
 		_exit(status);
+	}
+	if (pfd[1] >= 0) {
+		close(pfd[1]);
+		pfd[1] = -1;
 	}
 	if (pid < 0 || host_undo_kill(pid)) {
 		if (pid > 0) {
@@ -463,6 +516,8 @@ static int host_usemem_run(const char *prog, const struct host_usemem_opts *ho,
 		goto out;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (out)
+		*out = read_json_from(pfd[0]);
 	/* left a zombie, so that the undo's kill cannot reach a reused pid */
 	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) && errno == EINTR)
 		;
@@ -475,6 +530,10 @@ static int host_usemem_run(const char *prog, const struct host_usemem_opts *ho,
 		status = 1;
 	}
 out:
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
 	for (i = 0; i < made; i++) {
 		close(hr[i].fd);
 		usemem_stream_free(&hr[i].stream);
@@ -482,6 +541,23 @@ out:
 	if (made < threads && hr[made].fd >= 0)
 		close(hr[made].fd);
 	free(hr);
+	return status;
+}
+
+int host_usemem_once(const char *prog, const struct host_usemem_opts *ho, long threads,
+		     const char *dir, struct host_cgroup *cg, json_t **out)
+{
+	int status;
+
+	if (out)
+		*out = NULL;
+	if (cgroup_make(prog, cg, ho->b.max))
+		return 1;
+	status = host_usemem_run(prog, ho, threads, dir, cg, out);
+	/* the child reaped, the files, the cgroup, the directory: in that order */
+	host_undo_all();
+	if (mkdir(dir, 0700) || host_undo_rmdir(dir))
+		return 1;
 	return status;
 }
 
@@ -495,6 +571,8 @@ static const struct option host_usemem_options[] = {
 	{ "max", required_argument, NULL, 'X' },
 	{ "pattern", required_argument, NULL, 'A' },
 	{ "fadvise", required_argument, NULL, 'V' },
+	{ "compare", no_argument, NULL, 'c' },
+	{ "reps", required_argument, NULL, 'r' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -504,7 +582,7 @@ static void host_usemem_usage(FILE *f)
 {
 	fprintf(f, "usage: lrulab host usemem --type file [--mem SIZE] [--max SIZE] [--threads N[,N...]]\n"
 		   "       [--seconds S] [--pattern random|zipf:A|seq] [--fadvise normal|random|sequential]\n"
-		   "       [--json]\n\n"
+		   "       [--compare [--reps N]] [--json]\n\n"
 		   "usemem's file workload on this machine's kernel, for `lrulab bench usemem --type\n"
 		   "file` with the same options: each thread reads its own real file of --mem bytes\n"
 		   "(default 8M; made under $TMPDIR or /var/tmp, not tmpfs) once in order, then 4 KiB\n"
@@ -514,7 +592,15 @@ static void host_usemem_usage(FILE *f)
 		   "Reports the deltas of /proc/vmstat and the cgroup's memory.stat under the kernel's\n"
 		   "names, \"engine\": \"host-kernel\".  Needs root and a memory controller (cgroup v2, or a\n"
 		   "v1 memory hierarchy, under $LRULAB_CGROUP_ROOT, default /sys/fs/cgroup).  Leaves no\n"
-		   "cgroup or file behind, also when interrupted.\n");
+		   "cgroup or file behind, also when interrupted.\n\n"
+		   "--compare runs `lrulab bench usemem` with the same options after each host run,\n"
+		   "--reps times each (default 3), the model's files given the host disk's\n"
+		   "read_ahead_kb and, as --read-latency, the mean time of the host's reads that\n"
+		   "waited for the disk, so that both turn their memory over at the same pace\n"
+		   "under the kernel's flush timing; then prints both side by side: pgpgin pages\n"
+		   "per read, workingset_activate_file, workingset_restore_file, pgactivate and\n"
+		   "pgdeactivate per workingset refault, and the active share of the file LRU,\n"
+		   "as medians, their ratio (lrulab / host) and difference.\n");
 }
 
 static int host_usemem_parse(const char *prog, int argc, char **argv,
@@ -523,7 +609,7 @@ static int host_usemem_parse(const char *prog, int argc, char **argv,
 	struct bench_opts *o = &ho->b;
 	const char *root = getenv("LRULAB_CGROUP_ROOT");
 	unsigned long avail;
-	bool typed = false;
+	bool typed = false, reps_given = false;
 	long most = 0;
 	double d;
 	int c, i;
@@ -540,6 +626,7 @@ static int host_usemem_parse(const char *prog, int argc, char **argv,
 	o->seconds = 2.0;
 	o->fadvise = -1;
 	o->regular = true;
+	ho->reps = 3;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", host_usemem_options, NULL)) != -1) {
@@ -579,6 +666,14 @@ static int host_usemem_parse(const char *prog, int argc, char **argv,
 			if (usemem_fadvise_parse(prog, optarg, o))
 				return 2;
 			break;
+		case 'c':
+			ho->compare = true;
+			break;
+		case 'r':
+			if (parse_long(prog, "--reps", optarg, 1, 100, &ho->reps))
+				return 2;
+			reps_given = true;
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -597,6 +692,10 @@ static int host_usemem_parse(const char *prog, int argc, char **argv,
 	}
 	if (!typed) {
 		fprintf(stderr, "%s: --type file: the host runs the file workload only\n", prog);
+		return 2;
+	}
+	if (reps_given && !ho->compare) {
+		fprintf(stderr, "%s: --reps: only with --compare\n", prog);
 		return 2;
 	}
 	if (!o->mem || o->mem % PAGE_SIZE || o->mem > BENCH_MAX_MEM) {
@@ -671,17 +770,12 @@ int host_usemem_main(const char *prog, int argc, char **argv)
 			max = (o->mem * (unsigned long)threads / 8 > (1UL << 20) * (unsigned long)threads) ?
 			      o->mem * (unsigned long)threads / 8 : (1UL << 20) * (unsigned long)threads;
 		o->max = max;
-		if (cgroup_make(sprog, &cg, max)) {
-			status = 1;
-			break;
-		}
 		if (i && !o->json)
 			printf("\n");
-		status = host_usemem_run(sprog, &ho, threads, dir, &cg);
-		/* the child reaped, the files, the cgroup: undone in that order */
-		host_undo_all();
-		if (i + 1 < o->nr_threads && (mkdir(dir, 0700) || host_undo_rmdir(dir)))
-			status = 1;
+		if (ho.compare)
+			status = host_usemem_compare(sprog, &ho, threads, dir, &cg);
+		else
+			status = host_usemem_once(sprog, &ho, threads, dir, &cg, NULL);
 	}
 	host_undo_all();
 	return status;

@@ -3,9 +3,10 @@
 # Only packages that are missing are installed; needs root (or sudo).
 set -eu
 
-# man-db and groff-base: make check renders lrulab.1 (man -l, groff -ww)
+# man-db and groff-base: make check renders lrulab.1 (man -l, groff -ww);
+# jq: tests/host_cli.sh reads host usemem --compare's JSON
 PKGS="build-essential pkg-config liburcu-dev libck-dev libcmocka-dev \
-libjansson-dev libzstd-dev zlib1g-dev gnuplot-nox man-db groff-base"
+libjansson-dev libzstd-dev zlib1g-dev gnuplot-nox man-db groff-base jq"
 
 missing=""
 for p in $PKGS; do

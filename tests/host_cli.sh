@@ -39,6 +39,8 @@ expect 2 "$P" "$LRULAB" host usemem --type file --pattern zipf:-1
 expect 2 "$P" "$LRULAB" host usemem --type file --fadvise dontneed
 expect 2 "$P" "$LRULAB" host usemem --type file --mem 4M --max 4M
 expect 2 "$P" "$LRULAB" host usemem --type file --mem 5000
+expect 2 "$P" "$LRULAB" host usemem --type file --reps 2
+expect 2 "$P" "$LRULAB" host usemem --type file --compare --reps 0
 # no memory controller where cgroups are looked for
 LRULAB_CGROUP_ROOT=$tmp expect 1 "$P" "$LRULAB" host usemem --type file
 grep -q 'no memory controller' "$err" || fail "no controller: wrong error"
@@ -72,7 +74,35 @@ if [ "$(id -u)" -eq 0 ] && [ "$(stat -f -c %T "$files")" != tmpfs ] &&
 	grep -q '"memory_stat":{.*"workingset_refault_file":[1-9]' "$out" ||
 		fail "host usemem: no refaults in memory_stat"
 	grep -q '"vmstat":{.*"pgpgin":[1-9]' "$out" || fail "host usemem: no pgpgin"
+	grep -q '"memcg_flush":"kernel"' "$out" || fail "host usemem: no flush timing"
+	grep -q '"reads_waited":[1-9][0-9]*,"read_wait_us":[1-9]' "$out" ||
+		fail "host usemem: no reads that waited for the disk"
 	[ -z "$(leftovers $pid)" ] || fail "host usemem: left $(leftovers $pid)"
+
+	# --compare: host and model by turns, the model on the host's disk
+	# figures, medians side by side; nothing left behind either
+	TMPDIR=$files "$LRULAB" host usemem --type file --mem 16M --max 4M --seconds 0.2 \
+		--fadvise random --compare --reps 2 --json >"$out" 2>"$err" &
+	pid=$!
+	wait $pid || fail "host usemem --compare: exit $?"
+	grep -q '"engine":"compare"' "$out" || fail "host usemem --compare: no engine"
+	[ "$(jq '.host_runs | length' "$out")" = 2 ] && [ "$(jq '.lrulab_runs | length' "$out")" = 2 ] ||
+		fail "host usemem --compare: not two runs of each"
+	[ "$(jq '.metrics["pgactivate per refault"].lrulab | length' "$out")" = 2 ] ||
+		fail "host usemem --compare: no per-run pgactivate"
+	for m in "pgpgin pages per read" "workingset_activate_file per refault" \
+		"workingset_restore_file per refault" "pgdeactivate per refault" \
+		"active share of the file LRU at the end"; do
+		jq -e --arg m "$m" '.metrics[$m] | has("host_median") and has("lrulab_median") and
+			has("ratio") and has("difference")' "$out" >/dev/null ||
+			fail "host usemem --compare: no medians of $m"
+	done
+	jq -e '[.host_runs[0].read_ahead_kb, (.host_runs[0].read_wait_us + 0.5 | floor)] ==
+		[.lrulab_runs[0].read_ahead_kb, .lrulab_runs[0].read_latency_us]' "$out" >/dev/null ||
+		fail "host usemem --compare: the model did not get the host's disk"
+	jq -e '.lrulab_runs[0].memcg_flush == "kernel" and .lrulab_runs[0].fadvise == "random"' \
+		"$out" >/dev/null || fail "host usemem --compare: the model's options differ"
+	[ -z "$(leftovers $pid)" ] || fail "host usemem --compare: left $(leftovers $pid)"
 
 	env --default-signal=INT true 2>/dev/null ||
 		{ echo "host_cli: env has no --default-signal: SIGINT run skipped"; exit $fails; }

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The memory cgroup of a `lrulab host usemem` run: found under cgroup v2
+ * (memory.max) or a v1 memory hierarchy (memory.limit_in_bytes), made
+ * with its limit and no swap, its undo registered first (bench/host_sys.c),
+ * joined by the run's child, and its memory.stat read.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "host_usemem.h"
+
+int host_read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return 0;
+}
+
+int host_write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, value, strlen(value)) < 0)
+		ret = -1;
+	close(fd);
+	return ret;
+}
+
+/*
+ * v2 when the unified hierarchy at @root has the memory controller, else
+ * a v1 memory hierarchy mounted at @root/memory.  0, or -1.
+ */
+int cgroup_find(const char *root, struct host_cgroup *cg)
+{
+	char path[1024], buf[1024];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	if (!host_read_file(path, buf, sizeof(buf)) && strstr(buf, "memory")) {
+		cg->v2 = true;
+		/* a child of the root: its subtree must hand out memory */
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+		if (host_write_file(path, "+memory"))
+			return -1;
+		snprintf(cg->dir, sizeof(cg->dir), "%s/lrulab-%d", root, (int)getpid());
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/memory/memory.limit_in_bytes", root);
+	if (stat(path, &st))
+		return -1;
+	cg->v2 = false;
+	snprintf(cg->dir, sizeof(cg->dir), "%s/memory/lrulab-%d", root, (int)getpid());
+	return 0;
+}
+
+static int cgroup_set(const struct host_cgroup *cg, const char *file, unsigned long v)
+{
+	char path[1100], val[32];
+
+	snprintf(path, sizeof(path), "%s/%s", cg->dir, file);
+	snprintf(val, sizeof(val), "%lu", v);
+	return host_write_file(path, val);
+}
+
+/* Make the cgroup with its limit and no swap, undo registered first.  0, or -1 after one error line. */
+int cgroup_make(const char *prog, struct host_cgroup *cg, unsigned long max)
+{
+	char path[1100];
+
+	if (host_undo_rmdir(cg->dir) || mkdir(cg->dir, 0755)) {
+		fprintf(stderr, "%s: cannot create the memory cgroup %s: %s\n", prog, cg->dir,
+			strerror(errno));
+		return -1;
+	}
+	if (cgroup_set(cg, cg->v2 ? "memory.max" : "memory.limit_in_bytes", max)) {
+		fprintf(stderr, "%s: cannot set the limit of %s: %s\n", prog, cg->dir,
+			strerror(errno));
+		return -1;
+	}
+	/* swap: v2 swap alone, v1 memory+swap (present with swap accounting only) */
+	snprintf(path, sizeof(path), "%s/%s", cg->dir,
+		 cg->v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes");
+	if (!access(path, F_OK))
+		cgroup_set(cg, cg->v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes",
+			   cg->v2 ? 0 : max);
+	return 0;
+}
+
+/* The calling process (the run's child) joins the cgroup. */
+int cgroup_join(const char *prog, const struct host_cgroup *cg)
+{
+	char path[1100], pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg->dir);
+	if (host_write_file(path, pid)) {
+		fprintf(stderr, "%s: cannot join the memory cgroup %s: %s\n", prog, cg->dir,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void cgroup_read_stat(const struct host_cgroup *cg, struct bench_deltas *d)
+{
+	static char text[65536];
+	char path[1100];
+
+	d->nr = 0;
+	d->d = NULL;
+	snprintf(path, sizeof(path), "%s/memory.stat", cg->dir);
+	if (!host_read_file(path, text, sizeof(text)))
+		bench_deltas_parse(d, text);
+}
+
