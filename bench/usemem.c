@@ -223,6 +223,9 @@ static unsigned long usemem_max_pages(const struct bench_opts *o, long threads)
  */
 #define USEMEM_SWAP_LATENCY_US	100
 
+/* mapping_max_folio_order() of ext4 and XFS files: PMD_ORDER with 4K pages */
+#define USEMEM_FILE_MAX_FOLIO_ORDER	9
+
 static bool usemem_swap_copy(const struct bench_opts *o)
 {
 	return o->swap_store_given ? o->swap_copy : o->swap_async;
@@ -490,6 +493,11 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 				return -ENOMEM;
 			if (o->read_ahead_kb)
 				t[i].file->ra_pages = (unsigned int)(o->read_ahead_kb / (PAGE_SIZE >> 10));
+			/*
+			 * A disk file system's: ext4 and XFS take folios up to
+			 * PMD order, which shapes readahead's windows
+			 */
+			t[i].file->max_folio_order = USEMEM_FILE_MAX_FOLIO_ORDER;
 			file_open(&t[i].f, t[i].file);
 			pthread_create(&t[i].tid, NULL, usemem_worker, &t[i]);
 			continue;
@@ -628,6 +636,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		json_object_set_new(extra, "fadvise", json_string(usemem_fadvise_name(o)));
 		json_object_set_new(extra, "read_ahead_kb", json_integer((json_int_t)usemem_read_ahead_kb(o)));
 		json_object_set_new(extra, "read_latency_us", json_integer((json_int_t)o->read_latency_us));
+		json_object_set_new(extra, "max_folio_order", json_integer(USEMEM_FILE_MAX_FOLIO_ORDER));
 		usemem_report_readahead(ra0, ra1, text, extra);
 	}
 	if (o->regular)

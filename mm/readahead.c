@@ -13,9 +13,16 @@
  * cached run before it longer than the request, is read as it is: that
  * is how random access is detected, with no state kept for it.
  *
- * Known differences: the page cache here has order-0 folios only, so
- * the folio order the kernel grows along a stream stays 0 (it still cuts
- * async windows to the alignment it would have), there is no device
+ * In a mapping with large folios (ext4, XFS) the kernel grows the folio
+ * order along a stream, two orders a window, and ends each asynchronous
+ * window on that order's alignment: the windows of a stream are then
+ * cut (4, 16, 60, 240, 448, ... pages rather than 4, 16, 64, 256, ...).
+ * The order is kept here as the kernel keeps it, and the windows come
+ * out the kernel's.
+ *
+ * Known differences: the page cache here has order-0 folios only, so a
+ * window's pages are order-0 folios whatever order the kernel would
+ * have given them (fewer, larger LRU entries there), there is no device
  * io_pages above ra_pages, and readahead charges retry as a demand
  * charge does where the kernel's __GFP_NORETRY gives up after one pass.
  */
@@ -45,11 +52,34 @@ void readahead_events_reset(void)
 		atomic_long_set(&ra_events[i], 0);
 }
 
-/* Where the kernel calls page_cache_ra_order(): a window of ra->size pages. */
-static void ra_count_window(struct file_ra_state *ra)
+static void do_page_cache_ra(struct file *file, unsigned long index,
+			     unsigned long nr_to_read, unsigned long lookahead_size,
+			     struct mem_cgroup *memcg);
+
+static unsigned int ilog2_ul(unsigned long n)
 {
+	return n ? (unsigned int)(63 - __builtin_clzl(n)) : 0;
+}
+
+/*
+ * page_cache_ra_order(), less the large folios: counted where its
+ * tracepoint is, then the order it would allocate at, kept in ra->order
+ * (the stream's, no more than the mapping's nor the window's; 0 in a
+ * mapping without large folios), then the window read in order-0 folios.
+ */
+static void page_cache_ra_order(struct file *file, struct file_ra_state *ra,
+				struct mem_cgroup *memcg)
+{
+	unsigned int max_order = file->f_mapping->max_folio_order;
+
 	atomic_long_inc(&ra_events[RA_WINDOWS]);
 	atomic_long_add((long)ra->size, &ra_events[RA_WINDOW_PAGES]);
+	if (!max_order)
+		ra->order = 0;
+	else
+		ra->order = min_t(unsigned int, min_t(unsigned int, ra->order, max_order),
+				  ilog2_ul(ra->size));
+	do_page_cache_ra(file, ra->start, ra->size, ra->async_size, memcg);
 }
 
 void file_ra_state_init(struct file_ra_state *ra, struct address_space *mapping)
@@ -200,16 +230,16 @@ void page_cache_sync_ra(struct file *file, unsigned long index,
 	ra->size = (unsigned int)min_t(unsigned long, contig + req_count, max_pages);
 	ra->async_size = 1;
 readit:
-	ra_count_window(ra);
-	do_page_cache_ra(file, ra->start, ra->size, ra->async_size, memcg);
+	/* a stream starts from order 0 again */
+	ra->order = 0;
+	page_cache_ra_order(file, ra, memcg);
 }
 
 void page_cache_async_ra(struct file *file, struct folio *folio,
 			 unsigned long req_count, struct mem_cgroup *memcg)
 {
 	struct file_ra_state *ra = &file->f_ra;
-	unsigned long index = folio->index, max_pages, start, end, aligned_end;
-	unsigned int order;
+	unsigned long index = folio->index, max_pages, start, end, aligned_end, align;
 
 	if (!ra->ra_pages)
 		return;
@@ -237,18 +267,16 @@ void page_cache_async_ra(struct file *file, struct folio *folio,
 		ra->size = (unsigned int)get_next_ra_size(ra, max_pages);
 	}
 	/*
-	 * The kernel asks for folios two orders above the last window's
-	 * (which stays 0 in a mapping without large folios, as here) and
-	 * ends the window on that order's alignment, capped by ra_pages'.
+	 * Folios two orders above the last window's, and the window ended
+	 * on that order's alignment, capped by ra_pages' own.
 	 */
-	order = 2;
-	while (order && (1UL << order) > (max_pages & -max_pages))
-		order--;
+	ra->order += 2;
+	align = 1UL << min_t(unsigned int, ra->order,
+			     (unsigned int)__builtin_ctzl(max_pages));
 	end = ra->start + ra->size;
-	aligned_end = end & ~((1UL << order) - 1);
+	aligned_end = end & ~(align - 1);
 	if (aligned_end > ra->start)
 		ra->size -= (unsigned int)(end - aligned_end);
 	ra->async_size = ra->size;
-	ra_count_window(ra);
-	do_page_cache_ra(file, ra->start, ra->size, ra->async_size, memcg);
+	page_cache_ra_order(file, ra, memcg);
 }

@@ -341,6 +341,76 @@ static void test_accessed_once_per_run(void **state)
 	file_free(mapping);
 }
 
+/* The (start, size) of each window a read of @n pages from 0 sets up. */
+static int stream_windows(struct file *file, unsigned long n, unsigned long (*w)[2], int max)
+{
+	unsigned long i, last_start = ~0UL;
+	int seen = 0;
+
+	for (i = 0; i < n; i++) {
+		read_page(file, i);
+		if (file->f_ra.start == last_start)
+			continue;
+		last_start = file->f_ra.start;
+		if (seen < max) {
+			w[seen][0] = file->f_ra.start;
+			w[seen][1] = file->f_ra.size;
+		}
+		seen++;
+	}
+	return seen;
+}
+
+/*
+ * A file system with large folios (max order 9, as ext4's and XFS's):
+ * the order grows by two a window and each async window ends on its
+ * alignment, so that a stream's windows are cut as the kernel cuts
+ * them: with 128 KiB, 0-3, 4-11, 12-15, 16-23, 24-31, 32-47, 48-63,
+ * then 32 pages each; with the 8 MiB of a disk's read_ahead_kb 8192,
+ * 4, 16, 60, 240, 448, 256, 512, 512, 1024, 1024, then 2048 each (the
+ * host's traced ramp begins 4, 16, 60, 240, 448).  Pages stay order 0.
+ */
+static void test_large_folio_windows(void **state)
+{
+	static const unsigned long small[][2] = {
+		{ 0, 4 }, { 4, 8 }, { 12, 4 }, { 16, 8 }, { 24, 8 }, { 32, 16 },
+		{ 48, 16 }, { 64, 32 }, { 96, 32 }, { 128, 32 },
+	};
+	static const unsigned long big[] = {
+		4, 16, 60, 240, 448, 256, 512, 512, 1024, 1024, 2048, 2048,
+	};
+	unsigned long w[16][2], start = 0;
+	struct address_space *mapping = file_setup(160);
+	struct file file;
+	int i;
+
+	assert_non_null(mapping);
+	mapping->max_folio_order = 9;
+	file_open(&file, mapping);
+	assert_int_equal(stream_windows(&file, 128, w, 16), ARRAY_SIZE(small));
+	for (i = 0; i < (int)ARRAY_SIZE(small); i++) {
+		assert_int_equal(w[i][0], small[i][0]);
+		assert_int_equal(w[i][1], small[i][1]);
+	}
+	assert_int_equal(file.f_ra.order, 5);
+	assert_int_equal(cached(mapping), 160);
+	file_free(mapping);
+
+	mapping = file_setup(10240);
+	assert_non_null(mapping);
+	mapping->max_folio_order = 9;
+	mapping->ra_pages = 2048;
+	file_open(&file, mapping);
+	assert_int_equal(stream_windows(&file, 6144, w, 16), ARRAY_SIZE(big));
+	for (i = 0; i < (int)ARRAY_SIZE(big); i++) {
+		assert_int_equal(w[i][0], start);
+		assert_int_equal(w[i][1], big[i]);
+		start += big[i];
+	}
+	assert_int_equal(file.f_ra.order, 9);
+	file_free(mapping);
+}
+
 static long long now_ns(void)
 {
 	struct timespec ts;
@@ -401,6 +471,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fadvise, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_ra_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_accessed_once_per_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large_folio_windows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_latency, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_bounds, setup, teardown),
 	};

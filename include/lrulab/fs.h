@@ -29,6 +29,7 @@ struct file_ra_state {
 	unsigned int size;		/* pages in it */
 	unsigned int async_size;	/* its unread tail; PG_readahead on the first */
 	unsigned int ra_pages;		/* window cap */
+	unsigned int order;		/* folio order the kernel would give the last window */
 	long long prev_pos;		/* byte after the previous read; -1 at open */
 };
 

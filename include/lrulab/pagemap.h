@@ -32,6 +32,12 @@ struct address_space {
 	unsigned int order;		/* folio order for new folios */
 	unsigned int ra_pages;		/* the backing device's read_ahead_kb, in pages */
 	unsigned int read_latency_us;	/* the backing device's: a read waits this long */
+	/*
+	 * mapping_max_folio_order(): the largest folio the file system
+	 * takes (0: none).  Readahead sizes and aligns its windows by it,
+	 * as the kernel does; the folios made here are order 0 all the same.
+	 */
+	unsigned int max_folio_order;
 	spinlock_t i_mmap_lock;		/* i_mmap */
 	struct list_head i_mmap;	/* VMAs mapping this file */
 };
