@@ -222,7 +222,7 @@ fi
 # + 40 ms per thread for the threads to finish the fault they are in at
 # the cut and at the end (behind preempted lock holders), and the teardown.  A cut prefault says how far it got.
 t0=$(date +%s%N)
-"$LRULAB" bench usemem --threads "$many" --seconds 0.3 --json >"$out" 2>"$err" ||
+"$LRULAB" bench usemem --threads "$many" --mem 8M --seconds 0.3 --json >"$out" 2>"$err" ||
 	fail "bench usemem --threads $many --seconds 0.3: exit $?"
 t1=$(date +%s%N)
 awk -v ns=$((t1 - t0)) -v n="$many" 'BEGIN { exit !(ns / 1e9 <= 0.3 + (1 + n * 0.02) + (1 + n * 0.04)) }' ||
@@ -230,7 +230,7 @@ awk -v ns=$((t1 - t0)) -v n="$many" 'BEGIN { exit !(ns / 1e9 <= 0.3 + (1 + n * 0
 grep -q '"prefault_complete":\(true\|false\)' "$out" && grep -q '"prefault_pages":[0-9]' "$out" ||
 	fail "bench usemem --threads $many: no prefault keys in JSON"
 if grep -q '"prefault_complete":false' "$out"; then
-	"$LRULAB" bench usemem --threads "$many" --seconds 0.3 >"$out" 2>"$err"
+	"$LRULAB" bench usemem --threads "$many" --mem 8M --seconds 0.3 >"$out" 2>"$err"
 	grep -q "^prefault cut at [0-9.]* s, its bound .*: [0-9]* of $((many * 2048)) pages written" "$out" ||
 		fail "bench usemem --threads $many: a cut prefault not in the text"
 fi
