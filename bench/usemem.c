@@ -196,26 +196,6 @@ static unsigned long usemem_max_pages(const struct bench_opts *o, long threads)
 }
 
 /*
- * The kernel's flush timing by default: the periodic flusher every
- * FLUSH_TIME (2 s) and, since Linux 6.12, reclaim and the refault test
- * flushing only when that flusher is a whole period late.  Reclaim then
- * reads list sizes up to 2 s old.  That is harmless where the leaf
- * turns over in about that time (the s1 mail's 512M leaf at 67K
- * pgsteal/s), but a leaf of a few M on a fast store turns over in
- * milliseconds, and there refaults can fill the active list while the
- * flushed sizes still show an inactive one (the stale-stats corner:
- * nothing ages the active list, and anon charges OOM;
- * test_stale_stats_no_progress in tests/test_vmscan.c pins it).  The
- * kernel has the corner too, so it is kept, and measured: the run
- * samples the leaf's lists every 10 ms and reports how often the exact
- * sizes were below the inactive target while the flushed ones were not,
- * and how many turnovers of the leaf one flush period held.  Choose
- * sizes (or --read-latency, a device's time) where that stays low, as
- * it does on the host; --flush-ms sets another period, 0 none.
- */
-#define USEMEM_FLUSH_MS	FLUSH_TIME_MS
-
-/*
  * --swap-io async: a disk behind a swap file, the s1 mail's setup.  An
  * NVMe write of a page takes tens of microseconds, queued behind
  * others more: 100 us.  A disk stores pages as they are, so the store
@@ -235,42 +215,6 @@ static unsigned int usemem_swap_latency_us(const struct bench_opts *o)
 {
 	return o->swap_latency_us >= 0 ? (unsigned int)o->swap_latency_us :
 	       USEMEM_SWAP_LATENCY_US;
-}
-
-static unsigned int usemem_flush_ms(const struct bench_opts *o)
-{
-	return o->flush_ms >= 0 ? (unsigned int)o->flush_ms : USEMEM_FLUSH_MS;
-}
-
-/* The first failed thread's snapshot of the leaf's lists, text and JSON. */
-static void usemem_report_oom(const struct usemem_thread *t, long threads, FILE *text,
-			      json_t *j)
-{
-	static const char *const names[NR_LRU_LISTS] = {
-		"inactive_anon", "active_anon", "inactive_file", "active_file", "unevictable",
-	};
-	json_t *exact, *flushed;
-	enum lru_list lru;
-	long i;
-
-	for (i = 0; i < threads && t[i].err != -ENOMEM; i++)
-		;
-	if (i == threads)
-		return;
-	exact = json_object();
-	flushed = json_object();
-	for_each_evictable_lru(lru) {
-		json_object_set_new(exact, names[lru], json_integer(t[i].oom_lists[0][lru]));
-		json_object_set_new(flushed, names[lru], json_integer(t[i].oom_lists[1][lru]));
-	}
-	json_object_set_new(j, "oom_lists_exact", exact);
-	json_object_set_new(j, "oom_lists_flushed", flushed);
-	if (!text)
-		return;
-	fprintf(text, "leaf lists at the OOM     exact  flushed (what inactive_is_low read)\n");
-	for_each_evictable_lru(lru)
-		fprintf(text, "  %-20s %9lu %8lu\n", names[lru], t[i].oom_lists[0][lru],
-			t[i].oom_lists[1][lru]);
 }
 
 static double per_1k(u64 n, unsigned long pages)
@@ -685,7 +629,10 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			fprintf(text, "out of memory: leaf memory.events oom %ld, node 0 free pages %lu\n",
 				atomic_long_read(&leaf->memory_events[MEMCG_OOM]),
 				zone_free_pages_exact(&NODE_DATA(0)->node_zones[ZONE_NORMAL]));
-		usemem_report_oom(t, threads, text, j);
+		for (i = 0; i < threads && t[i].err != -ENOMEM; i++)
+			;
+		if (i < threads)
+			usemem_report_oom(t[i].oom_lists, text, j);
 	}
 	*json = j;
 	mem_cgroup_offline(leaf);

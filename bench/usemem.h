@@ -13,12 +13,14 @@
 #include <lrulab/fs.h>
 #include <lrulab/memcontrol.h>
 
-/* The stale-stats corner, sampled every 10 ms (see bench/usemem.c's USEMEM_FLUSH_MS). */
+/* The stale-stats corner, sampled every 10 ms (see USEMEM_FLUSH_MS in bench/usemem_flush.c). */
 struct usemem_staleness {
 	unsigned long samples;
 	unsigned long corner;		/* active list full, flushed sizes not low */
 };
 
+/* The memcg flusher's period: --flush-ms, or the kernel's FLUSH_TIME. */
+unsigned int usemem_flush_ms(const struct bench_opts *o);
 /* "kernel" (FLUSH_TIME), "period" (another) or "none" */
 const char *usemem_flush_name(unsigned int flush_ms);
 void usemem_print_flush(FILE *text, unsigned int flush_ms);
@@ -28,6 +30,8 @@ void usemem_sample_lists(struct mem_cgroup *leaf, const struct bench_opts *o,
 void usemem_print_staleness(FILE *text, unsigned int flush_ms,
 			    const struct usemem_staleness *st, double steal_per_sec,
 			    unsigned long max);
+/* A failed charge's [exact, flushed] list sizes into @j, and text. */
+void usemem_report_oom(const unsigned long lists[2][NR_LRU_LISTS], FILE *text, json_t *j);
 /* The readahead events between @ra0 and @ra1 into @j ("readahead"), and text. */
 void usemem_report_readahead(const unsigned long *ra0, const unsigned long *ra1,
 			     FILE *text, json_t *j);
