@@ -27,6 +27,7 @@ __thread struct lru_gen_mm_walk *current_mm_walk;
 /* ---- cmpxchg accounting (s2) ---- */
 
 __thread struct lru_gen_cas_stat lru_gen_cas_local;
+#define LRU_GEN_CAS_FOLD_BATCH 4096
 static struct lru_gen_cas_stat lru_gen_cas_total;
 
 void lru_gen_cas_fold(void)
@@ -72,6 +73,9 @@ unsigned long folio_flags_set_mask(struct folio *folio, unsigned long mask,
 
 	while (!folio_flags_try_cmpxchg(folio, &old, (old & ~mask) | bits))
 		;
+	/* eviction's callers never age: publish their counts now and then */
+	if (lru_gen_cas_local.done + lru_gen_cas_local.skipped >= LRU_GEN_CAS_FOLD_BATCH)
+		lru_gen_cas_fold();
 	return old;
 }
 

@@ -38,8 +38,9 @@ struct lru_gen_mm {
  * Locked cmpxchgs on folio->flags by the MGLRU updaters, and those the
  * mglru-skip-noop-cmpxchg switch (s2) skipped because the word would not
  * change.  Each thread counts in its own variables and folds them into
- * the totals at the end of an aging pass or an eviction batch
- * (lru_gen_cas_fold), so no shared line is written per folio.
+ * the totals at the end of an aging pass, and every 4096 counts of
+ * folio_flags_set_mask() (eviction's refs resets), so no shared line is
+ * written per folio.
  */
 struct lru_gen_cas_stat {
 	unsigned long done;		/* locked cmpxchg instructions executed */
