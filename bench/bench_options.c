@@ -85,7 +85,7 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 			   "       [--read-ahead-kb KB] [--read-latency US]");
 	if (w && (w->opts & BENCH_OPT_PROCS))
 		fprintf(f, "\n       [--procs N[,N...]] [--mem SIZE] [--passes N] [--lock IMPL]\n"
-			   "       [--with SWITCH]... [--without SWITCH]... [--json]\n");
+			   "       [--with SWITCH]... [--without SWITCH]... [--lru-gen[=MASK]] [--json]\n");
 	/* a workload with its own model (usemem) takes the common options only */
 	else if (w && w->main)
 		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--seconds S] [--lock IMPL]\n"

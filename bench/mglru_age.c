@@ -172,8 +172,9 @@ static void mglru_age_text(FILE *f, const struct bench_opts *o, long procs,
 {
 	long i;
 
-	fprintf(f, "lrulab bench mglru-age: %ld process%s map one %lu KiB shmem file (%lu pages) and read every page, then one aging pass (\"+ <memcg_id> 0 <max_seq> 200 1\"); %ld passes; mglru-skip-noop-cmpxchg %s\n",
+	fprintf(f, "lrulab bench mglru-age: %ld process%s map one %lu KiB shmem file (%lu pages) and read every page, then one aging pass (\"+ <memcg_id> 0 <max_seq> 200 1\"); %ld passes; lru_gen enabled 0x%04x; mglru-skip-noop-cmpxchg %s\n",
 		procs, procs == 1 ? "" : "es", o->mem >> 10, pages, o->passes,
+		o->lru_gen_given ? o->lru_gen : LRU_GEN_CAPS_ALL,
 		lrulab_switch_on(SW_MGLRU_SKIP_NOOP_CMPXCHG) ? "on" : "off");
 	fprintf(f, "%6s %10s %14s %14s %14s\n", "pass", "ms", "cmpxchg", "skipped", "ptes walked");
 	for (i = 0; i < o->passes; i++)
@@ -205,7 +206,7 @@ static int mglru_age_run(const struct bench_opts *o, long procs, FILE *text, jso
 	cfg.nr_cpus = 1;
 	cfg.node_pages = (pages + 4096 + span - 1) / span * span;
 	cfg.lock = o->lock;
-	cfg.lru_gen = LRU_GEN_CAPS_ALL;
+	cfg.lru_gen = o->lru_gen_given ? o->lru_gen : LRU_GEN_CAPS_ALL;
 	lrulab_switches_clear();
 	lrulab_switches[SW_MGLRU_SKIP_NOOP_CMPXCHG] = o->sw[SW_MGLRU_SKIP_NOOP_CMPXCHG] == 1;
 	err = lrulab_init(&cfg);
@@ -267,11 +268,16 @@ static int mglru_age_main(const struct bench_workload *w, const char *prog,
 	int i, sw, err;
 
 	for (sw = 0; sw < NR_LRULAB_SWITCHES; sw++) {
-		if (sw != SW_MGLRU_SKIP_NOOP_CMPXCHG && o->sw[sw] >= 0) {
+		if (sw != SW_MGLRU_SKIP_NOOP_CMPXCHG && sw != SW_LRU_GEN && o->sw[sw] >= 0) {
 			fprintf(stderr, "%s: --with/--without %s: only mglru-skip-noop-cmpxchg applies to mglru-age\n",
 				prog, lrulab_switch_name(sw));
 			return 2;
 		}
+	}
+	if (o->sw[SW_LRU_GEN] == 0 || (o->lru_gen_given && !(o->lru_gen & BIT(LRU_GEN_CORE)))) {
+		fprintf(stderr, "%s: --lru-gen: mglru-age ages the multi-gen LRU: it needs the main bit 0x1\n",
+			prog);
+		return 2;
 	}
 	if (!o->mem || o->mem % PAGE_SIZE) {
 		fprintf(stderr, "%s: --mem: must be a positive multiple of 4K\n", prog);
@@ -306,7 +312,8 @@ const struct bench_workload mglru_age_workload = {
 		   "<max_seq> 200 1\" and is timed; the pages are read again before each of the\n"
 		   "--passes passes (default 10).  Prints the median time per pass and, per pass,\n"
 		   "the locked cmpxchgs on folio flags, those mglru-skip-noop-cmpxchg skipped, and\n"
-		   "the PTEs walked.  The model runs the multi-gen LRU with every capability.",
+		   "the PTEs walked.  The model runs the multi-gen LRU with every capability\n"
+		   "(--lru-gen=0x3: without non-leaf PMD young bits; 0x1: no page-table walk).",
 	.opts = BENCH_OPT_PROCS,
 	.defaults = mglru_age_defaults,
 	.main = mglru_age_main,

@@ -121,6 +121,8 @@ bad "$B" bench mglru-age --mem 3K
 bad "$B" bench mglru-age --mem 5G
 bad "$B" bench mglru-age --with lru-stat-batch
 bad "$B" bench mglru-age --bogus
+bad "$B" bench mglru-age --lru-gen=0x6
+bad "$B" bench mglru-age --without lru-gen
 
 A="lrulab ab"
 bad "$A" ab
@@ -156,6 +158,8 @@ good 'per pass 256 locked cmpxchgs (1.000 per page), 768 skipped' bench mglru-ag
 good 'per pass 1024 locked cmpxchgs (4.000 per page), 0 skipped' bench mglru-age --procs 4 --mem 1M --passes 2
 good '"cmpxchg_skipped_per_pass":0.0' bench mglru-age --procs 1 --mem 1M --passes 2 --with mglru-skip-noop-cmpxchg --json
 good '"ptes_walked_per_pass":512.0' bench mglru-age --procs 2 --mem 1M --passes 1 --json
+# without 0x0002 the aging pass walks no page table
+good '"ptes_walked_per_pass":0.0' bench mglru-age --procs 2 --mem 1M --passes 1 --lru-gen=0x1 --json
 # --show prints the lru_gen file after any bench's report
 good '^memcg [0-9]* /mglru-age$' bench mglru-age --procs 1 --mem 64K --passes 1 --show lru_gen
 good '^                     3 ' bench mglru-age --procs 1 --mem 64K --passes 1 --show lru_gen_full
