@@ -302,7 +302,7 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 	json_object_set_new(j, "pgsteal_file_per_sec", json_real(f->ev[PGSTEAL_FILE] / f->secs));
 	json_object_set_new(j, "workingset_refault_anon", json_integer(f->refaults));
 	json_object_set_new(j, "workingset_refault_file", json_integer(f->refaults_file));
-	usemem_lru_json(j, &f->lru_d, f->lru_gen);
+	usemem_lru_json(j, &f->lru_d, f->ev, f->lru_gen);
 	json_object_set_new(j, "pgscan_per_sec", json_real(f->scan / f->secs));
 	json_object_set_new(j, "pgsteal_per_sec", json_real(f->steal / f->secs));
 	json_object_set_new(j, "pgscan_per_1k_accesses", json_real(per_1k(f->scan, f->accesses)));
@@ -531,7 +531,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		if (o->regular)
 			fprintf(text, "%-32s %14.0f\n", "workingset_refault_file",
 				refaults_file / secs);
-		usemem_lru_print(text, &snap1, cfg.lru_gen, secs);
+		usemem_lru_print(text, &snap1, ev0, ev1, cfg.lru_gen, secs);
 		fprintf(text, "%-32s %14.0f\n", "pswpout", (ev1[PSWPOUT] - ev0[PSWPOUT]) / secs);
 		fprintf(text, "%-32s %14.0f\n", "nr_vmscan_write", written / secs);
 		/* the writes' ends: the lru_move_tail batch's rotations */

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * usemem's aging and eviction counters, the same for either LRU: the
- * leaf's memory.stat pgrefill, pgactivate and pgdeactivate (its reclaim
- * is cgroup reclaim, which /proc/vmstat's pgrefill leaves out, as the
- * kernel's does), workingset activations and restores, and the leaf's
- * generations made (max_seq) and retired (min_seq), which stay put under
- * the classic LRU.
+ * classic lists' moves (pgrefill, pgactivate, pgdeactivate), workingset
+ * activations and restores, and the leaf's generations made (max_seq)
+ * and retired (min_seq), which stay put under the classic LRU.
  */
 #include <lrulab/bench.h>
-#include <lrulab/memcontrol.h>
 #include <lrulab/mglru.h>
 #include <lrulab/vmstat.h>
 
@@ -18,10 +15,6 @@ void usemem_lru_take(struct usemem_lru *s, struct mem_cgroup *leaf)
 	struct lruvec *lruvec = mem_cgroup_lruvec(leaf, pgdat);
 	int type;
 
-	mem_cgroup_flush_all();
-	s->refill = memcg_events(leaf, PGREFILL);
-	s->activate_ev = memcg_events(leaf, PGACTIVATE);
-	s->deactivate_ev = memcg_events(leaf, PGDEACTIVATE);
 	for (type = 0; type < ANON_AND_FILE; type++) {
 		s->activate[type] = node_page_state_snapshot(pgdat, WORKINGSET_ACTIVATE_BASE + type);
 		s->restore[type] = node_page_state_snapshot(pgdat, WORKINGSET_RESTORE_BASE + type);
@@ -40,16 +33,15 @@ void usemem_lru_delta(struct usemem_lru *end, const struct usemem_lru *start)
 		end->min_seq[type] -= start->min_seq[type];
 	}
 	end->max_seq -= start->max_seq;
-	end->refill -= start->refill;
-	end->activate_ev -= start->activate_ev;
-	end->deactivate_ev -= start->deactivate_ev;
 }
 
-void usemem_lru_print(FILE *text, const struct usemem_lru *d, unsigned int caps, double secs)
+void usemem_lru_print(FILE *text, const struct usemem_lru *d, const unsigned long *ev0,
+		      const unsigned long *ev1, unsigned int caps, double secs)
 {
-	fprintf(text, "%-32s %14.0f\n", "pgrefill (leaf)", d->refill / secs);
-	fprintf(text, "%-32s %14.0f\n", "pgactivate (leaf)", d->activate_ev / secs);
-	fprintf(text, "%-32s %14.0f\n", "pgdeactivate (leaf)", d->deactivate_ev / secs);
+	fprintf(text, "%-32s %14.0f\n", "pgrefill", (ev1[PGREFILL] - ev0[PGREFILL]) / secs);
+	fprintf(text, "%-32s %14.0f\n", "pgactivate", (ev1[PGACTIVATE] - ev0[PGACTIVATE]) / secs);
+	fprintf(text, "%-32s %14.0f\n", "pgdeactivate",
+		(ev1[PGDEACTIVATE] - ev0[PGDEACTIVATE]) / secs);
 	fprintf(text, "%-32s %14.0f\n", "workingset_activate_anon", d->activate[0] / secs);
 	fprintf(text, "%-32s %14.0f\n", "workingset_restore_anon", d->restore[0] / secs);
 	if (caps & BIT(LRU_GEN_CORE))
@@ -57,14 +49,15 @@ void usemem_lru_print(FILE *text, const struct usemem_lru *d, unsigned int caps,
 			"lru_gen max_seq advances", d->max_seq / secs, d->min_seq[0], d->min_seq[1]);
 }
 
-void usemem_lru_json(json_t *j, const struct usemem_lru *d, unsigned int caps)
+void usemem_lru_json(json_t *j, const struct usemem_lru *d, const unsigned long *ev,
+		     unsigned int caps)
 {
 	json_object_set_new(j, "lru", json_string(caps & BIT(LRU_GEN_CORE) ? "mglru" : "classic"));
 	json_object_set_new(j, "lru_gen_enabled", json_integer(caps));
 	/* aging and eviction, under the kernel's names where it has them */
-	json_object_set_new(j, "pgrefill", json_integer((json_int_t)d->refill));
-	json_object_set_new(j, "pgactivate", json_integer((json_int_t)d->activate_ev));
-	json_object_set_new(j, "pgdeactivate", json_integer((json_int_t)d->deactivate_ev));
+	json_object_set_new(j, "pgrefill", json_integer((json_int_t)ev[PGREFILL]));
+	json_object_set_new(j, "pgactivate", json_integer((json_int_t)ev[PGACTIVATE]));
+	json_object_set_new(j, "pgdeactivate", json_integer((json_int_t)ev[PGDEACTIVATE]));
 	json_object_set_new(j, "workingset_activate_anon", json_integer((json_int_t)d->activate[0]));
 	json_object_set_new(j, "workingset_activate_file", json_integer((json_int_t)d->activate[1]));
 	json_object_set_new(j, "workingset_restore_anon", json_integer((json_int_t)d->restore[0]));

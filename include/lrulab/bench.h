@@ -92,17 +92,18 @@ unsigned int bench_lru_gen_caps(const struct bench_opts *o);
 /*
  * usemem's aging and eviction counters for either LRU (bench/usemem_lru.c):
  * taken at the window's ends, turned into the window's deltas, printed
- * and put in the run's JSON.
+ * and put in the run's JSON with the events' deltas @ev.
  */
 struct usemem_lru {
 	unsigned long activate[2], restore[2];	/* workingset_*_anon, _file */
 	unsigned long max_seq, min_seq[2];	/* the leaf's generations */
-	unsigned long refill, activate_ev, deactivate_ev;	/* the leaf's memory.stat */
 };
 void usemem_lru_take(struct usemem_lru *s, struct mem_cgroup *leaf);
 void usemem_lru_delta(struct usemem_lru *end, const struct usemem_lru *start);
-void usemem_lru_print(FILE *text, const struct usemem_lru *d, unsigned int caps, double secs);
-void usemem_lru_json(json_t *j, const struct usemem_lru *d, unsigned int caps);
+void usemem_lru_print(FILE *text, const struct usemem_lru *d, const unsigned long *ev0,
+		      const unsigned long *ev1, unsigned int caps, double secs);
+void usemem_lru_json(json_t *j, const struct usemem_lru *d, const unsigned long *ev,
+		     unsigned int caps);
 
 /*
  * --pattern and --fadvise (bench/usemem_pattern.c): 0, or -1 after one
