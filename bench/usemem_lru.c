@@ -3,7 +3,11 @@
  * usemem's aging and eviction counters, the same for either LRU: the
  * classic lists' moves (pgrefill, pgactivate, pgdeactivate), workingset
  * activations and restores, and the leaf's generations made (max_seq)
- * and retired (min_seq), which stay put under the classic LRU.
+ * and retired (min_seq), which stay put under the classic LRU.  They
+ * are /proc/vmstat's, as the kernel counts them: its pgrefill leaves out
+ * cgroup reclaim, usemem's, so it stays 0 (the leaf's memory.stat has it,
+ * but reading that exactly would flush the stats, which usemem leaves to
+ * the kernel's timing).
  */
 #include <lrulab/bench.h>
 #include <lrulab/mglru.h>
