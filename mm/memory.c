@@ -173,8 +173,14 @@ static void vma_free(struct vm_area_struct *vma)
  * Every VMA starts on a PMD boundary so that its PTE tables are its own
  * and an mTHP's naturally aligned range never straddles two of them.
  */
+/*
+ * @mapping NULL: anonymous, whose vm_pgoff is the virtual page number of
+ * vm_start.  Every field is set before the VMA goes on mm->mmap, where
+ * an MGLRU page-table walker may read it at once.
+ */
 static struct vm_area_struct *vma_create(struct mm_struct *mm, unsigned long len,
-					 unsigned long vm_flags)
+					 unsigned long vm_flags, struct address_space *mapping,
+					 unsigned long pgoff, unsigned int anon_order)
 {
 	unsigned long nr_tables = (len + PMD_SIZE - 1) >> PMD_SHIFT;
 	unsigned long span = nr_tables << PMD_SHIFT;
@@ -198,6 +204,8 @@ static struct vm_area_struct *vma_create(struct mm_struct *mm, unsigned long len
 	}
 	vma->vm_flags = vm_flags;
 	vma->vm_mm = mm;
+	vma->vm_file = mapping;
+	vma->anon_order = anon_order;
 	INIT_LIST_HEAD(&vma->shared);
 
 	spin_lock_at(&mm->page_table_lock, LOCK_SITE("page_table_lock"));
@@ -207,6 +215,8 @@ static struct vm_area_struct *vma_create(struct mm_struct *mm, unsigned long len
 	}
 	vma->vm_start = mm->mmap_base;
 	vma->vm_end = vma->vm_start + len;
+	/* the kernel's anon vm_pgoff: folio->index is the virtual page number */
+	vma->vm_pgoff = mapping ? pgoff : vma->vm_start >> PAGE_SHIFT;
 	mm->mmap_base += span;
 	list_add_tail(&vma->vm_list, &mm->mmap);
 	spin_unlock(&mm->page_table_lock);
@@ -222,20 +232,12 @@ nomem:
 struct vm_area_struct *mmap_anon(struct mm_struct *mm, unsigned long len,
 				 unsigned int order)
 {
-	struct vm_area_struct *vma;
-
 	if (!mm || (order && (order < 2 || order > HPAGE_PMD_ORDER)) ||
 	    len & ((PAGE_SIZE << order) - 1)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	vma = vma_create(mm, len, VM_READ | VM_WRITE);
-	if (!vma)
-		return NULL;
-	vma->anon_order = order;
-	/* the kernel's anon vm_pgoff: folio->index is the virtual page number */
-	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
-	return vma;
+	return vma_create(mm, len, VM_READ | VM_WRITE, NULL, 0, order);
 }
 
 struct vm_area_struct *mmap_shmem(struct mm_struct *mm, struct address_space *mapping,
@@ -247,11 +249,9 @@ struct vm_area_struct *mmap_shmem(struct mm_struct *mm, struct address_space *ma
 		errno = EINVAL;
 		return NULL;
 	}
-	vma = vma_create(mm, len, VM_READ | VM_WRITE | VM_SHARED);
+	vma = vma_create(mm, len, VM_READ | VM_WRITE | VM_SHARED, mapping, pgoff, 0);
 	if (!vma)
 		return NULL;
-	vma->vm_file = mapping;
-	vma->vm_pgoff = pgoff;
 	spin_lock_at(&mapping->i_mmap_lock, LOCK_SITE("i_mmap_lock"));
 	list_add_tail(&vma->shared, &mapping->i_mmap);
 	spin_unlock(&mapping->i_mmap_lock);

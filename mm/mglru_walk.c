@@ -472,8 +472,12 @@ void walk_mm(struct mm_struct *mm, struct lru_gen_mm_walk *walk)
 			err = walk_pud_ranges(mm, walk);
 			spin_unlock(&mm->page_table_lock);
 		}
+		/*
+		 * No cond_resched() here: the caller's RCU read section keeps
+		 * the mm alive, and work run at a scheduling point may wait
+		 * for a grace period.  try_to_inc_max_seq() yields between mms.
+		 */
 		if (walk->batched)
 			reset_batch_size(walk);
-		cond_resched();
 	} while (err == -EAGAIN);
 }
