@@ -141,8 +141,9 @@ static void print_header(const struct pred_recording *rec, const struct pred_pro
 		       "CPU per page (%.0f pages/s per CPU)\n", rec->plain_cpu_ns_per_page,
 		       1e9 / rec->plain_cpu_ns_per_page);
 	if (rec->preemptions)
-		printf("%llu works or holds over 0.5 ms (the thread lost its processor) replaced by "
-		       "their site's mean\n", (unsigned long long)rec->preemptions);
+		printf("%llu works over 0.5 ms or holds over 20 times their site's mean (the thread "
+		       "lost its processor) replaced by their site's mean\n",
+		       (unsigned long long)rec->preemptions);
 	if (a->single_thread_rate > 0)
 		printf("work outside the locks set for %.0f pages/s at one CPU (--single-thread-rate)\n",
 		       a->single_thread_rate);

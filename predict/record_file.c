@@ -249,48 +249,78 @@ out:
 }
 
 /*
- * No stretch of these workloads between two lock operations, nor any
- * critical section, takes half a millisecond: one that does is the
- * thread losing its processor (a timer tick handing it to another task
- * on a shared machine), not the workload.  Such a value becomes the
- * mean of its site's others, and the count is kept with the recording.
+ * No stretch of these workloads between two lock operations takes half
+ * a millisecond: one that does is the thread losing its processor (a
+ * timer tick handing it to another task on a shared machine), not the
+ * workload.  A kernel spinlock's holder cannot lose its processor
+ * (preemption is off), so a hold over twenty times its site's mean (and
+ * over 20 us) is the same accident.  Either becomes its site's mean of
+ * the others, and the count is kept with the recording.
  */
 #define PREEMPT_NS	500000U
+#define HOLD_FACTOR	20
+#define HOLD_FLOOR_NS	20000U
 
-static void drop_preemptions(struct pred_recording *rec)
+struct site_sums {
+	double work, works, hold, holds;
+};
+
+static void site_means(const struct pred_recording *rec, struct site_sums *m, double *limit)
 {
-	double *wsum = calloc(rec->nr_sites + 1, sizeof(double) * 4), *hsum, *wn, *hn;
 	int i;
 	u32 k;
 
-	if (!wsum)
-		return;
-	hsum = wsum + rec->nr_sites + 1;
-	wn = hsum + rec->nr_sites + 1;
-	hn = wn + rec->nr_sites + 1;
 	for (i = 0; i < rec->nr_traces; i++)
 		for (k = 0; k < rec->traces[i].nr; k++) {
 			const struct pred_op *op = &rec->traces[i].ops[k];
+			struct site_sums *s = &m[op->site];
 
 			if (op->work_ns < PREEMPT_NS)
-				wsum[op->site] += op->work_ns, wn[op->site]++;
-			if (op->hold_ns < PREEMPT_NS)
-				hsum[op->site] += op->hold_ns, hn[op->site]++;
+				s->work += op->work_ns, s->works++;
+			if (op->hold_ns < limit[op->site])
+				s->hold += op->hold_ns, s->holds++;
 		}
+}
+
+static void drop_preemptions(struct pred_recording *rec)
+{
+	struct site_sums *m = calloc(rec->nr_sites + 1, sizeof(*m));
+	double *limit = calloc(rec->nr_sites + 1, sizeof(*limit));
+	int i;
+	u32 k;
+
+	if (!m || !limit)
+		goto out;
+	for (i = 0; i <= rec->nr_sites; i++)
+		limit[i] = PREEMPT_NS;
+	site_means(rec, m, limit);
+	/* the means without what the first bound caught, then the tighter bound */
+	for (i = 0; i < rec->nr_sites; i++) {
+		double mean = m[i].holds ? m[i].hold / m[i].holds : 0;
+
+		limit[i] = HOLD_FACTOR * mean > HOLD_FLOOR_NS ? HOLD_FACTOR * mean : HOLD_FLOOR_NS;
+		if (limit[i] > PREEMPT_NS)
+			limit[i] = PREEMPT_NS;
+	}
+	memset(m, 0, (rec->nr_sites + 1) * sizeof(*m));
+	site_means(rec, m, limit);
 	for (i = 0; i < rec->nr_traces; i++)
 		for (k = 0; k < rec->traces[i].nr; k++) {
 			struct pred_op *op = &rec->traces[i].ops[k];
+			const struct site_sums *s = &m[op->site];
 
 			if (op->work_ns >= PREEMPT_NS) {
-				op->work_ns = wn[op->site] ? (u32)(wsum[op->site] / wn[op->site]) : 0;
+				op->work_ns = s->works ? (u32)(s->work / s->works) : 0;
 				rec->preemptions++;
 			}
-			if (op->hold_ns >= PREEMPT_NS) {
-				op->hold_ns = hn[op->site] ? (u32)(hsum[op->site] / hn[op->site]) : 0;
+			if (op->hold_ns >= limit[op->site]) {
+				op->hold_ns = s->holds ? (u32)(s->hold / s->holds) : 0;
 				rec->preemptions++;
 			}
 		}
-	free(wsum);
+out:
+	free(m);
+	free(limit);
 }
 
 /* ---- the file ---- */
