@@ -82,7 +82,8 @@ void usemem_print_flush(FILE *text, unsigned int flush_ms)
 		fprintf(text, "memcg stats flush: periodic every %u ms (not the kernel's %u), reclaim's ratelimited flush when that is a period late\n",
 			flush_ms, FLUSH_TIME_MS);
 	else
-		fprintf(text, "memcg stats flush: no periodic flusher (not the kernel's): reclaim's ratelimited flush on the update threshold alone\n");
+		fprintf(text, "memcg stats flush: no periodic flusher (not the kernel's): reclaim's ratelimited flush on the update threshold, but none for %u ms after a flush of the root (a file run's opening memory.stat snapshot makes one)\n",
+			2 * FLUSH_TIME_MS);
 }
 
 /* inactive_is_low()'s target, on given list sizes */
