@@ -141,7 +141,7 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 		       better_name(repro_row_better(r)), pb, pa, pd, b, a, d, ci);
 	}
 	if (any)
-		printf("\n   # holds on any machine: lock acquisitions per 1000 pages and lock hold time per page count the work done, not this machine's speed; the other rows are this machine's\n");
+		printf("\n   # holds on any machine: counts of work (lock acquisitions per 1000 pages, cmpxchgs per pass) and lock hold time per page, not this machine's speed; the other rows are this machine's\n");
 	else
 		printf("\n   no row holds on any machine: every figure here is this machine's speed (rates, wait times, contention)\n");
 	if (noise)
@@ -258,38 +258,44 @@ static bool have_gnuplot(void)
 }
 
 /*
- * Where the plot's range reaches: every bar inside the frame, and the
- * intervals too unless one reaches past three times the tallest bar (a
- * 2-run --quick cell's can reach +100000%), which is cut at the frame.
+ * A change past +300% is cut there in the plot, its value written above
+ * the bar: one +66410% (0.1 ms of wait -> 78 ms) would otherwise flatten
+ * every other row to nothing.  Changes cannot go below -100%.
  */
-static void plot_extent(const struct repro_table *t, double *lo, double *hi, bool *cut)
+#define PLOT_CAP_PCT 300.0
+
+static void plot_value(FILE *f, double v)
 {
-	double blo = 0, bhi = 0, cap;
-	int i;
+	fprintf(f, isnan(v) ? "? " : "%g ", fmin(v, PLOT_CAP_PCT));
+}
 
-	for (i = 0; i < t->nr_rows; i++) {
-		const struct repro_row *r = &t->rows[i];
-		double v[2] = { pub_delta(r), r->delta_pct };
-
-		if (!isnan(v[0]))
-			blo = fmin(blo, v[0]), bhi = fmax(bhi, v[0]);
-		if (!isnan(v[1]))
-			blo = fmin(blo, v[1]), bhi = fmax(bhi, v[1]);
+/* where a cut bar's value goes, and the value, or "?" "" */
+static void plot_cut_label(FILE *f, double v, bool *cut)
+{
+	if (isnan(v) || v <= PLOT_CAP_PCT) {
+		fprintf(f, "? \"\" ");
+		return;
 	}
-	cap = 3 * fmax(100, fmax(-blo, bhi));
-	*lo = blo;
-	*hi = bhi;
-	*cut = false;
+	*cut = true;
+	fprintf(f, "%g \"%+.0f%%\" ", PLOT_CAP_PCT, v);
+}
+
+/* Where the plot's range reaches: every (cut) bar and interval inside the frame. */
+static void plot_extent(const struct repro_table *t, double *lo, double *hi)
+{
+	int i, k;
+
+	*lo = 0;
+	*hi = 0;
 	for (i = 0; i < t->nr_rows; i++) {
 		const struct repro_row *r = &t->rows[i];
+		double v[4] = { pub_delta(r), r->delta_pct, r->ci_low_pct, r->ci_high_pct };
 
-		if (!isnan(r->ci_low_pct)) {
-			*cut |= r->ci_low_pct < -cap;
-			*lo = fmin(*lo, fmax(r->ci_low_pct, -cap));
-		}
-		if (!isnan(r->ci_high_pct)) {
-			*cut |= r->ci_high_pct > cap;
-			*hi = fmax(*hi, fmin(r->ci_high_pct, cap));
+		for (k = 0; k < 4; k++) {
+			if (isnan(v[k]))
+				continue;
+			*lo = fmin(*lo, v[k]);
+			*hi = fmax(*hi, fmin(v[k], PLOT_CAP_PCT));
 		}
 	}
 }
@@ -298,13 +304,14 @@ static void plot_extent(const struct repro_table *t, double *lo, double *hi, boo
  * Published and measured deltas per row, our interval as error bars.
  * Each row's name says its unit and which way is better, "#" marks what
  * holds on any machine, and a row below its resolution gets no bar of
- * ours ("~0").  The legend sits above the plot, clear of the bars.
+ * ours ("~0").  The legend sits above the plot, clear of the bars, and
+ * the range holds every bar, those cut at +300% with their value.
  */
 int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 {
 	char dat[4096], gp[4096], png[4096];
 	double lo, hi, pad;
-	bool cut;
+	bool cut[2] = { false, false };	/* published, ours */
 	FILE *f;
 	pid_t pid;
 	int i, status;
@@ -315,24 +322,28 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 	f = fopen(dat, "w");
 	if (!f)
 		return -1;
-	fprintf(f, "# label published_delta_pct delta_pct ci_low_pct ci_high_pct\n");
+	fprintf(f, "# label published_delta_pct delta_pct ci_low_pct ci_high_pct (each cut at +%g%%) published_cut_at published_value cut_at value\n",
+		PLOT_CAP_PCT);
 	for (i = 0; i < t->nr_rows; i++) {
 		const struct repro_row *r = &t->rows[i];
 		int better = repro_row_better(r);
-		double pd = pub_delta(r);
 
 		fprintf(f, "\"%s%s (%s, %s%s)\" ", repro_row_any_machine(r) ? "# " : "", r->label,
 			r->unit, better > 0 ? "higher is better" : better < 0 ? "lower is better" :
 			"should not change", r->below_resolution ? "; ~0" : "");
-		fprintf(f, isnan(pd) ? "? " : "%g ", pd);
-		fprintf(f, isnan(r->delta_pct) ? "? " : "%g ", r->delta_pct);
-		fprintf(f, isnan(r->ci_low_pct) ? "? " : "%g ", r->ci_low_pct);
-		fprintf(f, isnan(r->ci_high_pct) ? "?\n" : "%g\n", r->ci_high_pct);
+		plot_value(f, pub_delta(r));
+		plot_value(f, r->delta_pct);
+		plot_value(f, r->ci_low_pct);
+		plot_value(f, r->ci_high_pct);
+		plot_cut_label(f, pub_delta(r), &cut[0]);
+		plot_cut_label(f, r->delta_pct, &cut[1]);
+		fprintf(f, "\n");
 	}
 	if (fclose(f))
 		return -1;
-	plot_extent(t, &lo, &hi, &cut);
-	pad = fmax(5, 0.08 * (hi - lo));
+	plot_extent(t, &lo, &hi);
+	/* room above a cut bar for its value */
+	pad = fmax(5, (cut[0] || cut[1] ? 0.14 : 0.08) * (hi - lo));
 	f = fopen(gp, "w");
 	if (!f)
 		return -1;
@@ -344,7 +355,7 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 		   "set termoption noenhanced\n"
 		   "set output '%s'\n"
 		   "set title \"%s: change after vs before, published vs this machine (%d CPUs, 95%% CI as error bars)\\n"
-		   "# holds on any machine; ~0: below the row's resolution, no bar of ours%s\"\n"
+		   "# holds on any machine; ~0: below the row's resolution, no bar of ours; bars and intervals past +%g%% cut there, the bar's value above it\"\n"
 		   "set datafile missing '?'\n"
 		   "set style fill solid 0.6 border -1\n"
 		   "set boxwidth 0.35\n"
@@ -354,16 +365,22 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 		   "set xrange [-0.6:%d.6]\n"
 		   "set xtics rotate by 45 right\n"
 		   "set bmargin at screen 0.40\n"
-		   "set lmargin at screen 0.26\n"
+		   "set lmargin at screen 0.30\n"
 		   "set grid ytics\n"
 		   "set key tmargin center horizontal\n"
 		   "set rmargin at screen 0.98\n"
 		   "set xzeroaxis\n"
 		   "plot '%s' using ($0-0.18):2:xtic(1) with boxes title 'published', \\\n"
 		   "     '' using ($0+0.18):3 with boxes title 'this machine (median)', \\\n"
-		   "     '' using ($0+0.18):3:4:5 with yerrorbars lc rgb 'black' pt 0 notitle\n",
-		png, t->seed, ro->cpus,
-		cut ? "; intervals past 3x the tallest bar cut at the frame" : "", floor(lo - pad), ceil(hi + pad), t->nr_rows - 1, dat);
+		   "     '' using ($0+0.18):3:4:5 with yerrorbars lc rgb 'black' pt 0 notitle",
+		png, t->seed, ro->cpus, PLOT_CAP_PCT, floor(lo - pad), ceil(hi + pad),
+		t->nr_rows - 1, dat);
+	/* gnuplot warns of a series with no point: only those with a cut bar */
+	if (cut[0])
+		fprintf(f, ", \\\n     '' using ($0-0.18):6:7 with labels offset 0,1 notitle");
+	if (cut[1])
+		fprintf(f, ", \\\n     '' using ($0+0.18):8:9 with labels offset 0,1 notitle");
+	fprintf(f, "\n");
 	if (fclose(f))
 		return -1;
 

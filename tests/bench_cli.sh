@@ -366,7 +366,7 @@ grep -q '^  pgrotated / s  *\/s  *neither *|  *-  *-  *- |  *0  *0  *~0  below r
 grep -q '^# acquisitions, every lru_lock site  *\/1k recl  *lower ' "$out" ||
 	fail "repro s1: acquisitions per 1000 reclaimed pages not marked as holding on any machine"
 grep -q '^   # holds on any machine: ' "$out" || fail "repro s1: no note on what holds on any machine"
-grep -q '^"pgrotated / s (/s, should not change; ~0)" ? ? ? ?$' "$tmp/res/s1-vmstat-scan-cost.dat" ||
+grep -q '^"pgrotated / s (/s, should not change; ~0)" ? ? ? ? ' "$tmp/res/s1-vmstat-scan-cost.dat" ||
 	fail "repro s1: pgrotated plotted"
 grep -q '"label": "pgrotated / s",' "$tmp/res/s1-vmstat-scan-cost.json" &&
 	tr -d ' \n' <"$tmp/res/s1-vmstat-scan-cost.json" |
