@@ -760,14 +760,15 @@ static void *race_folder(void *arg)
 	long *direct = arg;
 	int cpu;
 
-	while (!__atomic_load_n(&race_done, __ATOMIC_ACQUIRE)) {
+	/* once at least, however late the scheduler starts this thread */
+	do {
 		for (cpu = 0; cpu < RACE_CPUS; cpu++)
 			refresh_cpu_vm_stats(cpu);
 		(void)node_page_state_snapshot(NODE_DATA(0), NR_FILE_PAGES);
 		(void)sum_vm_event(PGREFILL);
 		mod_node_page_state(NODE_DATA(0), NR_FILE_PAGES, 1);
 		(*direct)++;
-	}
+	} while (!__atomic_load_n(&race_done, __ATOMIC_ACQUIRE));
 	return NULL;
 }
 
