@@ -56,11 +56,15 @@ static int dcmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* P10 and P90 of the paired deltas, in percent */
-static void paired_band(const double *b, const double *a, int n, double *lo, double *hi)
+/* P10 and P90 of the paired deltas and the central one (@cb, @ca), in percent */
+static void paired_band(double cb, double ca, const double *b, const double *a, int n,
+			double *lo, double *hi)
 {
-	double d[PRED_MAX_DRAWS];
+	double d[PRED_MAX_DRAWS + 1];
 	int i, k = 0;
+
+	if (cb > 0)
+		d[k++] = 100.0 * (ca - cb) / cb;
 
 	for (i = 0; i < n; i++)
 		if (b[i] > 0)
@@ -131,7 +135,7 @@ static void fill(struct repro_row *row, double b, double a, const double *db,
 	row->after = a;
 	row->delta_pct = b ? 100.0 * (a - b) / b : NAN;
 	row->n = n;
-	paired_band(db, da, n, &row->ci_low_pct, &row->ci_high_pct);
+	paired_band(b, a, db, da, n, &row->ci_low_pct, &row->ci_high_pct);
 }
 
 static const struct { const char *type; int threads; } s0_rows[] = {
@@ -258,8 +262,10 @@ int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char
 				 "its after side is another build (the layout), which the predictor does not record yet");
 		return 0;
 	}
-	if (!err)
+	if (!err) {
 		repro_table_note(t, "predicted: lrulab predict, 1-thread recordings here, profiles/skylake-2s-80; their CI column is the P10-P90 of %d paired draws of its ranges",
 				 REPRO_DRAWS);
+		repro_table_note(t, "predicted: one recording per side; the spread between recordings on a busy machine (10-40 pp at 80 CPUs here) is not in that band");
+	}
 	return err;
 }
