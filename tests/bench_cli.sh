@@ -224,7 +224,9 @@ fi
 # usemem's prefault is bounded too (20 s for a 0.3 s run once): it gets
 # --seconds, at least 1 s, + 20 ms per thread; then the window; then 1 s
 # + 40 ms per thread for the threads to finish the fault they are in at
-# the cut and at the end (behind preempted lock holders), and the teardown.  A cut prefault says how far it got.
+# the cut and at the end (behind preempted lock holders), and the teardown.
+# A cut prefault says how far it got.  8M a thread: with 256M leaves a
+# fault in flight can sit in reclaim for seconds, which no cut shortens.
 t0=$(date +%s%N)
 "$LRULAB" bench usemem --threads "$many" --mem 8M --seconds 0.3 --json >"$out" 2>"$err" ||
 	fail "bench usemem --threads $many --seconds 0.3: exit $?"
