@@ -585,6 +585,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	}
 	if (o->regular)
 		usemem_stats_end(&stats, leaf, text, extra);
+	/* the generations as the run left them, before the teardown empties them */
+	usemem_show = bench_show_capture(o);
 
 	if (cpu_enter(0, false) == 0) {
 		/* the writes still out end before the teardown unmaps their pages */
@@ -639,7 +641,6 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	mem_cgroup_offline(parent);
 	free(t);
 	swapoff();
-	usemem_show = bench_show_capture(o);
 	lrulab_exit();
 	lrulab_switches_clear();
 	return err || bad ? 1 : 0;
