@@ -514,15 +514,17 @@ bool should_abort_scan(struct lruvec *lruvec, struct scan_control *sc)
 
 /*
  * Evict in MIN_LRU_BATCH steps, aging first whenever should_run_aging()
- * says so; root reclaim moves on to the next memcg after aging one.
- * True when the lruvec aged (its memcg then goes to the young
+ * says so.  Root reclaim still evicts the batch after aging and only
+ * then moves on to the next memcg (v7.2 vmscan.c:4950), so that an
+ * lruvec short of cold folios gives one batch instead of none.  True
+ * when this call made max_seq advance (the memcg then goes to the young
  * generation of the memcg LRU).
  */
 bool try_to_shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 {
 	int swappiness = get_swappiness(lruvec, sc);
 	long nr_to_scan = get_nr_to_scan(lruvec, sc, swappiness);
-	bool aged = false;
+	bool need_rotate = false, should_age = false;
 
 	while (nr_to_scan > 0) {
 		unsigned long max_seq = READ_ONCE(lruvec->lrugen.max_seq);
@@ -530,20 +532,22 @@ bool try_to_shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 
 		if (should_run_aging(lruvec, max_seq, sc, swappiness)) {
 			if (try_to_inc_max_seq(lruvec, max_seq, swappiness, false))
-				aged = true;
-			if (root_reclaim(sc) && aged)
-				break;
+				need_rotate = true;
+			should_age = true;
 		}
 		delta = evict_folios(min_t(unsigned long, (unsigned long)nr_to_scan,
 					   MIN_LRU_BATCH), lruvec, sc, swappiness);
 		if (!delta)
 			break;
-		nr_to_scan -= delta;
 		if (should_abort_scan(lruvec, sc))
 			break;
+		/* low on cold folios: fairness asks for the next memcg */
+		if (root_reclaim(sc) && should_age)
+			break;
+		nr_to_scan -= delta;
 		cond_resched();
 	}
-	return aged;
+	return need_rotate;
 }
 
 /* memcg reclaim (memory.max, memory.reclaim): the lruvec of each memcg */

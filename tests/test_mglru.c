@@ -504,6 +504,42 @@ static void test_swappiness(void **state)
 	file_free(file);
 }
 
+/*
+ * Root reclaim at priority 0, file only: 128 referenced file pages in
+ * max_seq - 2.  The first batch evicts 64 without aging; then three
+ * generations are left and aging is due: max_seq advances, the batch
+ * after it still evicts the other 64, and only then does the loop stop
+ * for the next memcg (it would have had 128 more to scan).
+ */
+static void test_shrink_root_ages_then_evicts(void **state)
+{
+	struct lruvec *lruvec = test_lruvec();
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	struct address_space *file = file_setup(128);
+	struct scan_control sc = reclaim_sc();
+	unsigned long i;
+
+	/* drained one by one: none fills the batch before its access marks it */
+	for (i = 0; i < 128; i++) {
+		assert_int_equal(file_read_page(file, i, memcg, NULL), 0);
+		lru_add_drain();
+	}
+	assert_int_equal(gen_pages(lruvec, 1, LRU_GEN_FILE), 128);
+	sc.target_mem_cgroup = NULL;
+	sc.priority = 0;
+	sc.may_swap = 0;
+
+	assert_true(try_to_shrink_lruvec(lruvec, &sc));
+	assert_int_equal(sc.nr_reclaimed, 128);
+	assert_int_equal(lrugen->max_seq, 4);
+	/* generations 1 and 2 empty: the file type's oldest is 3 */
+	assert_int_equal(lrugen->min_seq[LRU_GEN_FILE], 3);
+	for (i = 0; i < 128; i++)
+		assert_false(cached(file, i));
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	file_free(file);
+}
+
 /* ---- the PID controller ---- */
 
 static void set_ctrl(struct lruvec *lruvec, int type, int tier, unsigned long refaulted,
@@ -806,6 +842,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_test_recent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evict_oldest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swappiness, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shrink_root_ages_then_evicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_controller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kswapd, setup, teardown),
 		cmocka_unit_test(test_min_ttl),
