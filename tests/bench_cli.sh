@@ -165,6 +165,8 @@ good '^memcg [0-9]* /mglru-age$' bench mglru-age --procs 1 --mem 64K --passes 1 
 good '^                     3 ' bench mglru-age --procs 1 --mem 64K --passes 1 --show lru_gen_full
 good '^ node     0$' bench fault-free --threads 1 --loops 1 --mem 64K --show lru_gen
 good '^ node     0$' bench usemem --threads 1 --mem 4M --seconds 0.02 --show lru_gen
+# the leaf's generations as the run left them, before the teardown offlines it
+good '^memcg [0-9]* /usemem/leaf$' bench usemem --threads 1 --mem 4M --seconds 0.02 --show lru_gen
 good 'usage: lrulab ab' ab --help
 good 'usage: lrulab repro' repro --help
 
