@@ -382,6 +382,7 @@ int evict_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 	int type = LRU_GEN_FILE;
 	LIST_HEAD(list);
 	LIST_HEAD(clean);
+	unsigned long isolated;
 	int scanned;
 
 	spin_lock_at(&lruvec->lru_lock, SITE_EVICT_ISOLATE);
@@ -394,14 +395,13 @@ int evict_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 		lru_gen_cas_fold();
 		return scanned;
 	}
+	isolated = list_pages(&list);
 retry:
-	{
-		unsigned long nr_taken = list_pages(&list);
-
-		reclaimed = shrink_folio_list(&list, pgdat, sc, &stat, false);
-		sc->nr_reclaimed += reclaimed;
-		handle_reclaim_writeback(sc, &stat, nr_taken, type);
-	}
+	reclaimed = shrink_folio_list(&list, pgdat, sc, &stat, false);
+	sc->nr_reclaimed += reclaimed;
+	/* the retry pass took nothing new: its folios were counted once */
+	if (!skip_retry)
+		handle_reclaim_writeback(sc, &stat, isolated, type);
 	sort_survivors(lruvec, &list, &clean, type, skip_retry);
 
 	spin_lock_at(&lruvec->lru_lock, SITE_EVICT_PUTBACK);

@@ -540,6 +540,35 @@ static void test_shrink_root_ages_then_evicts(void **state)
 	file_free(file);
 }
 
+/*
+ * A clean, unmapped file folio that shrink_folio_list() cannot free (an
+ * extra reference) is tried once more as one that may have missed its
+ * rotation; the retry took nothing new, so the folio counts once in
+ * the reclaim's taken pages, and it goes back to the LRU.
+ */
+static void test_evict_retry_counted_once(void **state)
+{
+	struct lruvec *lruvec = test_lruvec();
+	struct address_space *file = file_setup(1);
+	struct scan_control sc = reclaim_sc();
+	struct folio *folio;
+
+	assert_int_equal(file_read_page(file, 0, memcg, NULL), 0);
+	lru_add_drain();
+	folio = filemap_get_folio(file, 0);
+	to_oldest(lruvec, folio);
+
+	assert_int_equal(evict_folios(64, lruvec, &sc, 0), 1);
+	assert_int_equal(sc.nr_reclaimed, 0);
+	assert_int_equal(sc.nr.taken, 1);
+	assert_int_equal(sc.nr.dirty, 0);
+	assert_true(folio_test_lru(folio));
+	assert_true(cached(file, 0));
+	folio_put(folio);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	file_free(file);
+}
+
 /* ---- the PID controller ---- */
 
 static void set_ctrl(struct lruvec *lruvec, int type, int tier, unsigned long refaulted,
@@ -843,6 +872,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_evict_oldest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swappiness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shrink_root_ages_then_evicts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_evict_retry_counted_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_controller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kswapd, setup, teardown),
 		cmocka_unit_test(test_min_ttl),
