@@ -224,11 +224,12 @@ static bool isolate_folio(struct lruvec *lruvec, struct folio *folio, struct sca
  * Up to @nr_to_scan folios from the tail of the oldest generation of
  * @type, zone by zone from reclaim_idx down; a zone stops after
  * MIN_LRU_BATCH pages isolated or skipped, the scan after MIN_LRU_BATCH
- * isolated.  The pages scanned, or 0 when nothing could be isolated
- * and the budget was not used up (nothing eligible).
+ * isolated.  The pages scanned, sorted ones included (v7.2; 6.12
+ * returned 0 when nothing was isolated); *@isolatedp the ones isolated.
  */
 static int scan_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
-		       struct scan_control *sc, int type, int tier, struct list_head *list)
+		       struct scan_control *sc, int type, int tier, struct list_head *list,
+		       long *isolatedp)
 {
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
@@ -281,28 +282,39 @@ static int scan_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 	count_memcg_events(memcg, PGSCAN_ANON + type, (unsigned long)isolated);
 	if (type == LRU_GEN_FILE)
 		sc->nr.file_taken += (unsigned int)isolated;
-	return isolated || !remaining ? (int)scanned : 0;
+	*isolatedp = isolated;
+	return (int)scanned;
 }
 
-/* The controller's type first; the other only if nothing was scanned. */
+/*
+ * The controller's type first, until something is isolated.  A type
+ * that was scanned but gave nothing (its folios sorted up) is tried
+ * again rather than left for the other: falling back that readily
+ * would undo the controller's choice.  Only a type with nothing to scan
+ * hands over.  The pages scanned over both rounds.
+ */
 static int isolate_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
-			  struct scan_control *sc, int swappiness, int *type_scanned,
-			  struct list_head *list)
+			  struct scan_control *sc, int swappiness, int *type_isolated,
+			  struct list_head *list, long *isolated)
 {
 	int type = get_type_to_scan(lruvec, swappiness);
-	int i;
+	int i, total = 0;
 
+	*isolated = 0;
 	for_each_evictable_type(i, swappiness) {
 		int tier = get_tier_idx(lruvec, type);
 		int scanned;
 
-		*type_scanned = type;
-		scanned = scan_folios(nr_to_scan, lruvec, sc, type, tier, list);
-		if (scanned)
-			return scanned;
-		type = !type;
+		scanned = scan_folios(nr_to_scan, lruvec, sc, type, tier, list, isolated);
+		total += scanned;
+		if (*isolated) {
+			*type_isolated = type;
+			break;
+		}
+		if (!scanned)
+			type = !type;
 	}
-	return 0;
+	return total;
 }
 
 /*
@@ -360,16 +372,6 @@ static void handle_reclaim_writeback(struct scan_control *sc, const struct recla
 		wakeup_flusher_threads();
 }
 
-static unsigned long list_pages(struct list_head *list)
-{
-	struct folio *folio;
-	unsigned long nr = 0;
-
-	list_for_each_entry(folio, list, lru)
-		nr += (unsigned long)folio_nr_pages(folio);
-	return nr;
-}
-
 int evict_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 		 struct scan_control *sc, int swappiness)
 {
@@ -382,12 +384,13 @@ int evict_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 	int type = LRU_GEN_FILE;
 	LIST_HEAD(list);
 	LIST_HEAD(clean);
-	unsigned long isolated;
+	long isolated;
 	int scanned;
 
 	spin_lock_at(&lruvec->lru_lock, SITE_EVICT_ISOLATE);
 	try_to_inc_min_seq(lruvec, swappiness);
-	scanned = isolate_folios(nr_to_scan, lruvec, sc, swappiness, &type, &list);
+	scanned = isolate_folios(nr_to_scan, lruvec, sc, swappiness, &type, &list, &isolated);
+	/* sorting may have emptied the oldest generation */
 	if (scanned)
 		try_to_inc_min_seq(lruvec, swappiness);
 	spin_unlock(&lruvec->lru_lock);
@@ -395,13 +398,12 @@ int evict_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 		lru_gen_cas_fold();
 		return scanned;
 	}
-	isolated = list_pages(&list);
 retry:
 	reclaimed = shrink_folio_list(&list, pgdat, sc, &stat, false);
 	sc->nr_reclaimed += reclaimed;
 	/* the retry pass took nothing new: its folios were counted once */
 	if (!skip_retry)
-		handle_reclaim_writeback(sc, &stat, isolated, type);
+		handle_reclaim_writeback(sc, &stat, (unsigned long)isolated, type);
 	sort_survivors(lruvec, &list, &clean, type, skip_retry);
 
 	spin_lock_at(&lruvec->lru_lock, SITE_EVICT_PUTBACK);

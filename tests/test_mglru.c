@@ -569,6 +569,55 @@ static void test_evict_retry_counted_once(void **state)
 	file_free(file);
 }
 
+/*
+ * An oldest generation whose folios are all promoted lazily (refs
+ * saturated and workingset: five fd accesses each) isolates nothing,
+ * but it was scanned: evict_folios() says so, and the generation it
+ * emptied is retired, so that reclaim goes on with the next one.
+ */
+static void test_evict_sorted_only(void **state)
+{
+	struct lruvec *lruvec = test_lruvec();
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	struct address_space *file = file_setup(4);
+	struct scan_control sc = reclaim_sc();
+	unsigned long i;
+	int n;
+
+	for (i = 0; i < 4; i++)
+		assert_int_equal(file_read_page(file, i, memcg, NULL), 0);
+	lru_add_drain();
+	for (i = 0; i < 4; i++) {
+		struct folio *folio = filemap_get_folio(file, i);
+
+		for (n = 0; n < 4; n++)
+			assert_int_equal(file_read_page(file, i, memcg, NULL), 0);
+		assert_int_equal(folio_lru_refs(folio), 4);
+		assert_true(folio_test_workingset(folio));
+		to_oldest(lruvec, folio);
+		folio_put(folio);
+	}
+	assert_int_equal(gen_pages(lruvec, 0, LRU_GEN_FILE), 4);
+
+	assert_int_equal(evict_folios(64, lruvec, &sc, 0), 4);
+	assert_int_equal(sc.nr_reclaimed, 0);
+	assert_int_equal(lrugen->min_seq[LRU_GEN_FILE], 1);
+	assert_int_equal(gen_pages(lruvec, 1, LRU_GEN_FILE), 4);
+	for (i = 0; i < 4; i++) {
+		struct folio *folio = filemap_get_folio(file, i);
+
+		/* the protection was paid for: refs gone, workingset kept */
+		assert_int_equal(folio_lru_gen(folio), 1);
+		assert_int_equal(folio_lru_refs(folio), 0);
+		assert_true(folio_test_workingset(folio));
+		folio_put(folio);
+	}
+	/* not counted as protected: the retired generation fed nothing in */
+	assert_int_equal(lrugen->avg_total[LRU_GEN_FILE][3], 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	file_free(file);
+}
+
 /* ---- the PID controller ---- */
 
 static void set_ctrl(struct lruvec *lruvec, int type, int tier, unsigned long refaulted,
@@ -873,6 +922,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_swappiness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shrink_root_ages_then_evicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evict_retry_counted_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_evict_sorted_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_controller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kswapd, setup, teardown),
 		cmocka_unit_test(test_min_ttl),
