@@ -200,8 +200,10 @@ static bool sort_folio(struct lruvec *lruvec, struct folio *folio, struct scan_c
 }
 
 /*
- * The model's reclaim always may do I/O (GFP_KERNEL), so the kernel's
- * swap-constrained test never applies.
+ * Dirty, writeback and swap-constrained folios are isolated like any
+ * other: shrink_folio_list() deals with them, PG_reclaim included,
+ * which isolation leaves as it is (v7.2; 6.12 cleared it here and kept
+ * some dirty folios back).
  */
 static bool isolate_folio(struct lruvec *lruvec, struct folio *folio, struct scan_control *sc)
 {
@@ -214,8 +216,6 @@ static bool isolate_folio(struct lruvec *lruvec, struct folio *folio, struct sca
 	/* refs without PG_referenced are stale: zero them (s2 may skip the CAS) */
 	if (!folio_test_referenced(folio))
 		folio_flags_set_mask(folio, LRU_REFS_MASK, 0);
-	/* shrink_folio_list() sets it again for a writeback it starts */
-	folio_clear_reclaim(folio);
 	lru_gen_del_folio(lruvec, folio, true);
 	return true;
 }

@@ -544,7 +544,8 @@ static void test_shrink_root_ages_then_evicts(void **state)
  * A clean, unmapped file folio that shrink_folio_list() cannot free (an
  * extra reference) is tried once more as one that may have missed its
  * rotation; the retry took nothing new, so the folio counts once in
- * the reclaim's taken pages, and it goes back to the LRU.
+ * the reclaim's taken pages, and it goes back to the LRU with the
+ * PG_reclaim it came with.
  */
 static void test_evict_retry_counted_once(void **state)
 {
@@ -557,12 +558,15 @@ static void test_evict_retry_counted_once(void **state)
 	lru_add_drain();
 	folio = filemap_get_folio(file, 0);
 	to_oldest(lruvec, folio);
+	/* isolation leaves PG_reclaim to shrink_folio_list() */
+	folio_set_reclaim(folio);
 
 	assert_int_equal(evict_folios(64, lruvec, &sc, 0), 1);
 	assert_int_equal(sc.nr_reclaimed, 0);
 	assert_int_equal(sc.nr.taken, 1);
 	assert_int_equal(sc.nr.dirty, 0);
 	assert_true(folio_test_lru(folio));
+	assert_true(folio_test_reclaim(folio));
 	assert_true(cached(file, 0));
 	folio_put(folio);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
