@@ -253,9 +253,12 @@ bool lru_gen_clear_refs(struct folio *folio)
 
 /*
  * The rmap walk of eviction saw a young PTE: the first sighting only
- * marks the folio, the second makes it workingset and has it activated
- * (taken off its list and added back with PG_active), unlike the page
- * table walk, which moves the generation in place (folio_update_gen()).
+ * marks the folio; a later one has it activated (taken off its list and
+ * added back with PG_active), unlike the page-table walk, which moves
+ * the generation in place (folio_update_gen()).  It becomes workingset
+ * once its refs show two accesses; before that the sighting counts as
+ * one more access (v7.2's "promote on second access"), so a folio the
+ * rmap walk alone found young is workingset on its third sighting.
  */
 bool lru_gen_set_refs(struct folio *folio)
 {
@@ -263,6 +266,9 @@ bool lru_gen_set_refs(struct folio *folio)
 		set_mask_bits(&folio->flags, LRU_REFS_MASK, BIT(PG_referenced));
 		return false;
 	}
-	set_mask_bits(&folio->flags, LRU_REFS_FLAGS, BIT(PG_workingset));
+	if (folio_lru_refs(folio) > 1)
+		set_mask_bits(&folio->flags, LRU_REFS_FLAGS, BIT(PG_workingset));
+	else
+		folio_mark_accessed(folio);
 	return true;
 }

@@ -140,6 +140,39 @@ static void test_inc_refs_ladder(void **state)
 	assert_true(lru_gen_clear_refs(&f));
 }
 
+/*
+ * Young sightings by the rmap walk (lru_gen_set_refs()): the first only
+ * marks; later ones activate, the second as one more access (refs 2),
+ * the third as workingset with the refs cleared.  A workingset folio
+ * whose refs were paid for counts the sighting as an access again.
+ */
+static void test_set_refs_ladder(void **state)
+{
+	struct folio f;
+
+	memset(&f, 0, sizeof(f));
+	f.flags = (2UL + 1) << LRU_GEN_PGOFF;
+	assert_false(lru_gen_set_refs(&f));
+	assert_int_equal(folio_lru_refs(&f), 1);
+	assert_false(folio_test_workingset(&f));
+
+	assert_true(lru_gen_set_refs(&f));
+	assert_int_equal(folio_lru_refs(&f), 2);
+	assert_false(folio_test_workingset(&f));
+
+	assert_true(lru_gen_set_refs(&f));
+	assert_int_equal(folio_lru_refs(&f), 0);
+	assert_true(folio_test_workingset(&f));
+	assert_int_equal(f.flags & LRU_REFS_MASK, 0);
+
+	assert_true(lru_gen_set_refs(&f));
+	assert_int_equal(folio_lru_refs(&f), 1);
+	assert_true(folio_test_workingset(&f));
+	/* none of it moves the generation or sets PG_active */
+	assert_int_equal(folio_lru_gen(&f), 2);
+	assert_false(folio_test_active(&f));
+}
+
 /* ---- placement ---- */
 
 /* A stand-in folio of @file type with @flags, in the test lruvec's node. */
@@ -918,6 +951,7 @@ int main(void)
 		cmocka_unit_test(test_gen_field_round_trip),
 		cmocka_unit_test(test_refs_round_trip),
 		cmocka_unit_test_setup_teardown(test_inc_refs_ladder, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_set_refs_ladder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folio_seq_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_add_del_lists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_read_placement, setup, teardown),
