@@ -67,7 +67,7 @@ struct repro_table {
 	bool oversubscribed;
 	json_t *runs;		/* every run's JSON object, by cell */
 	json_t *extra;		/* seed-specific additions to the JSON table */
-	char notes[6][320];
+	char notes[10][320];
 	int nr_notes;
 };
 

@@ -76,9 +76,9 @@ static const struct s0_published {
  * The memcg stats flush period of s1's runs.  The kernel's FLUSH_TIME is
  * 2 s of wall time, and what it does to reclaim depends on how many
  * times the leaf turns over in it: about once in the mail (67K pgsteal/s
- * on a 512M leaf).  The model reclaims 10 to 40 times faster per leaf
+ * on a 512M leaf).  The model reclaims 20 to 60 times faster per leaf
  * page, so at 2 s its reclaim reads sizes from the stale-stats corner
- * and the charge OOMs; 100 ms keeps one to two turnovers per period.
+ * and the charge OOMs; 100 ms keeps one to three turnovers per period.
  * The table says so, and shows the turnovers beside the mail's.
  */
 #define S1_FLUSH_MS 100
@@ -393,7 +393,7 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 	repro_table_note(t, ro->swap_async ?
 			 "swap: async, a disk as the mail's swap file: pages copied, writes end 100 us later and rotate their folios to the inactive tail" :
 			 "swap: sync, zram-like (zstd), written and freed in one pass; the mail swapped to a file (--swap-io async)");
-	repro_table_note(t, "memcg stats flush every %d ms, not the kernel's 2 s: the mail's leaf turns over about once per 2 s (row: leaf turnovers), this one 10-40 times, which puts reclaim in the stale-stats corner and OOMs",
+	repro_table_note(t, "memcg stats flush every %d ms, not the kernel's 2 s: this leaf turns over 20-60x faster than the mail's (row: leaf turnovers); at 2 s reclaim hits the stale-stats corner and OOMs",
 			 S1_FLUSH_MS);
 	repro_table_note(t, "median of %ld runs, before/after alternating, each a fresh process; wait in ms: published over the mail's %d s window, ours over each run's",
 			 ro->reps, S1_MAIL_WINDOW_S);

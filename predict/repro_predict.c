@@ -259,6 +259,7 @@ int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char
 	else {
 		repro_table_note(t, "--predict: no predicted rows for %s: %s", which,
 				 !strcmp(which, "s1") ? "usemem runs its own model and cannot be recorded yet" :
+				 !strcmp(which, "s2") ? "an aging pass is one thread's walk, with no lock queue to simulate" :
 				 "its after side is another build (the layout), which the predictor does not record yet");
 		return 0;
 	}
