@@ -609,7 +609,10 @@ void lockstat_print_notes(FILE *f, const char *indent, unsigned int hold_sampled
 			indent, (unsigned long long)lrulab_clock_cost_ns());
 	if (spin_yield)
 		fprintf(f, "%swaiters yield the processor after %u spins (more threads "
-			"than processors)\n", indent, READ_ONCE(lrulab_spin_yield_loops));
+			"than processors), and qspinlock is the paravirt one: a free "
+			"lock may be taken out of turn (%llu times)\n", indent,
+			READ_ONCE(lrulab_spin_yield_loops),
+			(unsigned long long)lrulab_pv_steals());
 	else
 		fprintf(f, "%swaiters spin until served, never yield\n", indent);
 }

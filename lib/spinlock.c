@@ -7,7 +7,8 @@
  *
  *   qspinlock     the kernel's queued lock: fast-path cmpxchg, one
  *                 "pending" waiter spinning on the word, everyone else in
- *                 an MCS queue spinning on their own node.  FIFO.
+ *                 an MCS queue spinning on their own node.  FIFO; with
+ *                 more threads than processors the paravirt variant.
  *   ticket        next/owner halves, xadd to take a ticket.  FIFO, but
  *                 every waiter spins on the lock word.
  *   tas           test-and-test-and-set.  Unfair: whoever sees the word
@@ -88,10 +89,16 @@ void lock_impl_set(enum lock_impl impl)
 bool lrulab_spin_yield;
 unsigned int lrulab_spin_yield_loops = 1024;
 static u64 spin_yields;
+static u64 pv_steals;
 
 u64 lrulab_spin_yields(void)
 {
 	return __atomic_load_n(&spin_yields, __ATOMIC_RELAXED);
+}
+
+u64 lrulab_pv_steals(void)
+{
+	return __atomic_load_n(&pv_steals, __ATOMIC_RELAXED);
 }
 
 static inline void spin_wait(unsigned int *loops)
@@ -257,12 +264,83 @@ static inline u32 qspin_xchg_tail(spinlock_t *l, u32 tail)
 	return (u32)old << _Q_TAIL_OFFSET;
 }
 
+/*
+ * Oversubscribed runs (lrulab_spin_yield): the model is then a guest
+ * with more vCPUs than the host gives it processors, and such a kernel
+ * runs the paravirt qspinlock (kernel/locking/qspinlock_paravirt.h).
+ * Strict FIFO there would hand lru_lock to a queued waiter that is not
+ * running while every running CPU waits behind it.  So, as the paravirt
+ * lock does: no pending fast path, a newcomer may take a free lock out
+ * of turn while waiters are queued and the queue head has not raised
+ * the pending bit, and the queue head raises it while it spins and
+ * drops it before it gives its processor away.  A waiter's yield stands
+ * for the guest's halt (pv_wait) or the host's pause-loop exit.
+ */
+static bool pv_steal_lock(spinlock_t *l)
+{
+	unsigned int loops = 0;
+	u32 val;
+
+	for (;;) {
+		val = __atomic_load_n(&l->val, __ATOMIC_RELAXED);
+		if (!(val & _Q_LOCKED_PENDING_MASK) &&
+		    __atomic_compare_exchange_n(&l->val, &val, val | _Q_LOCKED_VAL, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			__atomic_fetch_add(&pv_steals, 1, __ATOMIC_RELAXED);
+			return true;
+		}
+		/* nobody queued, or the head asks for its turn: get in line */
+		if (!(val & _Q_TAIL_MASK) || (val & _Q_PENDING_MASK))
+			return false;
+		spin_wait(&loops);
+	}
+}
+
+/*
+ * The queue head takes the lock with a cmpxchg, since a newcomer may
+ * take it between our load and our store.  True if it emptied the tail
+ * (nobody behind us), false if a successor needs the MCS baton.
+ */
+static bool pv_wait_head_or_lock(spinlock_t *l, u32 tail)
+{
+	unsigned int loops;
+	u32 val, new;
+
+	for (;;) {
+		__atomic_fetch_or(&l->val, _Q_PENDING_VAL, __ATOMIC_RELAXED);
+		/* one look at least, however short the spin before a yield */
+		for (loops = 0;;) {
+			val = __atomic_load_n(&l->val, __ATOMIC_RELAXED);
+			if (!(val & _Q_LOCKED_MASK)) {
+				new = (val & _Q_TAIL_MASK) == tail ? _Q_LOCKED_VAL :
+				      (val & _Q_TAIL_MASK) | _Q_LOCKED_VAL;
+				if (__atomic_compare_exchange_n(&l->val, &val, new, false,
+								__ATOMIC_ACQUIRE,
+								__ATOMIC_RELAXED))
+					return new == _Q_LOCKED_VAL;
+				continue;
+			}
+			if (++loops >= READ_ONCE(lrulab_spin_yield_loops))
+				break;
+			cpu_relax();
+		}
+		/* about to lose the processor: let running CPUs steal meanwhile */
+		__atomic_fetch_and(&l->val, ~_Q_PENDING_VAL, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&spin_yields, 1, __ATOMIC_RELAXED);
+		sched_yield();
+	}
+}
+
 static __attribute__((noinline)) void qspin_lock_slowpath(spinlock_t *l, u32 val)
 {
 	struct qnode *node, *prev, *next;
 	unsigned int loops = 0;
+	bool pv = READ_ONCE(lrulab_spin_yield);
 	u32 old, tail;
 	int idx;
+
+	if (pv)
+		goto queue;
 
 	/*
 	 * Pending set, lock free, nobody queued: the pending waiter is
@@ -318,7 +396,7 @@ queue:
 	__atomic_store_n(&node->next, NULL, __ATOMIC_RELAXED);
 
 	/* The owner may have left while we got here. */
-	if (qspin_trylock(l))
+	if (pv ? pv_steal_lock(l) : qspin_trylock(l))
 		goto release;
 
 	/* Publish the node (release) and find who is ahead (acquire). */
@@ -334,6 +412,12 @@ queue:
 		/* acquire: the successor's node init must precede our baton
 		 * store (the kernel leans on the address dependency) */
 		next = __atomic_load_n(&node->next, __ATOMIC_ACQUIRE);
+	}
+
+	if (pv) {
+		if (pv_wait_head_or_lock(l, tail))
+			goto release;
+		goto pass_baton;
 	}
 
 	/* Queue head: wait for the owner and any pending waiter to go. */
@@ -353,6 +437,7 @@ queue:
 	 * is coming either way.  Take the lock, then pass the MCS baton.
 	 */
 	__atomic_store_n(word_low_byte(l), (u8)_Q_LOCKED_VAL, __ATOMIC_RELAXED);
+pass_baton:
 	if (!next)
 		while (!(next = __atomic_load_n(&node->next, __ATOMIC_ACQUIRE)))
 			spin_wait(&loops);

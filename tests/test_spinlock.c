@@ -336,9 +336,42 @@ static void run_fifo(void)
 
 static void test_fifo(void **state)
 {
+	/* strict FIFO is the native lock's; oversubscribed runs steal */
+	lrulab_spin_yield = false;
 	run_fifo();
 	/* and again: the exited waiters' queue slots are reused */
 	run_fifo();
+	lrulab_spin_yield = oversubscribed;
+}
+
+/*
+ * Oversubscribed, the qspinlock is the paravirt one: with waiters queued
+ * (a tail) but the lock free and no pending bit, a newcomer takes the
+ * lock out of turn and leaves the queue as it was.
+ */
+static void test_pv_steal(void **state)
+{
+	u32 tail = (u32)(QSPIN_MAX_THREADS) << _Q_TAIL_CPU_OFFSET;
+	u64 steals = lrulab_pv_steals();
+
+	lrulab_spin_yield = true;
+	spin_lock_init(&fifo_lock);
+	__atomic_store_n(&fifo_lock.val, tail, __ATOMIC_RELAXED);
+	spin_lock(&fifo_lock);
+	assert_int_equal(lock_word(&fifo_lock), tail | _Q_LOCKED_VAL);
+	assert_int_equal(lrulab_pv_steals(), steals + 1);
+	spin_unlock(&fifo_lock);
+	assert_int_equal(lock_word(&fifo_lock), tail);
+	spin_lock_init(&fifo_lock);
+	lrulab_spin_yield = oversubscribed;
+}
+
+/* The paravirt qspinlock keeps mutual exclusion whatever the machine. */
+static void test_pv_exclusion(void **state)
+{
+	lrulab_spin_yield = true;
+	test_mutual_exclusion(state);
+	lrulab_spin_yield = oversubscribed;
 }
 
 /* ---- lock statistics ---- */
@@ -1070,7 +1103,7 @@ static void test_lockstat_overflow(void **state)
 
 int main(int argc, char **argv)
 {
-	static struct CMUnitTest tests[3 * NR_LOCK_IMPLS + 19];
+	static struct CMUnitTest tests[3 * NR_LOCK_IMPLS + 21];
 	static char names[3 * NR_LOCK_IMPLS][64];
 	static const struct {
 		const char *name;
@@ -1123,6 +1156,8 @@ int main(int argc, char **argv)
 	ADD(test_lockstat_sampled_estimate, qspin_setup, NULL);
 	ADD(test_lockstat_mode_names, NULL, NULL);
 	ADD(test_spin_yield, qspin_setup, NULL);
+	ADD(test_pv_steal, qspin_setup, NULL);
+	ADD(test_pv_exclusion, qspin_setup, NULL);
 	ADD(test_lock_impl_parse, NULL, NULL);
 	ADD(test_clock, NULL, NULL);
 	ADD(test_lockstat_overflow, qspin_setup, NULL);

@@ -84,6 +84,8 @@ extern bool lrulab_spin_yield;
 extern unsigned int lrulab_spin_yield_loops;
 /* sched_yield() calls made by waiters so far, all threads together */
 u64 lrulab_spin_yields(void);
+/* oversubscribed qspinlock: free locks taken out of turn (paravirt stealing) */
+u64 lrulab_pv_steals(void);
 
 /*
  * A place that takes a lock.  @caller is what `perf lock contention`
