@@ -215,11 +215,17 @@ static pageout_t pageout(struct folio *folio, struct scan_control *sc)
 	folio_set_reclaim(folio);
 	/*
 	 * shmem_writeout: the page cache gives the page up for its swap
-	 * entry, which then names the slot, and drops its references.
+	 * entry, which then names the slot, and drops its references.  The
+	 * slot's count for that entry is taken first, as swap_shmem_alloc()
+	 * precedes the replacement in the kernel: a truncation that finds
+	 * the entry the moment it is published frees that count.
 	 */
-	if (shmem && filemap_replace_folio_by_swap(mapping, folio, folio->private)) {
+	if (shmem) {
 		swap_duplicate(folio_swap_entry(folio));
-		folio_put_refs(folio, (int)nr);
+		if (filemap_replace_folio_by_swap(mapping, folio, folio->private))
+			folio_put_refs(folio, (int)nr);
+		else
+			swap_free(folio_swap_entry(folio));
 	}
 	started = swap_writeout(folio);
 	if (!folio_test_writeback(folio))
