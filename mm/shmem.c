@@ -213,10 +213,19 @@ void shmem_truncate_range(struct address_space *mapping, unsigned long start,
 	if (smp_processor_id() < 0)
 		fbatch.percpu_pvec_drained = true;
 	while (index <= end && filemap_get_folios(mapping, &index, end, &fbatch)) {
-		/* shmem's dirty bit carries no accounting: just cancel it */
-		for (i = 0; i < folio_batch_count(&fbatch); i++)
+		/*
+		 * Each folio locked, waiting for reclaim's writeout as
+		 * shmem_undo_range() does: pageout holds the folio lock while
+		 * it uses folio->mapping, and the file may be freed next.
+		 * shmem's dirty bit carries no accounting: just cancel it.
+		 */
+		for (i = 0; i < folio_batch_count(&fbatch); i++) {
+			folio_lock(fbatch.folios[i]);
 			folio_clear_dirty(fbatch.folios[i]);
+		}
 		delete_from_page_cache_batch(mapping, &fbatch);
+		for (i = 0; i < folio_batch_count(&fbatch); i++)
+			folio_unlock(fbatch.folios[i]);
 		folio_batch_release(&fbatch);
 		folio_batch_reinit(&fbatch);
 	}
