@@ -62,6 +62,7 @@ static void show_full(FILE *f, struct lruvec *lruvec, unsigned long max_seq,
 	for (tier = 0; tier < (int)MAX_NR_TIERS; tier++) {
 		fprintf(f, "            %10d", tier);
 		for (type = 0; type < ANON_AND_FILE; type++) {
+			/* the kernel's marks: x for a counter with no value here */
 			const char *s = "xxx";
 			unsigned long n[3] = { 0, 0, 0 };
 

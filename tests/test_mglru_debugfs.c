@@ -141,29 +141,30 @@ static void test_show_example(void **state)
 	free(text);
 }
 
-#define XXX "          0x          0x          0x"
-#define XXXX "                                0x          0x          0x          0x\n"
+/* the kernel prints "x" after a counter it has no value for */
+#define NO_TIER_COLS "          0x          0x          0x"
+#define NO_WALK_LINE "                                0x          0x          0x          0x\n"
 
 static const char test_full[] =
 	" node     0\n"
 	"          5      61200       1024           0x\n"
-	"                     0         12r        900e          3p" XXX "\n"
-	"                     1          0r          0e          0p" XXX "\n"
-	"                     2          0r          0e          0p" XXX "\n"
-	"                     3          0r          0e          0p" XXX "\n"
-	XXXX
+	"                     0         12r        900e          3p" NO_TIER_COLS "\n"
+	"                     1          0r          0e          0p" NO_TIER_COLS "\n"
+	"                     2          0r          0e          0p" NO_TIER_COLS "\n"
+	"                     3          0r          0e          0p" NO_TIER_COLS "\n"
+	NO_WALK_LINE
 	"          6      30460       2311       18034 \n"
-	"                     0" XXX "          0r          0e          0p\n"
-	"                     1" XXX "          0r          0e          0p\n"
-	"                     2" XXX "          0r          0e          0p\n"
-	"                     3" XXX "          0r          0e          0p\n"
-	XXXX
+	"                     0" NO_TIER_COLS "          0r          0e          0p\n"
+	"                     1" NO_TIER_COLS "          0r          0e          0p\n"
+	"                     2" NO_TIER_COLS "          0r          0e          0p\n"
+	"                     3" NO_TIER_COLS "          0r          0e          0p\n"
+	NO_WALK_LINE
 	"          7       9120        517        4402 \n"
-	"                     0" XXX XXX "\n"
-	"                     1" XXX XXX "\n"
-	"                     2" XXX XXX "\n"
-	"                     3" XXX XXX "\n"
-	XXXX
+	"                     0" NO_TIER_COLS NO_TIER_COLS "\n"
+	"                     1" NO_TIER_COLS NO_TIER_COLS "\n"
+	"                     2" NO_TIER_COLS NO_TIER_COLS "\n"
+	"                     3" NO_TIER_COLS NO_TIER_COLS "\n"
+	NO_WALK_LINE
 	"          8        880         96        1210 \n"
 	"                     0         40R       3000T          0x         12R       9000T          0x\n"
 	"                     1          8R       1900T          0x         30R       2600T          0x\n"
