@@ -235,7 +235,6 @@ static int scan_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 	long scan_batch = (long)min_t(unsigned long, nr_to_scan, MAX_LRU_BATCH);
 	long remaining = scan_batch, scanned = 0, isolated = 0, sorted = 0;
-	enum vm_event_item item;
 	int gen, i;
 
 	if (get_nr_gens(lruvec, type) == (int)MIN_NR_GENS)
@@ -271,15 +270,11 @@ static int scan_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 			break;
 	}
 	/* isolated pages are pgscan, sorted ones pgrefill, as in the kernel */
-	item = current_is_kswapd() ? PGSCAN_KSWAPD : PGSCAN_DIRECT;
-	if (!cgroup_reclaim(sc)) {
-		__count_vm_events(item, isolated);
+	count_reclaim_events(sc, memcg, PGSCAN_KSWAPD, PGSCAN_ANON, type,
+			     (unsigned long)isolated);
+	if (!cgroup_reclaim(sc))
 		__count_vm_events(PGREFILL, sorted);
-	}
-	count_memcg_events(memcg, item, (unsigned long)isolated);
 	count_memcg_events(memcg, PGREFILL, (unsigned long)sorted);
-	__count_vm_events(PGSCAN_ANON + type, isolated);
-	count_memcg_events(memcg, PGSCAN_ANON + type, (unsigned long)isolated);
 	if (type == LRU_GEN_FILE)
 		sc->nr.file_taken += (unsigned int)isolated;
 	*isolatedp = isolated;
@@ -379,7 +374,6 @@ int evict_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 	struct reclaim_stat stat;
 	bool skip_retry = false;
-	enum vm_event_item item;
 	unsigned long reclaimed;
 	int type = LRU_GEN_FILE;
 	LIST_HEAD(list);
@@ -408,12 +402,7 @@ retry:
 
 	spin_lock_at(&lruvec->lru_lock, SITE_EVICT_PUTBACK);
 	move_folios_to_lru(lruvec, &list);
-	item = current_is_kswapd() ? PGSTEAL_KSWAPD : PGSTEAL_DIRECT;
-	if (!cgroup_reclaim(sc))
-		__count_vm_events(item, (long)reclaimed);
-	count_memcg_events(memcg, item, reclaimed);
-	__count_vm_events(PGSTEAL_ANON + type, (long)reclaimed);
-	count_memcg_events(memcg, PGSTEAL_ANON + type, reclaimed);
+	count_reclaim_events(sc, memcg, PGSTEAL_KSWAPD, PGSTEAL_ANON, type, reclaimed);
 	spin_unlock(&lruvec->lru_lock);
 
 	list_splice_tail_init(&clean, &list);

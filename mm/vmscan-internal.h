@@ -69,6 +69,28 @@ static inline bool root_reclaim(struct scan_control *sc)
 	return !cgroup_reclaim(sc);
 }
 
+/*
+ * A pass's pgscan or pgsteal (@base: PGSCAN_KSWAPD or PGSTEAL_KSWAPD,
+ * each followed by its _DIRECT item; @type_item: the _ANON item, _FILE
+ * after it): the kswapd/direct item in /proc/vmstat only outside cgroup
+ * reclaim, in the memcg always, and the per-type item in both.
+ */
+_Static_assert(PGSCAN_DIRECT == PGSCAN_KSWAPD + 1 && PGSTEAL_DIRECT == PGSTEAL_KSWAPD + 1 &&
+	       PGSCAN_FILE == PGSCAN_ANON + 1 && PGSTEAL_FILE == PGSTEAL_ANON + 1,
+	       "count_reclaim_events() relies on the items' order");
+static inline void count_reclaim_events(struct scan_control *sc, struct mem_cgroup *memcg,
+					enum vm_event_item base, enum vm_event_item type_item,
+					int type, unsigned long nr)
+{
+	enum vm_event_item item = current_is_kswapd() ? base : base + 1;
+
+	if (!cgroup_reclaim(sc))
+		__count_vm_events(item, (long)nr);
+	count_memcg_events(memcg, item, nr);
+	__count_vm_events(type_item + type, (long)nr);
+	count_memcg_events(memcg, type_item + type, nr);
+}
+
 /* cgroup v2: every memcg follows the global knob */
 static inline int sc_swappiness(struct scan_control *sc, struct mem_cgroup *memcg)
 {

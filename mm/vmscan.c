@@ -547,7 +547,6 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 	bool file = is_file_lru(lru);
 	unsigned long nr_scanned, nr_taken, nr_reclaimed;
-	enum vm_event_item item;
 	struct reclaim_stat stat;
 	LIST_HEAD(folio_list);
 	bool stalled = false;
@@ -568,12 +567,7 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &folio_list, &nr_scanned, sc, lru);
 	mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, (long)nr_taken);
 	/* no pgscan_proactive item yet: proactive reclaim counts as direct */
-	item = current_is_kswapd() ? PGSCAN_KSWAPD : PGSCAN_DIRECT;
-	if (!cgroup_reclaim(sc))
-		__count_vm_events(item, (long)nr_scanned);
-	count_memcg_events(memcg, item, nr_scanned);
-	__count_vm_events(PGSCAN_ANON + file, (long)nr_scanned);
-	count_memcg_events(memcg, PGSCAN_ANON + file, nr_scanned);
+	count_reclaim_events(sc, memcg, PGSCAN_KSWAPD, PGSCAN_ANON, file, nr_scanned);
 	spin_unlock(&lruvec->lru_lock);
 
 	if (!nr_taken)
@@ -586,12 +580,7 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	spin_unlock(&lruvec->lru_lock);
 
 	mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, -(long)nr_taken);
-	item = current_is_kswapd() ? PGSTEAL_KSWAPD : PGSTEAL_DIRECT;
-	if (!cgroup_reclaim(sc))
-		__count_vm_events(item, (long)nr_reclaimed);
-	count_memcg_events(memcg, item, nr_reclaimed);
-	__count_vm_events(PGSTEAL_ANON + file, (long)nr_reclaimed);
-	count_memcg_events(memcg, PGSTEAL_ANON + file, nr_reclaimed);
+	count_reclaim_events(sc, memcg, PGSTEAL_KSWAPD, PGSTEAL_ANON, file, nr_reclaimed);
 
 	/* pages that came back instead of going: the price of this type */
 	note_rotations(lruvec, file, stat.nr_pageout,
