@@ -8,10 +8,11 @@
  * still names that folio (it may have been deleted, and the folio freed
  * and reused, between the two).  Inserts and deletes are serialised by
  * the mapping's i_lock (the xa_lock's role, lock class "i_pages"); a
- * deleted entry is freed after a grace period.  An entry is published
- * only once its folio is fully set up, so a lookup never sees a folio
- * that is not yet zeroed and accounted (the kernel publishes it locked
- * instead).  The folio lock itself is here too, as the kernel's
+ * deleted entry is reused after a grace period, 64 at a time as the
+ * kernel frees xarray nodes (mm/page_cache_entry.c).  An entry is
+ * published only once its folio is fully set up, so a lookup never sees a
+ * folio that is not yet zeroed and accounted (the kernel publishes it
+ * locked instead).  The folio lock itself is here too, as the kernel's
  * __folio_lock().
  */
 #include <errno.h>
@@ -27,13 +28,7 @@
 #include <lrulab/swap_state.h>
 #include <lrulab/workqueue.h>
 
-struct page_cache_entry {
-	struct cds_lfht_node node;
-	unsigned long index;
-	struct folio *folio;	/* NULL once deleted or swapped out */
-	unsigned long swap;	/* shmem: the swap slot while swapped out */
-	struct rcu_head rcu;
-};
+#include "filemap-internal.h"
 
 /*
  * ThreadSanitizer cannot see the ordering liburcu provides (the library
@@ -89,12 +84,6 @@ static struct page_cache_entry *page_cache_entry(struct address_space *mapping,
 			&index, &iter);
 	node = cds_lfht_iter_get_node(&iter);
 	return node ? container_of(node, struct page_cache_entry, node) : NULL;
-}
-
-static void page_cache_entry_free(struct rcu_head *head)
-{
-	rcu_tsan_acquire();
-	free(container_of(head, struct page_cache_entry, rcu));
 }
 
 /*
@@ -227,7 +216,7 @@ int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
 	struct page_cache_entry *e;
 	struct cds_lfht_node *node;
 
-	e = malloc(sizeof(*e));
+	e = page_cache_entry_alloc();
 	if (!e)
 		return -ENOMEM;
 	cds_lfht_node_init(&e->node);
@@ -251,7 +240,7 @@ int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
 		spin_unlock(&mapping->i_lock);
 		WRITE_ONCE(folio->mapping, NULL);
 		atomic_sub(nr, &folio->_refcount);
-		free(e);
+		page_cache_entry_free_unused(e);
 		return -EEXIST;
 	}
 	filemap_account_folio(mapping, folio, nr);
@@ -284,7 +273,7 @@ void delete_from_page_cache_batch(struct address_space *mapping,
 		WRITE_ONCE(folio->mapping, NULL);
 		filemap_account_folio(mapping, folio, -(int)folio_nr_pages(folio));
 		rcu_tsan_release();
-		call_rcu(&e->rcu, page_cache_entry_free);
+		page_cache_entry_free_rcu(e);
 		deleted |= 1U << i;
 	}
 	rcu_read_unlock();
@@ -388,7 +377,7 @@ static unsigned long filemap_remove_value(struct address_space *mapping, unsigne
 		cds_lfht_del(mapping->i_pages, &e->node);
 		atomic_long_add(-1, &mapping->nrswapped);
 		rcu_tsan_release();
-		call_rcu(&e->rcu, page_cache_entry_free);
+		page_cache_entry_free_rcu(e);
 	}
 	rcu_tsan_release();
 	rcu_read_unlock();

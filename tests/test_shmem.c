@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <lrulab/lrulab.h>
@@ -415,6 +416,78 @@ static void test_lookup_and_bounds(void **state)
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
 
+static unsigned long groups_back(const struct page_cache_entry_stats *s)
+{
+	return s->depot_groups_in + s->depot_groups_freed;
+}
+
+/* Entries come and go 64 at a time per CPU, as xarray nodes do (this is CPU 0). */
+static void test_entry_groups(void **state)
+{
+	const unsigned long n = 2 * PC_GROUP_SIZE + 5;
+	struct page_cache_entry_stats a, b, c;
+	struct address_space *file;
+	struct folio *folio, *loser;
+	unsigned long i, queued, need;
+
+	page_cache_entry_stats(0, &a);
+	file = shmem_file_setup(n, 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(shmem_get_folio(file, i, memcg, &folio), 0);
+		folio_put(folio);
+	}
+	page_cache_entry_stats(0, &b);
+	assert_int_equal(b.handed_out - a.handed_out, n);
+	/* fresh entries come a group at a time; none is queued yet */
+	assert_int_equal((b.malloced - a.malloced) % PC_GROUP_SIZE, 0);
+	assert_int_equal(b.groups_queued, a.groups_queued);
+
+	/* deleting them queues a grace period per full group, not per entry */
+	shmem_file_free(file);
+	page_cache_entry_stats(0, &b);
+	queued = (a.deleted_waiting + n) / PC_GROUP_SIZE;
+	assert_int_equal(b.groups_queued - a.groups_queued, queued);
+	assert_int_equal(b.deleted_waiting, (a.deleted_waiting + n) % PC_GROUP_SIZE);
+
+	/* after it the groups reach the depot (liburcu's thread: wait for it) */
+	for (i = 0; i < 20000; i++) {
+		page_cache_entry_stats(0, &c);
+		if (groups_back(&c) - groups_back(&a) >= queued)
+			break;
+		usleep(500);
+	}
+	assert_int_equal(groups_back(&c) - groups_back(&a), queued);
+	assert_true(c.depot_groups >= queued);
+
+	/* the next file's entries are those: nothing from malloc */
+	need = 2 * PC_GROUP_SIZE;
+	file = shmem_file_setup(need + 1, 0);
+	for (i = 0; i < need; i++) {
+		assert_int_equal(shmem_get_folio(file, i, memcg, &folio), 0);
+		folio_put(folio);
+	}
+	page_cache_entry_stats(0, &b);
+	assert_int_equal(b.malloced, c.malloced);
+	assert_int_equal(b.reloads - c.reloads,
+			 (need - c.loaded_left + PC_GROUP_SIZE - 1) / PC_GROUP_SIZE);
+
+	/* an entry the table refused goes straight back to the loaded group */
+	loser = folio_alloc(0, -1);
+	assert_non_null(loser);
+	assert_int_equal(mem_cgroup_charge(loser, memcg), 0);
+	__folio_set_swapbacked(loser);
+	assert_int_equal(__filemap_add_folio(file, loser, 0), -EEXIST);
+	page_cache_entry_stats(0, &c);
+	assert_int_equal(c.handed_out - b.handed_out, 1);
+	assert_int_equal(c.malloced, b.malloced);
+	if (b.loaded_left)
+		assert_int_equal(c.loaded_left, b.loaded_left);
+	folio_put(loser);
+	shmem_file_free(file);
+	assert_int_equal(node_stat(NR_SHMEM), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +498,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_insert_taken_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lookup_and_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_entry_groups, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("shmem", tests, NULL, NULL);
