@@ -23,7 +23,6 @@
 #include <time.h>
 
 #include <lrulab/rcupdate.h>
-#include <urcu/rculfhash.h>
 
 #include <lrulab/fs.h>
 #include <lrulab/memcontrol.h>
@@ -354,7 +353,7 @@ void file_free(struct address_space *mapping)
 	list_del(&inode->list);
 	pthread_mutex_unlock(&regular_files_lock);
 	file_truncate(mapping);
-	cds_lfht_destroy(mapping->i_pages, NULL);
+	page_cache_destroy(mapping);
 	rcu_tsan_release();
 	call_rcu(&inode->rcu, file_inode_free);
 }

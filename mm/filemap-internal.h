@@ -22,5 +22,7 @@ struct page_cache_entry *page_cache_entry_alloc(void);
 void page_cache_entry_free_unused(struct page_cache_entry *e);
 /* An entry taken out of the table: reusable after a grace period. */
 void page_cache_entry_free_rcu(struct page_cache_entry *e);
+/* This CPU's full groups to call_rcu() now: a file is going away. */
+void page_cache_entry_flush(void);
 
 #endif

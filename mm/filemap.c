@@ -113,6 +113,16 @@ int page_cache_init(struct address_space *mapping, unsigned long size_pages)
 	return 0;
 }
 
+/*
+ * Its entries were deleted on this CPU, most likely: their groups go to
+ * call_rcu() now rather than wait for more deletions that may not come.
+ */
+void page_cache_destroy(struct address_space *mapping)
+{
+	cds_lfht_destroy(mapping->i_pages, NULL);
+	page_cache_entry_flush();
+}
+
 struct folio *filemap_get_folio(struct address_space *mapping, unsigned long index)
 {
 	struct page_cache_entry *e;

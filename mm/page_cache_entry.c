@@ -14,9 +14,18 @@
  *
  * So a model CPU keeps its entries in groups of 64: it hands out entries
  * from its loaded group, collects the entries it deletes in a group of
- * its own, and gives a full group to call_rcu() in one go.  After the
- * grace period the group goes to a depot, from which a CPU whose loaded
- * group ran out reloads.  A thread that is not a model CPU (set-up, the
+ * its own, and gives full groups to call_rcu() together.  After the
+ * grace period they go to a depot, from which a CPU whose loaded group
+ * ran out reloads.
+ *
+ * Full groups wait up to PC_HANDOVER_NS before they go to call_rcu().
+ * Each call_rcu() on an idle queue has liburcu's thread run a grace
+ * period, and unlike the kernel's, liburcu's grace period costs the
+ * processors: a membarrier() IPI round per check, and spinning on a
+ * reader it preempted.  Handing over each group had it run one every
+ * 10 ms, 5,900 membarrier() calls a second with two threads faulting;
+ * 20 ms of batching, as kfree_rcu() batched from v5.5 to v6.0
+ * (KFREE_DRAIN_JIFFIES, HZ / 50), takes that to 2,200.  A thread that is not a model CPU (set-up, the
  * tests' helpers) has no per-CPU slot: it uses malloc() and call_rcu()
  * for each entry, as before.
  *
@@ -29,6 +38,7 @@
 
 #include <lrulab/cpu.h>
 #include <lrulab/rcupdate.h>
+#include <lrulab/spinlock.h>
 
 #include "filemap-internal.h"
 
@@ -48,10 +58,11 @@
  * grace period goes to malloc, as a slab cache shrinks.
  */
 #define PC_DEPOT_MAX 1024U
+#define PC_HANDOVER_NS (20 * 1000 * 1000ULL)
 
 struct pc_group {
 	struct rcu_head rcu;
-	struct pc_group *next;		/* in the depot */
+	struct pc_group *next;		/* in the depot, or waiting for call_rcu() */
 	unsigned int nr;
 	struct page_cache_entry *entries[PC_GROUP_SIZE];
 };
@@ -59,6 +70,8 @@ struct pc_group {
 struct pc_cpu {
 	struct pc_group *loaded;	/* entries to hand out */
 	struct pc_group *deleted;	/* deleted entries waiting for a group to fill */
+	struct pc_group *full;		/* full groups not yet given to call_rcu() */
+	u64 full_since;
 	struct page_cache_entry_stats stats;
 } __attribute__((aligned(128)));
 
@@ -87,12 +100,10 @@ static void group_free(struct pc_group *g)
 }
 
 /* After the grace period (liburcu's call_rcu thread): into the depot. */
-static void group_rcu_done(struct rcu_head *head)
+static void group_to_depot(struct pc_group *g)
 {
-	struct pc_group *g = container_of(head, struct pc_group, rcu);
 	unsigned int i;
 
-	rcu_tsan_acquire();
 	for (i = 0; i < g->nr; i++)
 		entry_poison(g->entries[i]);
 	pthread_mutex_lock(&depot_lock);
@@ -108,6 +119,25 @@ static void group_rcu_done(struct rcu_head *head)
 	pthread_mutex_unlock(&depot_lock);
 	if (g)
 		group_free(g);
+}
+
+static void groups_rcu_done(struct rcu_head *head)
+{
+	struct pc_group *g = container_of(head, struct pc_group, rcu), *next;
+
+	rcu_tsan_acquire();
+	for (; g; g = next) {
+		next = g->next;
+		group_to_depot(g);
+	}
+}
+
+static void groups_hand_over(struct pc_cpu *pc)
+{
+	struct pc_group *g = pc->full;
+
+	pc->full = NULL;
+	call_rcu(&g->rcu, groups_rcu_done);
 }
 
 static struct pc_group *depot_get(void)
@@ -231,10 +261,25 @@ void page_cache_entry_free_rcu(struct page_cache_entry *e)
 	}
 	g->entries[g->nr++] = e;
 	if (g->nr == PC_GROUP_SIZE) {
+		u64 now = lrulab_now_ns();
+
 		pc->deleted = NULL;
 		pc->stats.groups_queued++;
-		call_rcu(&g->rcu, group_rcu_done);
+		if (!pc->full)
+			pc->full_since = now;
+		g->next = pc->full;
+		pc->full = g;
+		if (now - pc->full_since >= PC_HANDOVER_NS)
+			groups_hand_over(pc);
 	}
+}
+
+void page_cache_entry_flush(void)
+{
+	int cpu = smp_processor_id();
+
+	if (cpu >= 0 && pc_cpus[cpu].full)
+		groups_hand_over(&pc_cpus[cpu]);
 }
 
 /*
@@ -248,12 +293,15 @@ void page_cache_entry_stats(int cpu, struct page_cache_entry_stats *s)
 	*s = (struct page_cache_entry_stats){ 0 };
 	for (cpu = first; cpu <= last && cpu < LRULAB_MAX_CPUS; cpu++) {
 		const struct pc_cpu *pc = &pc_cpus[cpu];
+		const struct pc_group *g;
 
 		s->malloced += pc->stats.malloced;
 		s->handed_out += pc->stats.handed_out;
 		s->reloads += pc->stats.reloads;
 		s->groups_queued += pc->stats.groups_queued;
 		s->deleted_waiting += pc->deleted ? pc->deleted->nr : 0;
+		for (g = pc->full; g; g = g->next)
+			s->groups_held++;
 		s->loaded_left += pc->loaded ? pc->loaded->nr : 0;
 	}
 	pthread_mutex_lock(&depot_lock);

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include <lrulab/rcupdate.h>
-#include <urcu/rculfhash.h>
 
 #include <lrulab/memcontrol.h>
 #include <lrulab/mm.h>
@@ -68,7 +67,7 @@ void shmem_file_free(struct address_space *mapping)
 	if (!mapping)
 		return;
 	shmem_truncate_range(mapping, 0, ~0UL);
-	cds_lfht_destroy(mapping->i_pages, NULL);
+	page_cache_destroy(mapping);
 	rcu_tsan_release();
 	call_rcu(&container_of(mapping, struct shmem_inode, mapping)->rcu,
 		 shmem_inode_free);

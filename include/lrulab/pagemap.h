@@ -55,21 +55,23 @@ void shmem_file_free(struct address_space *mapping);
 
 /* An empty page cache for a file of @size_pages pages: 0 or -ENOMEM. */
 int page_cache_init(struct address_space *mapping, unsigned long size_pages);
+/* The empty page cache of a file going away. */
+void page_cache_destroy(struct address_space *mapping);
 
 /*
  * Page-cache entries come and go 64 at a time per model CPU, as xarray
  * nodes do (mm/page_cache_entry.c).  What that machinery did so far on
  * model CPU @cpu (-1: all of them): entries taken from malloc (64 at a
  * time, when the depot was empty), entries handed out, groups reloaded
- * from the depot, full groups given to call_rcu(), deleted entries
- * waiting for their group to fill, entries left in loaded groups; and the
- * depot's groups (now, arrived, given back to malloc).  Read it only
- * while those CPUs are not at work.
+ * from the depot, full groups (all, and those not yet given to
+ * call_rcu()), deleted entries waiting for their group to fill, entries
+ * left in loaded groups; and the depot's groups (now, arrived, given
+ * back to malloc).  Read it only while those CPUs are not at work.
  */
 #define PC_GROUP_SIZE 64
 struct page_cache_entry_stats {
 	unsigned long malloced, handed_out, reloads, groups_queued;
-	unsigned long deleted_waiting, loaded_left;
+	unsigned long groups_held, deleted_waiting, loaded_left;
 	unsigned long depot_groups, depot_groups_in, depot_groups_freed;
 };
 void page_cache_entry_stats(int cpu, struct page_cache_entry_stats *s);
