@@ -427,7 +427,7 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 			o->profile_hold = true;
 			break;
 		case 'r':
-			if (w->main) {
+			if (w->main && strcmp(w->name, "usemem")) {
 				fprintf(stderr, "%s: --record: %s runs its own model and cannot be recorded\n",
 					prog, w->name);
 				return 2;

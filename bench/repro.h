@@ -13,9 +13,23 @@
 #include <lrulab/bench.h>
 
 #define REPRO_PROG "lrulab repro"
-#define REPRO_MAX_ROWS 24
+#define REPRO_MAX_ROWS 32
 /* one per s3 cell, as many as the cover letter has rows */
 #define REPRO_S3_MAIL_ROWS 3
+
+/* s1: the mail's set-up, and ours (bench/repro_seeds.c, predict/repro_predict.c) */
+#define S1_MAIL_PROCESSES	16
+#define S1_MAIL_WINDOW_S	30
+/*
+ * The memcg stats flush period of s1's runs.  The kernel's FLUSH_TIME is
+ * 2 s of wall time, and what it does to reclaim depends on how many
+ * times the leaf turns over in it: about once in the mail (67K pgsteal/s
+ * on a 512M leaf).  The model reclaims 20 to 60 times faster per leaf
+ * page, so at 2 s its reclaim reads sizes from the stale-stats corner
+ * and the charge OOMs; 100 ms keeps one to three turnovers per period.
+ * The table says so, and shows the turnovers beside the mail's.
+ */
+#define S1_FLUSH_MS 100
 
 struct repro_opts {
 	int cpus;

@@ -70,18 +70,6 @@ static const struct s0_published {
  * moves (rotations among them); a batch moved because it filled up is
  * folio_batch_move_lru's, a row of its own.
  */
-#define S1_MAIL_PROCESSES	16
-#define S1_MAIL_WINDOW_S	30
-/*
- * The memcg stats flush period of s1's runs.  The kernel's FLUSH_TIME is
- * 2 s of wall time, and what it does to reclaim depends on how many
- * times the leaf turns over in it: about once in the mail (67K pgsteal/s
- * on a 512M leaf).  The model reclaims 20 to 60 times faster per leaf
- * page, so at 2 s its reclaim reads sizes from the stale-stats corner
- * and the charge OOMs; 100 ms keeps one to three turnovers per period.
- * The table says so, and shows the turnovers beside the mail's.
- */
-#define S1_FLUSH_MS 100
 #define S1_MAIL_LEAF_PAGES (512UL << 20 >> PAGE_SHIFT)
 #define S1_MAIL_TURNOVERS(steal) ((steal) * 2.0 / S1_MAIL_LEAF_PAGES)
 

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 
 #include <lrulab/bench.h>
 #include <lrulab/commands.h>
@@ -217,6 +218,11 @@ static unsigned int usemem_swap_latency_us(const struct bench_opts *o)
 	       USEMEM_SWAP_LATENCY_US;
 }
 
+static double tv_sec(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
 static double per_1k(u64 n, unsigned long pages)
 {
 	return pages ? 1000.0 * n / pages : 0;
@@ -244,6 +250,7 @@ struct usemem_figures {
 	struct lock_stat lru, cost;
 	int invariant_violations;
 	int interrupted;		/* the signal that ended it early, or 0 */
+	double user_s, sys_s;		/* the process's CPU time in the window */
 };
 
 /*
@@ -290,6 +297,8 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 	json_object_set_new(j, "prefault_complete", json_boolean(!f->prefault_cut));
 	json_object_set_new(j, "seconds", json_real(f->secs));
 	json_object_set_new(j, "accesses", json_integer(f->accesses));
+	json_object_set_new(j, "user_s", json_real(f->user_s));
+	json_object_set_new(j, "sys_s", json_real(f->sys_s));
 	/* the workload's rate, for `lrulab ab`'s default metric */
 	json_object_set_new(j, "pages_per_sec", json_real(f->accesses / f->secs));
 	json_object_set_new(j, "pgscan", json_integer(f->scan));
@@ -368,6 +377,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	char lru_name[32];
 	json_t *j, *locks, *extra;
 	double t0, secs;
+	struct rusage ru0, ru1;
+	bool recorded = true;
 	int i, err = 0, bad;
 
 	*json = NULL;
@@ -421,6 +432,12 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			usemem_pattern_name(o, pat, sizeof(pat)), usemem_fadvise_name(o),
 			(o->fadvise == POSIX_FADV_SEQUENTIAL ? 2 : 1) * usemem_read_ahead_kb(o),
 			o->read_latency_us);
+	if (usemem_record_begin(o)) {
+		swapoff();
+		lrulab_exit();
+		lrulab_switches_clear();
+		return -ENOMEM;
+	}
 	pthread_barrier_init(&start, NULL, (unsigned int)threads + 1);
 	for (i = 0; i < threads; i++) {
 		t[i] = (struct usemem_thread){ .cpu = i, .o = o, .memcg = leaf,
@@ -481,6 +498,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		usemem_stats_begin(&stats, leaf);
 	readahead_events(ra0);
 	lockstat_reset();
+	getrusage(RUSAGE_SELF, &ru0);
 	t0 = now_sec();
 	/* SIGINT and SIGTERM end the window early (bench_signal.c) */
 	while (now_sec() - t0 < o->seconds && !bench_interrupted) {
@@ -495,6 +513,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 			err = t[i].err;
 	}
 	secs = now_sec() - t0;
+	getrusage(RUSAGE_SELF, &ru1);
+	usemem_record_stop(o);
 	readahead_events(ra1);
 	all_vm_events(ev1);
 	usemem_lru_take(&snap1, leaf);
@@ -615,6 +635,11 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		fprintf(text, "INTERRUPTED by %s: the figures are those of the %.3f s before it\n",
 			bench_signal_name(bench_interrupted), secs);
 	f.invariant_violations = bad;
+	f.user_s = tv_sec(&ru1.ru_utime) - tv_sec(&ru0.ru_utime);
+	f.sys_s = tv_sec(&ru1.ru_stime) - tv_sec(&ru0.ru_stime);
+	if (usemem_record_write(o, type, threads, accesses, secs,
+				err ? strerror(-err) : bad ? "invariants violated" : NULL))
+		recorded = false;
 	f.interrupted = bench_interrupted;
 	j = usemem_json(o, &f);
 	json_object_set_new(j, "locks", locks);
@@ -643,7 +668,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	swapoff();
 	lrulab_exit();
 	lrulab_switches_clear();
-	return err || bad ? 1 : 0;
+	return err || bad || !recorded ? 1 : 0;
 #undef d
 }
 
@@ -670,7 +695,7 @@ static void usemem_defaults(struct bench_opts *o)
 }
 
 /* Options of the harness that usemem has no use for, and the checks it needs. */
-static int usemem_check(const char *prog, const struct bench_opts *o)
+int bench_usemem_check(const char *prog, const struct bench_opts *o)
 {
 	int i;
 
@@ -719,7 +744,7 @@ static int usemem_main(const struct bench_workload *w, const char *prog,
 {
 	int i, ret, status = 0;
 
-	if (usemem_check(prog, o))
+	if (bench_usemem_check(prog, o))
 		return 2;
 	for (i = 0; i < o->nr_threads; i++) {
 		json_t *j;

@@ -36,4 +36,10 @@ void usemem_report_oom(const unsigned long lists[2][NR_LRU_LISTS], FILE *text, j
 void usemem_report_readahead(const unsigned long *ra0, const unsigned long *ra1,
 			     FILE *text, json_t *j);
 
+/* --record FILE (bench/usemem_record.c): 0, or -1 after one error line */
+int usemem_record_begin(const struct bench_opts *o);
+void usemem_record_stop(const struct bench_opts *o);
+int usemem_record_write(const struct bench_opts *o, const char *type, long threads,
+			unsigned long accesses, double secs, const char *failed);
+
 #endif /* LRULAB_BENCH_USEMEM_H */

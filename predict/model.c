@@ -21,34 +21,52 @@
 
 /* ---- recording a run ---- */
 
+int pred_record_describe(const char *prog, const struct pred_run_desc *d,
+			 struct pred_recording *rec)
+{
+	size_t off = 0;
+	int i;
+
+	if (d->failed || !d->pages || !rec->nr_traces) {
+		fprintf(stderr, "%s: the recorded run failed: %s\n", prog,
+			d->failed ? d->failed : "no pages");
+		pred_recording_free(rec);
+		return -1;
+	}
+	snprintf(rec->workload, sizeof(rec->workload), "%s", d->workload);
+	snprintf(rec->type, sizeof(rec->type), "%s", d->type);
+	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
+		if (d->switches[i])
+			off += snprintf(rec->switches + off, sizeof(rec->switches) - off,
+					"%s%s", off ? "," : "", lrulab_switch_name(i));
+	bench_machine_describe(rec->machine, sizeof(rec->machine));
+	rec->folio_size = (u32)(PAGE_SIZE << d->folio_order);
+	rec->threads = (u32)d->threads;
+	rec->pages = d->pages;
+	rec->seconds = d->seconds;
+	rec->pages_per_sec = d->seconds > 0 ? d->pages / d->seconds : 0;
+	return 0;
+}
+
 int pred_record_finish(const char *prog, const struct bench_workload *w,
 		       const struct bench_opts *o, const struct bench_result *r,
 		       struct pred_recording *rec)
 {
-	size_t off = 0;
-	int i;
+	struct pred_run_desc d = {
+		.workload = w->name, .type = o->shmem ? "shmem" : "anon",
+		.folio_order = o->folio_order, .threads = r->threads,
+		.pages = r->pages, .seconds = r->seconds, .switches = r->switches,
+		.failed = r->err ? strerror(-r->err) :
+			  r->invariant_violations ? "invariants violated" : NULL,
+	};
 
 	if (pred_record_stop(rec)) {
 		fprintf(stderr, "%s: recording: out of memory\n", prog);
 		return -1;
 	}
-	if (r->err || r->invariant_violations || !r->pages || !rec->nr_traces) {
-		fprintf(stderr, "%s: the recorded run failed: %s\n", prog,
-			r->err ? strerror(-r->err) : r->pages ? "invariants violated" : "no pages");
-		pred_recording_free(rec);
+	if (pred_record_describe(prog, &d, rec))
 		return -1;
-	}
-	snprintf(rec->workload, sizeof(rec->workload), "%s", w->name);
-	snprintf(rec->type, sizeof(rec->type), "%s", o->shmem ? "shmem" : "anon");
-	for (i = 0; i < NR_LRULAB_SWITCHES; i++)
-		if (r->switches[i])
-			off += snprintf(rec->switches + off, sizeof(rec->switches) - off,
-					"%s%s", off ? "," : "", lrulab_switch_name(i));
-	bench_machine_describe(rec->machine, sizeof(rec->machine));
-	rec->folio_size = (u32)(PAGE_SIZE << o->folio_order);
-	rec->threads = (u32)r->threads;
-	rec->pages = r->pages;
-	rec->seconds = r->seconds;
+	/* the bench's own figure: the harness's clock, not pages / seconds */
 	rec->pages_per_sec = r->pages_per_sec;
 	return 0;
 }
@@ -88,9 +106,11 @@ int pred_record_workload(const char *prog, const struct bench_workload *w,
 	double plain = 0;
 	int err;
 
+	if (w == &usemem_workload)
+		return pred_record_usemem(prog, o, threads, rec, NULL);
 	if (w->main) {
 		fprintf(stderr, "%s: %s runs its own model and cannot be recorded "
-			"(fault-free or mmap-madvise)\n", prog, w->name);
+			"(fault-free, mmap-madvise or usemem)\n", prog, w->name);
 		return -1;
 	}
 	if (plain_run(prog, w, o, threads, &plain))
@@ -518,6 +538,7 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 		band[d] = tmp.pages_per_sec;
 		if (d < PRED_MAX_DRAWS) {
 			pt->draws_contended[pt->nr_draws] = tmp.lru_contended_per_page;
+			pt->draws_lru_wait[pt->nr_draws] = tmp.lru_wait_ns_per_page;
 			pt->draws[pt->nr_draws++] = tmp.pages_per_sec;
 		}
 		pred_point_free(&tmp);

@@ -22,6 +22,7 @@ struct pred_point {
 	/* each draw's pages/s: draw d of two recordings uses the same machine draw */
 	double draws[PRED_MAX_DRAWS];
 	double draws_contended[PRED_MAX_DRAWS];	/* lru_lock contended per page */
+	double draws_lru_wait[PRED_MAX_DRAWS];	/* lru_lock wait per page, ns */
 	double pages_per_sec, band_low, band_high;
 	double twin_pages_per_sec;
 	double lru_wait_ns_per_page;
@@ -39,6 +40,12 @@ struct pred_point {
 int pred_record_workload(const char *prog, const struct bench_workload *w,
 			 const struct bench_opts *o, long threads,
 			 struct pred_recording *rec);
+/*
+ * The same for usemem, which runs its own model (predict/record_usemem.c);
+ * *@steal_per_access (when not NULL): pages reclaimed per access recorded.
+ */
+int pred_record_usemem(const char *prog, const struct bench_opts *o, long threads,
+		       struct pred_recording *rec, double *steal_per_access);
 /*
  * After a bench_run() that ran recording (pred_record_start()): stop, and
  * describe the run in @rec.  0, or -1 after one error line.

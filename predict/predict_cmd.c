@@ -189,9 +189,9 @@ static int get_recording(const struct predict_args *a, int argc, char **rest, in
 		fprintf(stderr, "%s: unknown workload '%s' (" BENCH_WORKLOAD_NAMES ")\n", PROG, rest[0]);
 		return 2;
 	}
-	if (w->main) {
+	if (w->main && w != &usemem_workload) {
 		fprintf(stderr, "%s: %s runs its own model and cannot be recorded "
-			"(fault-free or mmap-madvise)\n", PROG, w->name);
+			"(fault-free, mmap-madvise or usemem)\n", PROG, w->name);
 		return 2;
 	}
 	bench_defaults(w, &o);
@@ -209,6 +209,8 @@ static int get_recording(const struct predict_args *a, int argc, char **rest, in
 		fprintf(stderr, "%s: --json goes after the workload's options only once\n", PROG);
 		return 2;
 	}
+	if (w == &usemem_workload && bench_usemem_check(PROG, &o))
+		return 2;
 	*impl = o.lock;
 	if (o.calibrate && bench_calibrate(w, PROG, &o, a->json ? NULL : stdout, &calib))
 		return 1;

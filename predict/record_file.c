@@ -118,14 +118,16 @@ void pred_recording_free(struct pred_recording *rec)
 /*
  * The class rule for a recording of one thread, which cannot show
  * sharing: per-CPU page lists, and what each thread of the recordable
- * workloads (fault-free, mmap-madvise) has of its own: its page tables,
- * its shmem file's page cache and mapping tree.  A recording of two or
- * more threads shows which locks they shared instead.
+ * workloads (fault-free, mmap-madvise, usemem) has of its own: its page
+ * tables, its shmem file's page cache and mapping tree, and the swap
+ * clusters it allocates slots from (a CPU takes a cluster of its own,
+ * as swap_alloc_fast() does).  A recording of two or more threads shows
+ * which locks they shared instead.
  */
 static enum pred_scope class_scope(const char *cls)
 {
 	static const char *const private_cls[] = { "pcp->lock", "ptl", "page_table_lock",
-						   "i_pages", "i_mmap_lock" };
+						   "i_pages", "i_mmap_lock", "swap_cluster" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(private_cls); i++)

@@ -248,17 +248,173 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 	return 0;
 }
 
+/* ---- s1: usemem's reclaim, 16 processes in one leaf ---- */
+
+struct s1_side {
+	struct pred_recording rec;
+	double steal_per_access;
+	struct pred_point pt;
+};
+
+static int record_s1_side(const struct repro_opts *ro, bool on, struct s1_side *s)
+{
+	struct bench_opts o;
+
+	bench_defaults(&usemem_workload, &o);
+	o.threads[0] = 1;
+	o.nr_threads = 1;
+	o.seconds = ro->quick ? 0.3 : 1.0;
+	o.flush_ms = S1_FLUSH_MS;
+	o.swap_async = ro->swap_async;
+	o.sw[SW_VMSTAT_SCAN_COST] = on;
+	return pred_record_usemem(REPRO_PROG, &o, 1, &s->rec, &s->steal_per_access);
+}
+
+/* lru_lock wait per access at the sites a row sums (all lru_lock sites: NULL) */
+static double s1_site_wait(const struct pred_point *pt, const struct repro_row *row)
+{
+	const struct bench_result *r = &pt->table;
+	double wait = 0;
+	int i, k;
+
+	if (!r->pages)
+		return 0;
+	for (i = 0; i < r->nr_sites; i++) {
+		const struct bench_site_result *st = &r->sites[i];
+		bool in = !row;
+
+		if (strcmp(st->cls, row ? row->site_cls : "lru_lock"))
+			continue;
+		for (k = 0; !in && row->site_fns[k]; k++)
+			in = !strcmp(st->fn, row->site_fns[k]);
+		if (in)
+			wait += (double)st->st.wait_total_ns;
+	}
+	return wait / (double)r->pages;
+}
+
+/*
+ * A wait per access in ms over the mail's window at the mail's reclaim
+ * rate: the mail's rates are the same on both kernels, so its totals
+ * compare as waits per reclaimed page do.
+ */
+static double s1_window_ms(double ns_per_access, double steal_per_access, double mail_steal)
+{
+	return steal_per_access > 0 ?
+	       ns_per_access / steal_per_access * mail_steal * S1_MAIL_WINDOW_S / 1e6 : NAN;
+}
+
+static const struct repro_row *find_row(const struct repro_table *t, const char *prefix)
+{
+	int i;
+
+	for (i = 0; i < t->nr_rows; i++)
+		if (!strncmp(t->rows[i].label, prefix, strlen(prefix)))
+			return &t->rows[i];
+	return NULL;
+}
+
+static void s1_rows(struct repro_table *t, const struct s1_side *s, const char *profile,
+		    double steal_b, double steal_a)
+{
+	int i, d, n = t->nr_rows;
+
+	for (i = 0; i < n; i++) {
+		const struct repro_row *m = &t->rows[i];
+		bool total = !strcmp(m->label, "wait, every lru_lock site");
+		double b, a, db[PRED_MAX_DRAWS], da[PRED_MAX_DRAWS];
+		struct repro_row *row;
+		char label[96];
+		int nd = 0;
+
+		if (strcmp(m->unit, "ms") || (!total && (!m->site_fns || isnan(m->pub_before))))
+			continue;
+		snprintf(label, sizeof(label), "%s", m->label);
+		b = s1_window_ms(s1_site_wait(&s[0].pt, total ? NULL : m), s[0].steal_per_access,
+				 steal_b);
+		a = s1_window_ms(s1_site_wait(&s[1].pt, total ? NULL : m), s[1].steal_per_access,
+				 steal_a);
+		if (total) {
+			nd = s[0].pt.nr_draws < s[1].pt.nr_draws ? s[0].pt.nr_draws : s[1].pt.nr_draws;
+			for (d = 0; d < nd; d++) {
+				db[d] = s1_window_ms(s[0].pt.draws_lru_wait[d],
+						     s[0].steal_per_access, steal_b);
+				da[d] = s1_window_ms(s[1].pt.draws_lru_wait[d],
+						     s[1].steal_per_access, steal_a);
+			}
+		}
+		row = insert_row(t, "ms", label);
+		if (!row)
+			return;
+		snprintf(row->label, sizeof(row->label), "  predicted: %d CPUs of %.24s",
+			 S1_MAIL_PROCESSES, profile);
+		fill(row, b, a, db, da, nd);
+		if (!nd)
+			row->ci_low_pct = row->ci_high_pct = NAN;
+		/* rows were inserted: the measured one moved down */
+		i++;
+		n++;
+	}
+}
+
+static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
+{
+	const struct repro_row *steal = find_row(t, "pgsteal_direct");
+	struct s1_side s[2];
+	struct pred_profile pf;
+	int k, err = 0;
+
+	if (!steal) {
+		fprintf(stderr, "%s: --predict: s1's table has no pgsteal_direct row\n", REPRO_PROG);
+		return -1;
+	}
+	if (load_profile("skylake-2s-80", &pf))
+		return -1;
+	memset(s, 0, sizeof(s));
+	if (ro->progress) {
+		fprintf(ro->progress, "  predicting: recording usemem, 1 thread, before and after\n");
+		fflush(ro->progress);
+	}
+	for (k = 0; k < 2 && !err; k++)
+		err = record_s1_side(ro, k, &s[k]);
+	if (!err) {
+		struct pred_model_opts mo = {
+			.impl = LOCK_QSPINLOCK, .draws = REPRO_DRAWS, .seed = 1,
+			.acquisitions = 400000,
+		};
+
+		err = pred_model_point(&s[0].rec, &pf, S1_MAIL_PROCESSES, &mo, &s[0].pt);
+		if (!err && pred_model_point(&s[1].rec, &pf, S1_MAIL_PROCESSES, &mo, &s[1].pt)) {
+			pred_point_free(&s[0].pt);
+			err = -1;
+		}
+	}
+	if (!err) {
+		s1_rows(t, s, pf.name, steal->pub_before, steal->pub_after);
+		pred_point_free(&s[0].pt);
+		pred_point_free(&s[1].pt);
+		repro_table_note(t, "predicted: usemem --mem 256M, 1 thread recorded here (%.1f and %.1f pages reclaimed per 1000 accesses), replayed by %d CPUs sharing the leaf's lru_lock; waits per reclaimed page, in ms over the mail's %d s at its pgsteal_direct / s",
+				 1000 * s[0].steal_per_access, 1000 * s[1].steal_per_access,
+				 S1_MAIL_PROCESSES, S1_MAIL_WINDOW_S);
+		repro_table_note(t, "predicted: the mail's 176-core host has no profile; 16 CPUs of skylake-2s-80 (one socket) stand in");
+	}
+	for (k = 0; k < 2; k++)
+		pred_recording_free(&s[k].rec);
+	return err ? -1 : 0;
+}
+
 int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char *which)
 {
 	int err;
 
 	if (!strcmp(which, "s0"))
 		err = predict_s0(ro, t);
+	else if (!strcmp(which, "s1"))
+		err = predict_s1(ro, t);
 	else if (!strcmp(which, "s4"))
 		err = predict_s4(ro, t);
 	else {
 		repro_table_note(t, "--predict: no predicted rows for %s: %s", which,
-				 !strcmp(which, "s1") ? "usemem runs its own model and cannot be recorded yet" :
 				 !strcmp(which, "s2") ? "an aging pass is one thread's walk, with no lock queue to simulate" :
 				 "its after side is another build (the layout), which the predictor does not record yet");
 		return 0;

@@ -1,6 +1,6 @@
 #!/bin/sh
-# `lrulab predict`, `lrulab calibrate`, `lrulab bench --record` and
-# `lrulab repro --predict`: bad options, profiles and recordings get one
+# `lrulab predict`, `lrulab calibrate`, `lrulab bench --record` (usemem
+# too) and `lrulab repro --predict`: bad options, profiles and recordings get one
 # error line and a non-zero exit; a recording written by bench is read
 # back by predict, whose JSON has the documented keys, one object per
 # CPU count; the shipped profiles all load; calibrate writes a profile
@@ -45,8 +45,10 @@ expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $M --single-thread
 expect 2 "$P" "$LRULAB" predict nosuch --cpus 2 --machine $M
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $M --bogus
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $M --threads 1,2
-expect 2 "$P" "$LRULAB" predict usemem --cpus 2 --machine $M
-grep -q 'cannot be recorded' "$err" || fail "usemem: wrong error"
+expect 2 "$P" "$LRULAB" predict mglru-age --cpus 2 --machine $M
+grep -q 'cannot be recorded' "$err" || fail "mglru-age: wrong error"
+expect 2 "$P" "$LRULAB" predict usemem --folio-size 16K --cpus 2 --machine $M
+grep -q 'do not apply to usemem' "$err" || fail "usemem --folio-size: wrong error"
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $tmp/none.profile
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine
 # bad profiles: each names the file, the line and what is wrong
@@ -82,7 +84,8 @@ done
 # bench --record, then predict from the file
 B="lrulab bench"
 expect 2 "$B" "$LRULAB" bench fault-free --threads 1,2 --record $tmp/r.rec
-expect 2 "$B" "$LRULAB" bench usemem --record $tmp/r.rec
+expect 2 "$B" "$LRULAB" bench usemem --threads 1,2 --record $tmp/r.rec
+expect 2 "$B" "$LRULAB" bench mglru-age --record $tmp/r.rec
 "$LRULAB" bench fault-free --type anon --threads 1 --seconds 0.05 --mem 1M \
 	--record $tmp/r.rec >"$out" 2>"$err" || fail "bench --record failed"
 test -s $tmp/r.rec || fail "no recording written"
@@ -114,6 +117,20 @@ grep -q 'busiest shared lock' "$out" || fail "predict: header"
 	fail "predict fault-free failed"
 grep -q '"switches":\["lru-stat-batch"\]' "$out" || fail "predict: switches"
 
+# usemem records itself: its unit is an access, its sites reclaim's
+"$LRULAB" bench usemem --threads 1 --mem 64M --seconds 0.2 --flush-ms 20 \
+	--record $tmp/u.rec >"$out" 2>"$err" || fail "usemem --record failed"
+"$LRULAB" predict --recording $tmp/u.rec --cpus 1,16 --machine skylake-2s-80 --draws 1 \
+	--json >"$out" 2>"$err" || fail "predict of a usemem recording failed"
+test "$(grep -c '"workload":"usemem"' "$out")" -eq 2 || fail "predict usemem: objects"
+grep -q '"site":"lru_lock:shrink_inactive_list:isolate"' "$out" ||
+	fail "predict usemem: reclaim's sites"
+"$LRULAB" predict usemem --mem 64M --seconds 0.2 --flush-ms 20 --with vmstat-scan-cost \
+	--cpus 4 --machine xeon-16c-207 --draws 1 --json >"$out" 2>"$err" ||
+	fail "predict usemem failed"
+grep -q '"switches":\["vmstat-scan-cost"\]' "$out" || fail "predict usemem: switches"
+grep -q 'lru_note_cost' "$out" && fail "predict usemem: vmstat-scan-cost still notes costs"
+
 # calibrate writes a profile predict reads
 C="lrulab calibrate"
 expect 2 "$C" "$LRULAB" calibrate
@@ -128,6 +145,12 @@ expect 1 "$C" "$LRULAB" calibrate --out /nonexistent/dir/x.profile
 	fail "repro s4 --predict failed"
 test "$(grep -c 'predicted: 20 CPUs of skylake-2s-80' "$out")" -eq 3 ||
 	fail "repro s4 --predict: rows"
+
+# s1: the five sites the mail reports and the total, predicted
+"$LRULAB" repro s1 --quick --predict --out $tmp/results >"$out" 2>"$err" ||
+	fail "repro s1 --predict failed"
+test "$(grep -c 'predicted: 16 CPUs of skylake-2s-80' "$out")" -eq 6 ||
+	fail "repro s1 --predict: rows"
 
 if [ "$fails" -ne 0 ]; then
 	echo "predict_cli: $fails failure(s)"

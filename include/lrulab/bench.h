@@ -169,6 +169,8 @@ extern const struct bench_workload mglru_age_workload;
  */
 int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		     json_t **json);
+/* usemem's own checks of @o: 0, or -1 after one error line. */
+int bench_usemem_check(const char *prog, const struct bench_opts *o);
 /*
  * The JSON object a usemem run with @o prints, figures zero, lock table
  * and errors left out: the keys it has (bench_has_metric).

@@ -105,6 +105,24 @@ int pred_bench_record_write(const char *prog, const char *path,
 			    const struct bench_workload *w, const struct bench_opts *o,
 			    const struct bench_result *r);
 
+/*
+ * A workload that runs its own model (usemem) stops the recording itself
+ * (pred_record_stop()) once its window ends, and describes the run here:
+ * 0, or -1 after one error line (and @rec freed) when it failed or
+ * recorded nothing.  @failed: what went wrong, or NULL.
+ */
+struct pred_run_desc {
+	const char *workload, *type;
+	unsigned int folio_order;
+	long threads;
+	unsigned long pages;	/* the workload's unit: pages, or accesses */
+	double seconds;
+	const bool *switches;	/* NR_LRULAB_SWITCHES, as the run had them */
+	const char *failed;
+};
+int pred_record_describe(const char *prog, const struct pred_run_desc *d,
+			 struct pred_recording *rec);
+
 /* Write @rec to @path (zstd-compressed, versioned); 0 or -1 after one error line. */
 int pred_recording_write(const char *prog, const char *path, const struct pred_recording *rec);
 /* Read it back; 0 or -1 after one error line naming @path and what is wrong. */
