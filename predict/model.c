@@ -515,6 +515,7 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 
 	memset(pt, 0, sizeof(*pt));
 	pt->cpus = cpus;
+	pt->nr_recordings = 1;
 	if (!topo || !band)
 		goto out;
 	pred_topology(pf, cpus, topo);
@@ -585,6 +586,7 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 	json_object_set_new(j, "bottleneck", json_string(pt->bottleneck));
 	json_object_set_new(j, "bottleneck_load", json_real(pt->load));
 	json_object_set_new(j, "recorded_threads", json_integer(rec->threads));
+	json_object_set_new(j, "recordings", json_integer(pt->nr_recordings));
 	{
 		json_t *d = json_array();
 		int i;

@@ -15,9 +15,12 @@ struct pred_model_opts {
 };
 
 #define PRED_MAX_DRAWS 64
+/* recordings pooled into one prediction (predict/pool.c) */
+#define PRED_MAX_RECORDINGS 8
 
 struct pred_point {
 	int cpus;
+	int nr_recordings;		/* pooled into it; 1 for one recording */
 	int nr_draws;
 	/* each draw's pages/s: draw d of two recordings uses the same machine draw */
 	double draws[PRED_MAX_DRAWS];
@@ -57,6 +60,16 @@ int pred_record_finish(const char *prog, const struct bench_workload *w,
 int pred_model_point(const struct pred_recording *rec, const struct pred_profile *pf,
 		     int cpus, const struct pred_model_opts *mo, struct pred_point *pt);
 void pred_point_free(struct pred_point *pt);
+/*
+ * The points of @k recordings of one run at one CPU count (each simulated
+ * with the same machine draws) as one: the median recording's figures and
+ * table, every draw, the band over all draws and centrals.  Takes the
+ * points over: only @out is freed afterwards.
+ */
+void pred_pool_points(struct pred_point *pts, int k, struct pred_point *out);
+/* pred_model_point() of each of @nr recordings, pooled: 0, or -1 (out of memory) */
+int pred_model_pooled(const struct pred_recording *recs, int nr, const struct pred_profile *pf,
+		      int cpus, const struct pred_model_opts *mo, struct pred_point *pt);
 json_t *pred_point_json(const struct pred_recording *rec, const struct pred_profile *pf,
 			const struct pred_point *pt);
 

@@ -21,7 +21,11 @@
 struct predict_args {
 	long cpus[MAX_CPU_COUNTS];
 	int nr_cpus;
-	const char *machine, *recording, *save;
+	const char *machine, *save;
+	const char *files[PRED_MAX_RECORDINGS];	/* --recording, in order */
+	int nr_files;
+	long recordings;			/* --recordings: made here */
+	bool recordings_given;
 	double single_thread_rate;
 	long draws, seed, acquisitions;
 	bool json, threads_given, seconds_given, memcgs_given;
@@ -32,25 +36,28 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: lrulab predict WORKLOAD [bench options] --cpus N[,N...] --machine PROFILE\n"
 "                      [--single-thread-rate PAGES_PER_SEC] [--draws N] [--seed N]\n"
-"                      [--acquisitions N] [--save FILE] [--json]\n"
-"       lrulab predict --recording FILE --cpus N[,N...] --machine PROFILE [...]\n"
+"                      [--acquisitions N] [--recordings K] [--save FILE] [--json]\n"
+"       lrulab predict --recording FILE [--recording FILE...] --cpus N[,N...]\n"
+"                      --machine PROFILE [...]\n"
 "\n"
-"Records WORKLOAD here (fault-free or mmap-madvise, with `lrulab bench`'s options:\n"
-"--type, --folio-size, --with/--without SWITCH, --lock ...; by default one thread,\n"
-"one memcg, 0.5 s), or reads a recording made by `lrulab bench ... --record FILE`,\n"
-"and simulates each CPU count on the machine of PROFILE (a file, or a name under\n"
-"profiles/): predicted pages/s with the P10-P90 band of --draws draws of the\n"
-"profile's ranges and replay phases (default 8), the analytic twin's estimate, the\n"
-"busiest shared lock and its load, and the lock table at each count, per simulated\n"
-"second.  --single-thread-rate sets the work outside the locks so that one CPU\n"
-"makes that many pages/s (e.g. the target kernel's own).  --save keeps the\n"
-"recording.  --json prints one object per CPU count.\n");
+"Records WORKLOAD here K times (--recordings, default 3; fault-free, mmap-madvise or\n"
+"usemem, with `lrulab bench`'s options: --type, --folio-size, --with/--without\n"
+"SWITCH, --lock ...; by default one thread, one memcg, 0.5 s), or reads recordings\n"
+"made by `lrulab bench ... --record FILE` (up to 8), and simulates each CPU count\n"
+"on the machine of PROFILE (a file, or a name under profiles/): predicted pages/s\n"
+"(the median recording's) with the P10-P90 band of --draws draws of the profile's\n"
+"ranges and replay phases (default 8) for every recording together, the analytic\n"
+"twin's estimate, the busiest shared lock and its load, and the lock table at each\n"
+"count, per simulated second.  --single-thread-rate sets the work outside the\n"
+"locks so that one CPU makes that many pages/s (e.g. the target kernel's own).\n"
+"--save FILE keeps the recordings (FILE, FILE.2, FILE.3, ...).  --json prints one\n"
+"object per CPU count.\n");
 }
 
 static bool takes_value(const char *opt)
 {
 	static const char *const v[] = { "--cpus", "--machine", "--single-thread-rate",
-		"--draws", "--seed", "--acquisitions", "--recording", "--save" };
+		"--draws", "--seed", "--acquisitions", "--recording", "--recordings", "--save" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(v); i++)
@@ -71,7 +78,14 @@ static int own_option(struct predict_args *a, const char *opt, const char *val)
 	} else if (!strcmp(opt, "--machine")) {
 		a->machine = val;
 	} else if (!strcmp(opt, "--recording")) {
-		a->recording = val;
+		if (a->nr_files == PRED_MAX_RECORDINGS) {
+			fprintf(stderr, "%s: --recording: at most %d\n", PROG, PRED_MAX_RECORDINGS);
+			return -1;
+		}
+		a->files[a->nr_files++] = val;
+	} else if (!strcmp(opt, "--recordings")) {
+		a->recordings_given = true;
+		return parse_long(PROG, opt, val, 1, PRED_MAX_RECORDINGS, &a->recordings);
 	} else if (!strcmp(opt, "--save")) {
 		a->save = val;
 	} else if (!strcmp(opt, "--single-thread-rate")) {
@@ -124,8 +138,9 @@ static int split_args(int argc, char **argv, struct predict_args *a, char **rest
 	return 0;
 }
 
-static void print_header(const struct pred_recording *rec, const struct pred_profile *pf,
-			 const char *profile_path, const struct predict_args *a)
+static void print_header(const struct pred_recording *rec, int nr_recs,
+			 const struct pred_profile *pf, const char *profile_path,
+			 const struct predict_args *a)
 {
 	printf("lrulab predict %s: %s, %uK folios, switches: %s\n", rec->workload, rec->type,
 	       rec->folio_size >> 10, rec->switches[0] ? rec->switches : "none");
@@ -147,6 +162,9 @@ static void print_header(const struct pred_recording *rec, const struct pred_pro
 	if (a->single_thread_rate > 0)
 		printf("work outside the locks set for %.0f pages/s at one CPU (--single-thread-rate)\n",
 		       a->single_thread_rate);
+	if (nr_recs > 1)
+		printf("%d recordings (the first described above): figures of the median one, the "
+		       "band over every recording's draws\n", nr_recs);
 	printf("\n %6s %12s %27s %12s %12s %14s   %s\n", "cpus", "pages/s", "band (P10-P90)",
 	       "per cpu", "twin (MVA)", "lru wait/page", "busiest shared lock (load)");
 }
@@ -162,8 +180,35 @@ static void print_point(const struct pred_point *pt, int machine_cpus)
 	       pt->cpus > machine_cpus ? "  MORE CPUS THAN THE MACHINE HAS" : "");
 }
 
-static int get_recording(const struct predict_args *a, int argc, char **rest, int nrest,
-			 struct pred_recording *rec, enum lock_impl *impl)
+static void free_recordings(struct pred_recording *recs, int n)
+{
+	while (n--)
+		pred_recording_free(&recs[n]);
+}
+
+static int read_recordings(const struct predict_args *a, int nrest, char **rest,
+			   struct pred_recording *recs, int *nr)
+{
+	if (nrest) {
+		fprintf(stderr, "%s: --recording takes no workload or bench options ('%s')\n",
+			PROG, rest[0]);
+		return 2;
+	}
+	if (a->recordings_given) {
+		fprintf(stderr, "%s: --recordings: the recordings are the --recording files\n", PROG);
+		return 2;
+	}
+	for (*nr = 0; *nr < a->nr_files; (*nr)++)
+		if (pred_recording_read(PROG, a->files[*nr], &recs[*nr])) {
+			free_recordings(recs, *nr);
+			return 1;
+		}
+	return 0;
+}
+
+/* The recordings to predict from, *@nr of them: read, or made here. */
+static int get_recordings(const struct predict_args *a, int argc, char **rest, int nrest,
+			  struct pred_recording *recs, int *nr, enum lock_impl *impl)
 {
 	const struct bench_workload *w;
 	struct bench_opts o;
@@ -171,14 +216,9 @@ static int get_recording(const struct predict_args *a, int argc, char **rest, in
 	int ret;
 
 	*impl = LOCK_QSPINLOCK;
-	if (a->recording) {
-		if (nrest) {
-			fprintf(stderr, "%s: --recording takes no workload or bench options ('%s')\n",
-				PROG, rest[0]);
-			return 2;
-		}
-		return pred_recording_read(PROG, a->recording, rec) ? 1 : 0;
-	}
+	*nr = 0;
+	if (a->nr_files)
+		return read_recordings(a, nrest, rest, recs, nr);
 	if (!nrest || rest[0][0] == '-') {
 		fprintf(stderr, "%s: no workload given (" BENCH_WORKLOAD_NAMES ", or --recording FILE)\n",
 			PROG);
@@ -216,17 +256,39 @@ static int get_recording(const struct predict_args *a, int argc, char **rest, in
 		return 1;
 	json_decref(calib);
 	(void)argc;
-	return pred_record_workload(PROG, w, &o, o.threads[0], rec) ? 1 : 0;
+	for (*nr = 0; *nr < a->recordings; (*nr)++)
+		if (pred_record_workload(PROG, w, &o, o.threads[0], &recs[*nr])) {
+			free_recordings(recs, *nr);
+			return 1;
+		}
+	return 0;
+}
+
+/* --save FILE: FILE, FILE.2, FILE.3, ... */
+static int save_recordings(const char *path, const struct pred_recording *recs, int nr)
+{
+	char name[4096];
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		if (i)
+			snprintf(name, sizeof(name), "%s.%d", path, i + 1);
+		else
+			snprintf(name, sizeof(name), "%s", path);
+		if (pred_recording_write(PROG, name, &recs[i]))
+			return -1;
+	}
+	return 0;
 }
 
 int cmd_predict(int argc, char **argv)
 {
-	struct predict_args a = { .draws = 8, .seed = 1 };
+	struct predict_args a = { .draws = 8, .seed = 1, .recordings = 3 };
 	struct pred_model_opts mo;
-	struct pred_recording rec;
+	struct pred_recording recs[PRED_MAX_RECORDINGS];
 	struct pred_profile pf;
 	char path[4096], **rest;
-	int nrest = 0, i, ret, status = 0, nr_pts = 0;
+	int nrest = 0, i, ret, status = 0, nr_pts = 0, nr_recs = 0;
 	struct pred_point pts[MAX_CPU_COUNTS];
 	enum lock_impl impl;
 
@@ -255,12 +317,12 @@ int cmd_predict(int argc, char **argv)
 		return 2;
 	}
 	/* bench_parse wants the workload as argv[0] */
-	ret = get_recording(&a, argc, rest + 1, nrest - 1, &rec, &impl);
+	ret = get_recordings(&a, argc, rest + 1, nrest - 1, recs, &nr_recs, &impl);
 	free(rest);
 	if (ret)
 		return ret;
-	if (a.save && pred_recording_write(PROG, a.save, &rec)) {
-		pred_recording_free(&rec);
+	if (a.save && save_recordings(a.save, recs, nr_recs)) {
+		free_recordings(recs, nr_recs);
 		return 1;
 	}
 	mo = (struct pred_model_opts){
@@ -268,11 +330,11 @@ int cmd_predict(int argc, char **argv)
 		.draws = (int)a.draws, .seed = (u64)a.seed, .acquisitions = (u64)a.acquisitions,
 	};
 	if (!a.json)
-		print_header(&rec, &pf, path, &a);
+		print_header(&recs[0], nr_recs, &pf, path, &a);
 	for (i = 0; i < a.nr_cpus; i++) {
 		struct pred_point *pt = &pts[i];
 
-		if (pred_model_point(&rec, &pf, (int)a.cpus[i], &mo, pt)) {
+		if (pred_model_pooled(recs, nr_recs, &pf, (int)a.cpus[i], &mo, pt)) {
 			fprintf(stderr, "%s: simulation of %ld CPUs failed: out of memory\n", PROG,
 				a.cpus[i]);
 			status = 1;
@@ -280,7 +342,7 @@ int cmd_predict(int argc, char **argv)
 		}
 		nr_pts++;
 		if (a.json) {
-			json_t *j = pred_point_json(&rec, &pf, pt);
+			json_t *j = pred_point_json(&recs[0], &pf, pt);
 
 			bench_json_line(j);
 			json_decref(j);
@@ -297,6 +359,6 @@ int cmd_predict(int argc, char **argv)
 	}
 	for (i = 0; i < nr_pts; i++)
 		pred_point_free(&pts[i]);
-	pred_recording_free(&rec);
+	free_recordings(recs, nr_recs);
 	return status;
 }

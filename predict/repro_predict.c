@@ -14,11 +14,21 @@
 #include "predict-internal.h"
 
 #define REPRO_DRAWS 6
+/* per side: the band holds the spread between recordings too */
+#define REPRO_RECORDINGS 3
+/* s1's usemem recordings take seconds each */
+#define REPRO_S1_RECORDINGS 2
 
 struct side {
-	struct pred_recording rec;
-	bool ok;
+	struct pred_recording rec[REPRO_RECORDINGS];
+	int nr;
 };
+
+static void side_free(struct side *s)
+{
+	while (s->nr)
+		pred_recording_free(&s->rec[--s->nr]);
+}
 
 static int record_side(const struct repro_opts *ro, const char *workload, bool shmem,
 		       unsigned int order, const char *sw, bool on, struct side *s)
@@ -43,9 +53,9 @@ static int record_side(const struct repro_opts *ro, const char *workload, bool s
 	work = repro_fault_work(ro, workload, shmem ? "shmem" : "anon", order);
 	if (work)
 		o.fault_work_ns = strtoul(work, NULL, 10);
-	if (pred_record_workload(REPRO_PROG, w, &o, 1, &s->rec))
-		return -1;
-	s->ok = true;
+	for (s->nr = 0; s->nr < REPRO_RECORDINGS; s->nr++)
+		if (pred_record_workload(REPRO_PROG, w, &o, 1, &s->rec[s->nr]))
+			return -1;
 	return 0;
 }
 
@@ -107,9 +117,9 @@ static int points(const struct side *s, const struct pred_profile *pf, int cpus,
 		.acquisitions = 400000,
 	};
 
-	if (pred_model_point(&s[0].rec, pf, cpus, &mo, before))
+	if (pred_model_pooled(s[0].rec, s[0].nr, pf, cpus, &mo, before))
 		return -1;
-	if (pred_model_point(&s[1].rec, pf, cpus, &mo, after)) {
+	if (pred_model_pooled(s[1].rec, s[1].nr, pf, cpus, &mo, after)) {
 		pred_point_free(before);
 		return -1;
 	}
@@ -186,8 +196,8 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 			pred_point_free(&b);
 			pred_point_free(&a);
 		}
-		pred_recording_free(&s[0].rec);
-		pred_recording_free(&s[1].rec);
+		side_free(&s[0]);
+		side_free(&s[1]);
 		if (err)
 			return -1;
 	}
@@ -240,8 +250,8 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 			pred_point_free(&b);
 			pred_point_free(&a);
 		}
-		pred_recording_free(&s[0].rec);
-		pred_recording_free(&s[1].rec);
+		side_free(&s[0]);
+		side_free(&s[1]);
 		if (err)
 			return -1;
 	}
@@ -251,8 +261,9 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 /* ---- s1: usemem's reclaim, 16 processes in one leaf ---- */
 
 struct s1_side {
-	struct pred_recording rec;
-	double steal_per_access;
+	struct pred_recording rec[REPRO_S1_RECORDINGS];
+	int nr;
+	double steal_per_access;	/* their mean */
 	struct pred_point pt;
 };
 
@@ -267,7 +278,14 @@ static int record_s1_side(const struct repro_opts *ro, bool on, struct s1_side *
 	o.flush_ms = S1_FLUSH_MS;
 	o.swap_async = ro->swap_async;
 	o.sw[SW_VMSTAT_SCAN_COST] = on;
-	return pred_record_usemem(REPRO_PROG, &o, 1, &s->rec, &s->steal_per_access);
+	for (s->nr = 0; s->nr < REPRO_S1_RECORDINGS; s->nr++) {
+		double steal;
+
+		if (pred_record_usemem(REPRO_PROG, &o, 1, &s->rec[s->nr], &steal))
+			return -1;
+		s->steal_per_access += steal / REPRO_S1_RECORDINGS;
+	}
+	return 0;
 }
 
 /* lru_lock wait per access at the sites a row sums (all lru_lock sites: NULL) */
@@ -383,8 +401,9 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 			.acquisitions = 400000,
 		};
 
-		err = pred_model_point(&s[0].rec, &pf, S1_MAIL_PROCESSES, &mo, &s[0].pt);
-		if (!err && pred_model_point(&s[1].rec, &pf, S1_MAIL_PROCESSES, &mo, &s[1].pt)) {
+		err = pred_model_pooled(s[0].rec, s[0].nr, &pf, S1_MAIL_PROCESSES, &mo, &s[0].pt);
+		if (!err && pred_model_pooled(s[1].rec, s[1].nr, &pf, S1_MAIL_PROCESSES, &mo,
+					      &s[1].pt)) {
 			pred_point_free(&s[0].pt);
 			err = -1;
 		}
@@ -393,13 +412,14 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 		s1_rows(t, s, pf.name, steal->pub_before, steal->pub_after);
 		pred_point_free(&s[0].pt);
 		pred_point_free(&s[1].pt);
-		repro_table_note(t, "predicted: usemem --mem 256M, 1 thread recorded here (%.1f and %.1f pages reclaimed per 1000 accesses), replayed by %d CPUs sharing the leaf's lru_lock; waits per reclaimed page, in ms over the mail's %d s at its pgsteal_direct / s",
-				 1000 * s[0].steal_per_access, 1000 * s[1].steal_per_access,
-				 S1_MAIL_PROCESSES, S1_MAIL_WINDOW_S);
+		repro_table_note(t, "predicted: usemem --mem 256M, 1 thread recorded here %d times a side (%.1f and %.1f pages reclaimed per 1000 accesses), replayed by %d CPUs sharing the leaf's lru_lock; waits per reclaimed page, in ms over the mail's %d s at its pgsteal_direct / s",
+				 REPRO_S1_RECORDINGS, 1000 * s[0].steal_per_access,
+				 1000 * s[1].steal_per_access, S1_MAIL_PROCESSES, S1_MAIL_WINDOW_S);
 		repro_table_note(t, "predicted: the mail's 176-core host has no profile; 16 CPUs of skylake-2s-80 (one socket) stand in");
 	}
 	for (k = 0; k < 2; k++)
-		pred_recording_free(&s[k].rec);
+		while (s[k].nr)
+			pred_recording_free(&s[k].rec[--s[k].nr]);
 	return err ? -1 : 0;
 }
 
@@ -420,9 +440,9 @@ int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char
 		return 0;
 	}
 	if (!err) {
-		repro_table_note(t, "predicted: lrulab predict, 1-thread recordings here, profiles/skylake-2s-80; their CI column is the P10-P90 of %d paired draws of its ranges",
+		repro_table_note(t, "predicted: lrulab predict, 1-thread recordings here (%d a side), profiles/skylake-2s-80; the central figures are the median recording's, the CI column the P10-P90 of %d paired draws of the profile's ranges for every recording, so it holds their spread",
+				 strcmp(which, "s1") ? REPRO_RECORDINGS : REPRO_S1_RECORDINGS,
 				 REPRO_DRAWS);
-		repro_table_note(t, "predicted: one recording per side; the spread between recordings on a busy machine (10-40 pp at 80 CPUs here) is not in that band");
 	}
 	return err;
 }

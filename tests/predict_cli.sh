@@ -105,6 +105,17 @@ grep -q '"site":"lru_lock:folio_batch_move_lru"' "$out" || fail "predict --json:
 "$LRULAB" predict --recording $tmp/r.rec --cpus 16 --machine skylake-2s-80 --draws 2 \
 	--json >$tmp/b 2>"$err"
 cmp -s $tmp/a $tmp/b || fail "predict: same seed, different output"
+# two recordings pooled: the median one's figures (the same file twice:
+# its own), every recording's draws
+"$LRULAB" predict --recording $tmp/r.rec --recording $tmp/r.rec --cpus 16 \
+	--machine skylake-2s-80 --draws 2 --json >$tmp/c 2>"$err" || fail "predict: two recordings"
+grep -q '"recordings":2' $tmp/c || fail "predict: recordings"
+test "$(jq -r .predicted_pages_per_sec $tmp/c)" = "$(jq -r .predicted_pages_per_sec $tmp/a)" ||
+	fail "predict: pooled central is not the median recording's"
+test "$(jq '.draws_pages_per_sec | length' $tmp/c)" -eq 4 || fail "predict: pooled draws"
+expect 2 "$P" "$LRULAB" predict --recording $tmp/r.rec --recordings 2 --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict fault-free --recordings 0 --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict fault-free --recordings 9 --cpus 2 --machine $M
 # text: the table and a perf lock contention table per CPU count
 "$LRULAB" predict --recording $tmp/r.rec --cpus 2,8 --machine xeon-16c-207 --draws 0 \
 	>"$out" 2>"$err" || fail "predict text failed"
@@ -116,6 +127,12 @@ grep -q 'busiest shared lock' "$out" || fail "predict: header"
 	--cpus 2 --machine i7-13700hx --draws 1 --json >"$out" 2>"$err" ||
 	fail "predict fault-free failed"
 grep -q '"switches":\["lru-stat-batch"\]' "$out" || fail "predict: switches"
+# --save keeps every recording made
+"$LRULAB" predict fault-free --seconds 0.05 --mem 1M --recordings 2 --save $tmp/s.rec \
+	--cpus 2 --machine i7-13700hx --draws 0 >"$out" 2>"$err" || fail "predict --save failed"
+test -s $tmp/s.rec && test -s $tmp/s.rec.2 && ! test -e $tmp/s.rec.3 ||
+	fail "predict --save: not FILE and FILE.2"
+grep -q '^2 recordings' "$out" || fail "predict: the header does not say 2 recordings"
 
 # usemem records itself: its unit is an access, its sites reclaim's
 "$LRULAB" bench usemem --threads 1 --mem 64M --seconds 0.2 --flush-ms 20 \

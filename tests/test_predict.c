@@ -22,6 +22,8 @@
 #include <lrulab/cpu.h>
 #include <lrulab/predict.h>
 
+#include "../predict/predict-internal.h"
+
 /* ---- a generated source: exponential or constant work and holds ---- */
 
 struct gen {
@@ -541,6 +543,43 @@ static void test_topology(void **state)
 	assert_true(c[40].socket == 1 && c[40].core == 0 && c[40].thread == 0);
 }
 
+/* Recordings pooled: the median one's figures, every draw, the band over all. */
+static void test_pool_points(void **state)
+{
+	static const double central[3] = { 300, 100, 200 };
+	struct pred_point pts[3], out;
+	int i, d;
+
+	for (i = 0; i < 3; i++) {
+		memset(&pts[i], 0, sizeof(pts[i]));
+		pts[i].cpus = 4;
+		pts[i].nr_recordings = 1;
+		pts[i].pages_per_sec = central[i];
+		pts[i].lru_wait_ns_per_page = central[i] / 10;
+		pts[i].nr_draws = 3;
+		for (d = 0; d < 3; d++) {
+			pts[i].draws[d] = central[i] + d - 1;
+			pts[i].draws_lru_wait[d] = i;
+		}
+	}
+	pred_pool_points(pts, 3, &out);
+	/* the median recording is the third (200) */
+	assert_true(out.pages_per_sec == 200);
+	assert_true(out.lru_wait_ns_per_page == 20);
+	assert_int_equal(out.nr_recordings, 3);
+	assert_int_equal(out.nr_draws, 9);
+	/* draws in recording order, so that two sides pooled alike pair up */
+	assert_true(out.draws[0] == 299 && out.draws[3] == 99 && out.draws[8] == 201);
+	assert_true(out.draws_lru_wait[4] == 1);
+	/*
+	 * 12 values: 99 100 100 101 199 200 200 201 299 300 300 301;
+	 * P10 at 1.1 -> 100, P90 at 9.9 -> 300
+	 */
+	assert_true(fabs(out.band_low - 100) < 1e-9);
+	assert_true(fabs(out.band_high - 300) < 1e-9);
+	pred_point_free(&out);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -556,6 +595,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_file_roundtrip),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_topology),
+		cmocka_unit_test(test_pool_points),
 	};
 
 	(void)argc;
