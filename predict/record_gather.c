@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A recording gathered: the per-CPU buffers of predict/record.c turned
+ * into traces with dense site, lock and line indices, each lock's scope,
+ * and the stretches a busy machine took the processor away replaced.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lrulab/cpu.h>
+#include <lrulab/predict.h>
+
+#include "record-internal.h"
+
+static void drop_preemptions(struct pred_recording *rec);
+/* ---- gathering ---- */
+
+void pred_recording_free(struct pred_recording *rec)
+{
+	int i;
+
+	for (i = 0; rec->traces && i < rec->nr_traces; i++)
+		free(rec->traces[i].ops);
+	free(rec->traces);
+	free(rec->sites);
+	free(rec->locks);
+	memset(rec, 0, sizeof(*rec));
+}
+
+/*
+ * The class rule for a recording of one thread, which cannot show
+ * sharing: per-CPU page lists, and what each thread of the recordable
+ * workloads (fault-free, mmap-madvise, usemem) has of its own: its page
+ * tables, its shmem file's page cache and mapping tree, and the swap
+ * clusters it allocates slots from (a CPU takes a cluster of its own,
+ * as swap_alloc_fast() does).  A recording of two or more threads shows
+ * which locks they shared instead.
+ */
+static enum pred_scope class_scope(const char *cls)
+{
+	static const char *const private_cls[] = { "pcp->lock", "ptl", "page_table_lock",
+						   "i_pages", "i_mmap_lock", "swap_cluster" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(private_cls); i++)
+		if (!strcmp(cls, private_cls[i]))
+			return PRED_PRIVATE;
+	return PRED_SHARED;
+}
+
+static int add_line(uintptr_t *tab, u32 *n, uintptr_t line)
+{
+	u32 i;
+
+	for (i = 0; i < *n; i++)
+		if (tab[i] == line)
+			return (int)i;
+	tab[*n] = line;
+	return (int)(*n)++;
+}
+
+static int gather_locks(struct pred_recording *rec, const u32 *users, int *map)
+{
+	uintptr_t *lines = malloc((rec_nr_locks * PRED_MAX_LINES + 1) * sizeof(*lines));
+	u32 i, nl = 0;
+	int n = 0, j;
+
+	rec->locks = calloc(rec_nr_locks + 2, sizeof(*rec->locks));
+	if (!lines || !rec->locks) {
+		free(lines);
+		return -ENOMEM;
+	}
+	for (i = 0; i <= rec_nr_locks; i++) {
+		const struct rec_lock *rl = &rec_locks[i];
+		struct pred_lock *pl;
+
+		if (!users[i])
+			continue;
+		map[i] = n;
+		pl = &rec->locks[n++];
+		pl->cls_site = (u16)(rl->site >= 0 ? rl->site : 0);
+		if (i == rec_nr_locks)	/* the overflow lock */
+			pl->scope = PRED_SHARED;
+		else if (rec->nr_traces >= 2)
+			pl->scope = users[i] >= 2 ? PRED_SHARED : PRED_PRIVATE;
+		else
+			pl->scope = class_scope(rec->sites[pl->cls_site].cls);
+		for (j = 0; i < rec_nr_locks && j < rl->nr_lines; j++)
+			pl->lines[pl->nr_lines++] = (u32)add_line(lines, &nl, rl->lines[j]);
+	}
+	rec->nr_locks = n;
+	rec->nr_lines = nl;
+	free(lines);
+	return 0;
+}
+
+int pred_record_stop(struct pred_recording *rec)
+{
+	u32 *users = calloc(rec_nr_locks + 1, sizeof(*users));
+	int *map = calloc(rec_nr_locks + 1, sizeof(*map));
+	int c, t = 0, nsites = lockstat_nr_sites(), i, err = -ENOMEM;
+
+	WRITE_ONCE(pred_recording, false);
+	memset(rec, 0, sizeof(*rec));
+	rec->traces = calloc(LRULAB_MAX_CPUS, sizeof(*rec->traces));
+	rec->sites = calloc(nsites + 1, sizeof(*rec->sites));
+	if (!users || !map || !rec->traces || !rec->sites)
+		goto out;
+	rec->nr_sites = nsites;
+	for (i = 0; i < nsites; i++) {
+		const struct lock_site *s = lockstat_site(i);
+
+		snprintf(rec->sites[i].cls, sizeof(rec->sites[i].cls), "%s", s->cls);
+		snprintf(rec->sites[i].caller, sizeof(rec->sites[i].caller), "%s", s->caller);
+		snprintf(rec->sites[i].fn, sizeof(rec->sites[i].fn), "%s", s->fn);
+	}
+	/* the overhead thread's slot is not a model CPU */
+	for (c = 0; c < LRULAB_MAX_CPUS - 1; c++) {
+		u32 n = pred_record_trace_len(c), k;
+		struct pred_trace *tr = &rec->traces[t];
+		bool *seen;
+
+		if (!n)
+			continue;
+		tr->ops = malloc(n * sizeof(*tr->ops));
+		seen = calloc(rec_nr_locks + 1, 1);
+		if (!tr->ops || !seen) {
+			free(seen);
+			goto out;
+		}
+		pred_record_trace_copy(c, tr->ops);
+		tr->nr = n;
+		for (k = 0; k < n; k++) {
+			if (!seen[tr->ops[k].lock]) {
+				seen[tr->ops[k].lock] = true;
+				users[tr->ops[k].lock]++;
+			}
+		}
+		free(seen);
+		t++;
+	}
+	rec->nr_traces = t;
+	err = gather_locks(rec, users, map);
+	if (err)
+		goto out;
+	for (c = 0; c < t; c++) {
+		u32 k;
+
+		for (k = 0; k < rec->traces[c].nr; k++)
+			rec->traces[c].ops[k].lock = (u16)map[rec->traces[c].ops[k].lock];
+	}
+	rec->clock_cost_ns = (u32)lrulab_clock_cost_ns();
+	rec->overhead_ns = rec_overhead_ns;
+	drop_preemptions(rec);
+	err = 0;
+out:
+	free(users);
+	free(map);
+	pred_record_reset();
+	if (err)
+		pred_recording_free(rec);
+	return err;
+}
+
+/*
+ * No stretch of these workloads between two lock operations takes half
+ * a millisecond: one that does is the thread losing its processor (a
+ * timer tick handing it to another task on a shared machine), not the
+ * workload.  A kernel spinlock's holder cannot lose its processor
+ * (preemption is off), so a hold over twenty times its site's mean (and
+ * over 20 us) is the same accident.  Either becomes its site's mean of
+ * the others, and the count is kept with the recording.
+ */
+#define PREEMPT_NS	500000U
+#define HOLD_FACTOR	20
+#define HOLD_FLOOR_NS	20000U
+
+struct site_sums {
+	double work, works, hold, holds;
+};
+
+static void site_means(const struct pred_recording *rec, struct site_sums *m, double *limit)
+{
+	int i;
+	u32 k;
+
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr; k++) {
+			const struct pred_op *op = &rec->traces[i].ops[k];
+			struct site_sums *s = &m[op->site];
+
+			if (op->work_ns < PREEMPT_NS)
+				s->work += op->work_ns, s->works++;
+			if (op->hold_ns < limit[op->site])
+				s->hold += op->hold_ns, s->holds++;
+		}
+}
+
+static void drop_preemptions(struct pred_recording *rec)
+{
+	struct site_sums *m = calloc(rec->nr_sites + 1, sizeof(*m));
+	double *limit = calloc(rec->nr_sites + 1, sizeof(*limit));
+	int i;
+	u32 k;
+
+	if (!m || !limit)
+		goto out;
+	for (i = 0; i <= rec->nr_sites; i++)
+		limit[i] = PREEMPT_NS;
+	site_means(rec, m, limit);
+	/* the means without what the first bound caught, then the tighter bound */
+	for (i = 0; i < rec->nr_sites; i++) {
+		double mean = m[i].holds ? m[i].hold / m[i].holds : 0;
+
+		limit[i] = HOLD_FACTOR * mean > HOLD_FLOOR_NS ? HOLD_FACTOR * mean : HOLD_FLOOR_NS;
+		if (limit[i] > PREEMPT_NS)
+			limit[i] = PREEMPT_NS;
+	}
+	memset(m, 0, (rec->nr_sites + 1) * sizeof(*m));
+	site_means(rec, m, limit);
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr; k++) {
+			struct pred_op *op = &rec->traces[i].ops[k];
+			const struct site_sums *s = &m[op->site];
+
+			if (op->work_ns >= PREEMPT_NS) {
+				op->work_ns = s->works ? (u32)(s->work / s->works) : 0;
+				rec->preemptions++;
+			}
+			if (op->hold_ns >= limit[op->site]) {
+				op->hold_ns = s->holds ? (u32)(s->hold / s->holds) : 0;
+				rec->preemptions++;
+			}
+		}
+out:
+	free(m);
+	free(limit);
+}
