@@ -24,6 +24,7 @@
 #include <lrulab/workqueue.h>
 
 #include "memcontrol-internal.h"
+#include "../predict/record-internal.h"
 
 static pthread_mutex_t memcg_rstat_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -132,6 +133,18 @@ static unsigned int memcg_event_weight(unsigned long count)
  * and the walk stops at the first level that already needs a flush:
  * every level above it does too.
  */
+/*
+ * For the predictor: from @statc up, every level awaits its flush, and
+ * @weight goes to no atomic.  With more CPUs the flush threshold
+ * (MEMCG_CHARGE_BATCH per CPU) is higher and these batches may still
+ * write it: the engine decides which, for its N.
+ */
+static void record_capped(struct memcg_vmstats_percpu *statc, unsigned int weight)
+{
+	for (; statc; statc = statc->parent_pcpu)
+		pred_record_memcg_capped(&statc->vmstats->stats_updates, weight);
+}
+
 static void memcg_rstat_updated(struct mem_cgroup *memcg, unsigned int weight, int cpu)
 {
 	struct memcg_vmstats_percpu *statc;
@@ -147,8 +160,11 @@ static void memcg_rstat_updated(struct mem_cgroup *memcg, unsigned int weight, i
 	     statc = statc->parent_pcpu) {
 		unsigned int updates;
 
-		if (memcg_vmstats_needs_flush(statc->vmstats))
+		if (memcg_vmstats_needs_flush(statc->vmstats)) {
+			if (unlikely(READ_ONCE(pred_recording)))
+				record_capped(statc, weight);
 			break;
+		}
 		updates = READ_ONCE(statc->stats_updates) + weight;
 		if (updates < MEMCG_CHARGE_BATCH) {
 			smp_store_release(&statc->stats_updates, updates);
@@ -156,6 +172,13 @@ static void memcg_rstat_updated(struct mem_cgroup *memcg, unsigned int weight, i
 		}
 		smp_store_release(&statc->stats_updates, 0U);
 		atomic_add((int)updates, &statc->vmstats->stats_updates);
+		/*
+		 * For the predictor: the memcg's stats_updates is one atomic
+		 * every CPU charged to the memcg (or below it) adds to.
+		 */
+		if (unlikely(READ_ONCE(pred_recording)))
+			pred_record_event(PRED_EV_MEMCG_SPILL, &statc->vmstats->stats_updates,
+					  NULL, updates, 0, 0);
 	}
 }
 

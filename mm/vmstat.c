@@ -23,8 +23,11 @@
 #include <limits.h>
 #include <string.h>
 
+#include <lrulab/predict.h>
 #include <lrulab/vmstat.h>
 #include <lrulab/workqueue.h>
+
+#include "../predict/record-internal.h"
 
 #ifndef HPAGE_PMD_NR
 #define HPAGE_PMD_NR (1UL << HPAGE_PMD_ORDER)
@@ -109,14 +112,19 @@ static int vmstat_cpu(void)
  * absolute error matters less in a big zone).  125 keeps an overstep of
  * one still inside an s8.
  */
-int calculate_normal_threshold(struct zone *zone)
+int vmstat_normal_threshold(int cpus, unsigned long managed_pages)
 {
-	unsigned long mem = zone->managed_pages >> (27 - PAGE_SHIFT);
+	unsigned long mem = managed_pages >> (27 - PAGE_SHIFT);
 	int threshold;
 
-	threshold = 2 * vmstat_fls((unsigned long)nr_cpu_ids) *
+	threshold = 2 * vmstat_fls(cpus > 0 ? (unsigned long)cpus : 0) *
 		    (1 + vmstat_fls(mem));
 	return threshold < 125 ? threshold : 125;
+}
+
+int calculate_normal_threshold(struct zone *zone)
+{
+	return vmstat_normal_threshold(nr_cpu_ids, zone->managed_pages);
 }
 
 /*
@@ -205,6 +213,35 @@ static long diff_mod(s8 *p, const s8 *threshold, long delta, int overstep)
 	return fold;
 }
 
+/*
+ * For the predictor, while it records: a fold wrote the zone's (node's)
+ * atomic and the global one, lines every CPU's folds write.  How often
+ * depends on the threshold, which depends on the CPU count, so the
+ * threshold in force, the step and the memory it was computed from go
+ * with it.
+ */
+static void record_fold(const void *line, const void *global, const s8 *threshold,
+			unsigned long managed_pages, long delta, int overstep)
+{
+	long step = delta < 0 ? -delta : delta;
+
+	pred_record_event(PRED_EV_VMSTAT_FOLD, line, global,
+			  (u32)(managed_pages >> (27 - PAGE_SHIFT)), READ_ONCE(*threshold),
+			  overstep ? 0 : step > 255 ? 255 : (int)step);
+}
+
+/* A node's threshold is that of its largest zone (refresh_zone_stat_thresholds). */
+static unsigned long node_managed_max(struct pglist_data *pgdat)
+{
+	unsigned long max = 0;
+	int z;
+
+	for (z = 0; z < MAX_NR_ZONES; z++)
+		if (pgdat->node_zones[z].managed_pages > max)
+			max = pgdat->node_zones[z].managed_pages;
+	return max;
+}
+
 static void mod_zone_state(struct zone *zone, enum zone_stat_item item,
 			   long delta, int overstep)
 {
@@ -220,8 +257,12 @@ static void mod_zone_state(struct zone *zone, enum zone_stat_item item,
 	pzstats = per_cpu_ptr(zone->per_cpu_zonestats, cpu);
 	fold = diff_mod(&pzstats->vm_stat_diff[item], &pzstats->stat_threshold,
 			delta, overstep);
-	if (fold)
+	if (fold) {
 		zone_page_state_add(fold, zone, item);
+		if (unlikely(READ_ONCE(pred_recording)))
+			record_fold(&zone->vm_stat[item], &vm_zone_stat[item],
+				    &pzstats->stat_threshold, zone->managed_pages, delta, overstep);
+	}
 }
 
 static void mod_node_state(struct pglist_data *pgdat, enum node_stat_item item,
@@ -239,8 +280,13 @@ static void mod_node_state(struct pglist_data *pgdat, enum node_stat_item item,
 	pnstats = per_cpu_ptr(pgdat->per_cpu_nodestats, cpu);
 	fold = diff_mod(&pnstats->vm_node_stat_diff[item],
 			&pnstats->stat_threshold, delta, overstep);
-	if (fold)
+	if (fold) {
 		node_page_state_add(fold, pgdat, item);
+		if (unlikely(READ_ONCE(pred_recording)))
+			record_fold(&pgdat->vm_stat[item], &vm_node_stat[item],
+				    &pnstats->stat_threshold, node_managed_max(pgdat), delta,
+				    overstep);
+	}
 }
 
 /*

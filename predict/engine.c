@@ -7,6 +7,22 @@
  * sections that grow by the cache lines they must fetch from the CPU
  * that wrote them last.
  *
+ * Besides the locks' lines, a recorded thread writes shared lines the
+ * kernel makes rarer with thresholds that grow with the CPU count
+ * (recorded events, predict/record.c): a vmstat fold happens when a
+ * CPU's diff passes stat_threshold, which calculate_normal_threshold()
+ * makes grow with the CPUs online; a memcg's stats_updates atomic takes
+ * batches until it holds more than MEMCG_CHARGE_BATCH per CPU, then
+ * waits for the flush.  Each is recomputed for the N simulated: a fold
+ * recorded under threshold t stands for the updates between two folds
+ * under t, so at N a CPU folds I(t)/I(t_N) times per recorded fold
+ * (I: pred_fold_interval()), kept by a per-CPU credit counted in whole
+ * updates, exact and deterministic; a memcg batch writes its atomic only
+ * while the atomic is at most 64 N, and the atomic empties every flush
+ * period of simulated time.  A kept event fetches its lines from their
+ * last writer, through the same owner table as the locks' lines: inside
+ * a hold it stretches the hold, outside it lengthens the work.
+ *
  * A CPU has at most one pending event (its work or its hold ending); a
  * CPU that waits for a lock has none and is woken by the releaser, so
  * the heap never holds more than N entries and an acquisition costs two
@@ -18,7 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lrulab/memcontrol.h>
 #include <lrulab/predict.h>
+#include <lrulab/vmstat.h>
 
 enum { EV_REQUEST, EV_RELEASE };
 
@@ -30,6 +48,8 @@ struct event {
 
 struct vcpu {
 	struct pred_op op;
+	const struct pred_event *ev;	/* op's events */
+	u32 nr_ev;
 	int inst;		/* lock instance of op */
 	double t_req;		/* when op's request was made */
 	double hold;		/* op's hold, once granted */
@@ -59,6 +79,9 @@ struct sim {
 	struct lock_inst *li;
 	int nr_inst;
 	int *line_owner;
+	u32 *credit;		/* per CPU and counter: updates towards the next fold */
+	u32 *memcg_pending;	/* per line: a memcg's stats_updates since its flush */
+	double next_flush;
 	u64 rnd;
 	bool counting;
 	double t0;
@@ -178,6 +201,18 @@ static double hold_time(struct sim *s, int cpu, struct lock_inst *L)
 	return h;
 }
 
+static double events_cost(struct sim *s, int cpu, double t, bool inside);
+
+/* A private lock's hold has only its events' lines to fetch. */
+static double hold_with_events(struct sim *s, int cpu, struct lock_inst *L, double t)
+{
+	double h = hold_time(s, cpu, L);
+
+	if (s->v[cpu].nr_ev)
+		h += events_cost(s, cpu, t, true);
+	return h;
+}
+
 /* The time from a release to the next holder's grant, @k waiters queued. */
 static double handoff(struct sim *s, int from, int to, int k)
 {
@@ -193,6 +228,102 @@ static double handoff(struct sim *s, int from, int to, int k)
 	default:
 		return x + c->handoff_qspin;
 	}
+}
+
+/* ---- shared lines outside the locks' ---- */
+
+#define CREDIT_UNSET	0xffffffffU
+
+u32 pred_fold_interval(int threshold, int step)
+{
+	if (threshold < 0)
+		threshold = 0;
+	if (!step)
+		return (u32)(threshold + (threshold >> 1) + 1);
+	return (u32)(threshold / step + 1);
+}
+
+/*
+ * How many folds a CPU makes at N where the recording made this one:
+ * the recorded fold stands for I(t) updates, a fold at N takes I(t_N).
+ * A zone the recording gave threshold 0 (no managed pages) keeps it.
+ */
+static u32 folds_at_n(struct sim *s, int cpu, const struct pred_event *e)
+{
+	u32 *c = &s->credit[(size_t)cpu * (s->o->nr_counters + 1) +
+			    (e->counter < s->o->nr_counters ? e->counter : s->o->nr_counters)];
+	u32 rec = pred_fold_interval(e->threshold, e->step), at_n, n;
+	int t = e->threshold;
+
+	if (t)
+		t = vmstat_normal_threshold(s->o->cpus, (unsigned long)e->arg << (27 - PAGE_SHIFT));
+	at_n = pred_fold_interval(t, e->step);
+	/* with a seed, each CPU's diff starts at its own place of the cycle */
+	if (*c == CREDIT_UNSET)
+		*c = (u32)(sim_rand(s) % at_n);
+	*c += rec;
+	n = *c / at_n;
+	*c -= n * at_n;
+	return n;
+}
+
+/* Whether a batch reaches the memcg's atomic at N: not once it is over 64 N. */
+static bool memcg_batch_at_n(struct sim *s, double t, const struct pred_event *e)
+{
+	double period = s->o->flush_period_ns ? (double)s->o->flush_period_ns : FLUSH_TIME_NS;
+	u32 *v = &s->memcg_pending[e->line];
+
+	if (t >= s->next_flush) {
+		memset(s->memcg_pending, 0, (s->o->nr_lines + 1) * sizeof(*s->memcg_pending));
+		s->next_flush = (floor(t / period) + 1) * period;
+	}
+	if (*v > MEMCG_CHARGE_BATCH * (u32)s->o->cpus)
+		return false;
+	*v += e->arg;
+	return true;
+}
+
+static double write_line(struct sim *s, int cpu, u32 line)
+{
+	double x;
+
+	if (line == PRED_NO_LINE || line > s->o->nr_lines)
+		return 0;
+	x = xfer(s, s->line_owner[line], cpu);
+	s->line_owner[line] = cpu;
+	if (x > 0 && s->counting)
+		s->r->ev_xfers++;
+	return x;
+}
+
+/* The time op's events in (@inside) or before its hold add on @cpu at @t. */
+static double events_cost(struct sim *s, int cpu, double t, bool inside)
+{
+	const struct vcpu *v = &s->v[cpu];
+	double x = 0;
+	u32 i;
+
+	for (i = 0; i < v->nr_ev; i++) {
+		const struct pred_event *e = &v->ev[i];
+		u32 n = 1;
+
+		if (!e->inside != !inside || e->kind >= NR_PRED_EVENTS)
+			continue;
+		if (e->kind == PRED_EV_VMSTAT_FOLD)
+			n = folds_at_n(s, cpu, e);
+		else if (e->kind != PRED_EV_PAGE_COUNTER)
+			n = memcg_batch_at_n(s, t, e);
+		if (s->counting) {
+			s->r->ev_seen[e->kind]++;
+			s->r->ev_kept[e->kind] += n;
+		}
+		/* folds after the first find the lines here already */
+		if (n)
+			x += write_line(s, cpu, e->line) + write_line(s, cpu, e->line2);
+	}
+	if (s->counting)
+		s->r->ev_xfer_ns += x;
+	return x;
 }
 
 /* ---- accounting ---- */
@@ -236,11 +367,17 @@ static void next_op(struct sim *s, int cpu, double t)
 {
 	struct vcpu *v = &s->v[cpu];
 
+	double work;
+
 	s->o->src->next(s->o->src, cpu, &v->op);
+	v->nr_ev = s->o->src->events ? s->o->src->events(s->o->src, cpu, &v->ev) : 0;
 	if (v->op.lock >= (s->o->nr_locks ? s->o->nr_locks : 1))
 		v->op.lock = 0;
 	v->inst = instance(s, cpu, v->op.lock);
-	heap_push(s, t + v->op.work_ns * s->o->costs->work_scale * v->speed, cpu, EV_REQUEST);
+	work = v->op.work_ns * s->o->costs->work_scale * v->speed;
+	if (v->nr_ev)
+		work += events_cost(s, cpu, t, false);
+	heap_push(s, t + work, cpu, EV_REQUEST);
 }
 
 static void grant(struct sim *s, int cpu, struct lock_inst *L, double t, bool contended)
@@ -249,7 +386,7 @@ static void grant(struct sim *s, int cpu, struct lock_inst *L, double t, bool co
 
 	L->holder = cpu;
 	L->word_owner = cpu;
-	v->hold = hold_time(s, cpu, L);
+	v->hold = hold_with_events(s, cpu, L, t);
 	count_grant(s, cpu, t, contended);
 	heap_push(s, t + v->hold, cpu, EV_RELEASE);
 }
@@ -348,9 +485,12 @@ static int sim_alloc(struct sim *s, const struct pred_sim_opts *o, struct pred_r
 	s->v = calloc(o->cpus, sizeof(*s->v));
 	s->li = calloc(s->nr_inst, sizeof(*s->li));
 	s->line_owner = malloc((o->nr_lines + 1) * sizeof(int));
+	s->credit = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->credit));
+	s->memcg_pending = calloc(o->nr_lines + 1, sizeof(*s->memcg_pending));
 	r->sites = calloc(o->nr_sites + 1, sizeof(*r->sites));
 	r->locks = calloc(s->nr_inst, sizeof(*r->locks));
-	if (!s->heap || !s->v || !s->li || !s->line_owner || !r->sites || !r->locks)
+	if (!s->heap || !s->v || !s->li || !s->line_owner || !s->credit ||
+	    !s->memcg_pending || !r->sites || !r->locks)
 		return -ENOMEM;
 	for (i = 0; i <= (int)o->nr_lines; i++)
 		s->line_owner[i] = -1;
@@ -382,6 +522,8 @@ static void sim_free(struct sim *s)
 	free(s->heap);
 	free(s->v);
 	free(s->line_owner);
+	free(s->credit);
+	free(s->memcg_pending);
 }
 
 /* A thread whose SMT sibling also runs goes at smt_speed. */
@@ -412,6 +554,15 @@ int pred_simulate(const struct pred_sim_opts *o, struct pred_result *r)
 		goto out;
 	s.rnd = (o->seed ^ 0x9e3779b97f4a7c15ULL) | 1;
 	s.counting = !o->warmup;
+	if (o->seed) {
+		size_t n = (size_t)o->cpus * (o->nr_counters + 1), k;
+
+		for (k = 0; k < n; k++)
+			s.credit[k] = CREDIT_UNSET;
+		/* the flusher's phase against the simulated start */
+		s.next_flush = (double)(sim_rand(&s) % 1000) / 1000 *
+			       (o->flush_period_ns ? (double)o->flush_period_ns : FLUSH_TIME_NS);
+	}
 	for (i = 0; i < o->cpus; i++) {
 		s.v[i].speed = cpu_speed(o, i);
 		next_op(&s, i, 0);

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lrulab/vmstat.h>
+
 #include "predict-internal.h"
 
 /* ---- recording a run ---- */
@@ -153,16 +155,51 @@ struct replay {
 	const struct pred_recording *rec;
 	u32 *pos;
 	int *trace;
+	u32 *ev_pos;		/* the first event of the op at pos */
+	u32 *ev_first, *ev_nr;	/* the events of the op given last */
 };
+
+/* The first event of @t at or after op @op. */
+static u32 first_event(const struct pred_trace *t, u32 op)
+{
+	u32 lo = 0, hi = t->nr_events;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (t->events[mid].op < op)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 static void replay_next(struct pred_source *s, int cpu, struct pred_op *op)
 {
 	struct replay *r = s->arg;
 	const struct pred_trace *t = &r->rec->traces[r->trace[cpu]];
+	u32 pos = r->pos[cpu], e = r->ev_pos[cpu];
 
-	*op = t->ops[r->pos[cpu]];
-	if (++r->pos[cpu] >= t->nr)
+	*op = t->ops[pos];
+	r->ev_first[cpu] = e;
+	while (e < t->nr_events && t->events[e].op == pos)
+		e++;
+	r->ev_nr[cpu] = e - r->ev_first[cpu];
+	r->ev_pos[cpu] = e;
+	if (++r->pos[cpu] >= t->nr) {
 		r->pos[cpu] = 0;
+		r->ev_pos[cpu] = 0;
+	}
+}
+
+static u32 replay_events(struct pred_source *s, int cpu, const struct pred_event **ev)
+{
+	struct replay *r = s->arg;
+	const struct pred_trace *t = &r->rec->traces[r->trace[cpu]];
+
+	*ev = t->events ? &t->events[r->ev_first[cpu]] : NULL;
+	return t->events ? r->ev_nr[cpu] : 0;
 }
 
 /* CPUs beyond the recorded threads replay them from a random place */
@@ -175,12 +212,19 @@ static int replay_init(struct replay *r, const struct pred_recording *rec, int c
 	r->rec = rec;
 	r->pos = calloc(cpus, sizeof(*r->pos));
 	r->trace = calloc(cpus, sizeof(*r->trace));
-	if (!r->pos || !r->trace)
+	r->ev_pos = calloc(cpus, sizeof(*r->ev_pos));
+	r->ev_first = calloc(cpus, sizeof(*r->ev_first));
+	r->ev_nr = calloc(cpus, sizeof(*r->ev_nr));
+	if (!r->pos || !r->trace || !r->ev_pos || !r->ev_first || !r->ev_nr)
 		return -ENOMEM;
 	for (i = 0; i < cpus; i++) {
+		const struct pred_trace *t;
+
 		r->trace[i] = i % rec->nr_traces;
+		t = &rec->traces[r->trace[i]];
 		if (i >= rec->nr_traces || seed)
-			r->pos[i] = (u32)(bench_rng_next(&rng) % rec->traces[r->trace[i]].nr);
+			r->pos[i] = (u32)(bench_rng_next(&rng) % t->nr);
+		r->ev_pos[i] = t->events ? first_event(t, r->pos[i]) : 0;
 	}
 	return 0;
 }
@@ -189,6 +233,9 @@ static void replay_free(struct replay *r)
 {
 	free(r->pos);
 	free(r->trace);
+	free(r->ev_pos);
+	free(r->ev_first);
+	free(r->ev_nr);
 }
 
 /* ---- costs ---- */
@@ -313,6 +360,42 @@ static double mean_xfer(const struct pred_cpu *topo, int cpus, const struct pred
 }
 
 /*
+ * The events' expected transfers: a fold at N for I(t)/I(t_N) of the
+ * recorded ones (at most one fetch each), every page_counter write; a
+ * memcg batch reaches its atomic at most N + 1 times a flush period,
+ * nothing at the twin's resolution.
+ */
+static void twin_events(const struct pred_recording *rec, int cpus, double xf, double *d,
+			double *z)
+{
+	int i;
+	u32 k;
+
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr_events; k++) {
+			const struct pred_event *e = &rec->traces[i].events[k];
+			const struct pred_op *op = &rec->traces[i].ops[e->op];
+			double w = 1, x;
+
+			if (e->kind == PRED_EV_VMSTAT_FOLD) {
+				int t = e->threshold ? vmstat_normal_threshold(cpus,
+						(unsigned long)e->arg << (27 - PAGE_SHIFT)) : 0;
+
+				w = (double)pred_fold_interval(e->threshold, e->step) /
+				    pred_fold_interval(t, e->step);
+				w = w > 1 ? 1 : w;
+			} else if (e->kind != PRED_EV_PAGE_COUNTER) {
+				w = 0;
+			}
+			x = w * xf * (e->line2 == PRED_NO_LINE ? 1 : 2);
+			if (e->inside && rec->locks[op->lock].scope == PRED_SHARED)
+				d[op->lock] += x;
+			else
+				*z += x;
+		}
+}
+
+/*
  * The twin: one op is a cycle; shared locks are queues whose demand is
  * their share of the ops times their hold, stretched by the lines a
  * section fetches (each from another CPU with probability 1 - 1/N) and
@@ -342,6 +425,7 @@ static double twin_pages(const struct pred_recording *rec, const struct pred_cpu
 			}
 			d[op->lock] += h + remote * (l->nr_lines * xf + xf + c->handoff_qspin);
 		}
+	twin_events(rec, cpus, remote * xf, d, &z);
 	for (i = 0; i < rec->nr_locks; i++)
 		d[i] /= ops;
 	x = pred_mva(cpus, z / ops, rec->nr_locks, d, NULL);
@@ -371,13 +455,15 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 		   struct pred_result *res)
 {
 	struct replay rp;
-	struct pred_source src = { replay_next, &rp };
+	struct pred_source src = { .next = replay_next, .events = replay_events, .arg = &rp };
 	u64 acq = mo->acquisitions ? mo->acquisitions : default_acquisitions(rec, cpus);
 	struct pred_sim_opts so = {
 		.cpus = cpus, .impl = mo->impl, .costs = c, .topo = topo,
 		.nr_locks = rec->nr_locks, .locks = rec->locks,
 		.nr_sites = rec->nr_sites, .nr_lines = rec->nr_lines,
+		.nr_counters = rec->nr_counters,
 		.acquisitions = acq, .warmup = 2000ULL * cpus, .seed = seed, .src = &src,
+		.flush_period_ns = rec->flush_period_ns,
 	};
 	int err = replay_init(&rp, rec, cpus, seed);
 
@@ -490,6 +576,11 @@ static void point_figures(const struct pred_recording *rec, const struct pred_re
 	pt->lru_wait_ns_per_page = res->acquisitions ? wait / (res->acquisitions * pages_per_op) : 0;
 	pt->lru_contended_per_page = res->acquisitions ? cont / (res->acquisitions * pages_per_op) : 0;
 	pt->sim_seconds = res->elapsed_ns / 1e9;
+	for (i = 0; i < NR_PRED_EVENTS; i++)
+		pt->ev_per_page[i] = res->acquisitions ?
+				     res->ev_kept[i] * ops / (rec->pages * (double)res->acquisitions) : 0;
+	pt->ev_xfer_ns_per_page = res->acquisitions ?
+				  res->ev_xfer_ns * ops / (rec->pages * (double)res->acquisitions) : 0;
 	/* the busiest shared lock: its load is the share of time it is held */
 	for (i = 0; i < rec->nr_locks; i++) {
 		double load = res->elapsed_ns > 0 ? res->locks[i].busy / res->elapsed_ns : 0;
@@ -501,6 +592,18 @@ static void point_figures(const struct pred_recording *rec, const struct pred_re
 		}
 	}
 	fill_table(rec, res, pt, res->acquisitions * pages_per_op);
+}
+
+static const struct pred_event *first_fold(const struct pred_recording *rec)
+{
+	int i;
+	u32 k;
+
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr_events; k++)
+			if (rec->traces[i].events[k].kind == PRED_EV_VMSTAT_FOLD)
+				return &rec->traces[i].events[k];
+	return NULL;
 }
 
 int pred_model_point(const struct pred_recording *rec, const struct pred_profile *pf,
@@ -525,6 +628,12 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 		goto out;
 	point_figures(rec, &res, pt);
 	pred_result_free(&res);
+	{
+		const struct pred_event *f = first_fold(rec);
+
+		pt->vmstat_threshold = !f ? 0 : !f->threshold ? 0 :
+				vmstat_normal_threshold(cpus, (unsigned long)f->arg << (27 - PAGE_SHIFT));
+	}
 	pt->twin_pages_per_sec = twin_pages(rec, topo, cpus, &c,
 					    cpus > pf->sockets * pf->cores_per_socket ?
 					    1 / c.smt_speed : 1);
@@ -553,6 +662,39 @@ out:
 	free(topo);
 	free(band);
 	return err;
+}
+
+void pred_events_describe(const struct pred_recording *rec, char *buf, size_t len)
+{
+	double n[NR_PRED_EVENTS] = { 0 }, inside = 0;
+	const struct pred_event *f = first_fold(rec);
+	int i;
+	u32 k;
+
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr_events; k++) {
+			n[rec->traces[i].events[k].kind]++;
+			inside += rec->traces[i].events[k].inside &&
+				  rec->traces[i].events[k].kind == PRED_EV_VMSTAT_FOLD;
+		}
+	for (i = 0; i < NR_PRED_EVENTS; i++)
+		n[i] *= 1000.0 / rec->pages;
+	snprintf(buf, len, "shared lines besides the locks', per 1000 pages: %.1f vmstat folds "
+		 "(%.1f in a hold; stat_threshold %d), %.1f memcg stats_updates batches (%.1f "
+		 "more held back for a flush), %.1f page_counter writes", n[PRED_EV_VMSTAT_FOLD],
+		 inside * 1000.0 / rec->pages, f ? f->threshold : 0, n[PRED_EV_MEMCG_SPILL],
+		 n[PRED_EV_MEMCG_CAPPED], n[PRED_EV_PAGE_COUNTER]);
+}
+
+void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t len)
+{
+	snprintf(buf, len, "shared lines besides the locks', per 1000 pages: %.1f vmstat folds "
+		 "(stat_threshold %d for %d CPUs), %.1f memcg batches to the atomic (flush "
+		 "threshold %u), %.1f page_counter writes; their transfers %.1f ns per page",
+		 pt->ev_per_page[PRED_EV_VMSTAT_FOLD] * 1000, pt->vmstat_threshold, pt->cpus,
+		 (pt->ev_per_page[PRED_EV_MEMCG_SPILL] + pt->ev_per_page[PRED_EV_MEMCG_CAPPED]) * 1000,
+		 MEMCG_CHARGE_BATCH * (unsigned int)pt->cpus,
+		 pt->ev_per_page[PRED_EV_PAGE_COUNTER] * 1000, pt->ev_xfer_ns_per_page);
 }
 
 void pred_point_free(struct pred_point *pt)
@@ -596,6 +738,19 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 		json_object_set_new(j, "draws_pages_per_sec", d);
 	}
 	json_object_set_new(j, "recorded_pages_per_sec", json_real(rec->pages_per_sec));
+	{
+		json_t *e = json_object();
+
+		json_object_set_new(e, "vmstat_folds", json_real(pt->ev_per_page[PRED_EV_VMSTAT_FOLD]));
+		json_object_set_new(e, "memcg_batches",
+				    json_real(pt->ev_per_page[PRED_EV_MEMCG_SPILL] +
+					      pt->ev_per_page[PRED_EV_MEMCG_CAPPED]));
+		json_object_set_new(e, "page_counter_writes",
+				    json_real(pt->ev_per_page[PRED_EV_PAGE_COUNTER]));
+		json_object_set_new(e, "transfer_ns", json_real(pt->ev_xfer_ns_per_page));
+		json_object_set_new(j, "shared_line_events_per_page", e);
+		json_object_set_new(j, "vmstat_threshold", json_integer(pt->vmstat_threshold));
+	}
 	/* as a bench run's "locks", per simulated second */
 	json_object_set_new(j, "locks", bench_sites_json(&pt->table));
 	return j;

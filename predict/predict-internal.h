@@ -33,6 +33,10 @@ struct pred_point {
 	double sim_seconds;		/* simulated time the table covers */
 	char bottleneck[192];
 	double load;			/* the bottleneck lock's utilisation */
+	/* the central simulation's events per page: writes made at this N */
+	double ev_per_page[NR_PRED_EVENTS];
+	double ev_xfer_ns_per_page;	/* their line transfers */
+	int vmstat_threshold;		/* stat_threshold at this N (first fold's zone) */
 	struct bench_result table;	/* per-site figures, for the printers */
 };
 
@@ -70,6 +74,10 @@ void pred_pool_points(struct pred_point *pts, int k, struct pred_point *out);
 /* pred_model_point() of each of @nr recordings, pooled: 0, or -1 (out of memory) */
 int pred_model_pooled(const struct pred_recording *recs, int nr, const struct pred_profile *pf,
 		      int cpus, const struct pred_model_opts *mo, struct pred_point *pt);
+/* The recording's events per page, as one line (no newline) into @buf. */
+void pred_events_describe(const struct pred_recording *rec, char *buf, size_t len);
+/* The events @pt's N makes, as one line (no newline) into @buf. */
+void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t len);
 json_t *pred_point_json(const struct pred_recording *rec, const struct pred_profile *pf,
 			const struct pred_point *pt);
 

@@ -142,6 +142,8 @@ static void print_header(const struct pred_recording *rec, int nr_recs,
 			 const struct pred_profile *pf, const char *profile_path,
 			 const struct predict_args *a)
 {
+	char line[400];
+
 	printf("lrulab predict %s: %s, %uK folios, switches: %s\n", rec->workload, rec->type,
 	       rec->folio_size >> 10, rec->switches[0] ? rec->switches : "none");
 	printf("machine: %s (%s): %d socket%s x %d cores x %d thread%s\n", pf->name, profile_path,
@@ -165,6 +167,8 @@ static void print_header(const struct pred_recording *rec, int nr_recs,
 	if (nr_recs > 1)
 		printf("%d recordings (the first described above): figures of the median one, the "
 		       "band over every recording's draws\n", nr_recs);
+	pred_events_describe(rec, line, sizeof(line));
+	printf("%s\n", line);
 	printf("\n %6s %12s %27s %12s %12s %14s   %s\n", "cpus", "pages/s", "band (P10-P90)",
 	       "per cpu", "twin (MVA)", "lru wait/page", "busiest shared lock (load)");
 }
@@ -287,7 +291,7 @@ int cmd_predict(int argc, char **argv)
 	struct pred_model_opts mo;
 	struct pred_recording recs[PRED_MAX_RECORDINGS];
 	struct pred_profile pf;
-	char path[4096], **rest;
+	char path[4096], line[400], **rest;
 	int nrest = 0, i, ret, status = 0, nr_pts = 0, nr_recs = 0;
 	struct pred_point pts[MAX_CPU_COUNTS];
 	enum lock_impl impl;
@@ -356,6 +360,8 @@ int cmd_predict(int argc, char **argv)
 		printf("\n%d CPUs on %s, lock %s: per simulated second (%.3f s simulated)\n\n",
 		       pts[i].cpus, pf.name, lock_impl_name(impl), pts[i].sim_seconds);
 		bench_print_contention(stdout, &pts[i].table);
+		pred_point_events_describe(&pts[i], line, sizeof(line));
+		printf("%s\n", line);
 	}
 	for (i = 0; i < nr_pts; i++)
 		pred_point_free(&pts[i]);

@@ -12,6 +12,14 @@ struct rec_lock {
 	uintptr_t lines[PRED_MAX_LINES];
 };
 
+/* an event as recorded: the addresses written, 0 for none */
+struct rec_event {
+	u32 op;			/* the CPU's slot of the acquisition */
+	u8 kind, inside, threshold, step;
+	u32 arg;
+	uintptr_t addr, addr2;
+};
+
 extern bool pred_recording;
 extern struct rec_lock rec_locks[];
 extern u32 rec_nr_locks;
@@ -23,5 +31,7 @@ void pred_record_released(spinlock_t *l, u64 t_req, u64 hold, u64 now);
 void pred_record_reset(void);
 u32 pred_record_trace_len(int cpu);
 void pred_record_trace_copy(int cpu, struct pred_op *out);
+u32 pred_record_events_len(int cpu);
+const struct rec_event *pred_record_event_at(int cpu, u32 i);
 
 #endif

@@ -14,6 +14,18 @@
  * hold) is taken off the hold of the section around it, and it is
  * recorded with no work before it, so that the sum over a trace is still
  * the thread's time and each lock is held for what it really was.
+ *
+ * Besides the locks, mm/ reports here the shared lines a thread writes
+ * that the kernel shares between CPUs (events): a vmstat fold (the
+ * zone's or node's atomic and the global one), a memcg stats_updates
+ * batch reaching the memcg's atomic, a page_counter charge or uncharge.
+ * Each goes with the acquisition whose hold it happened in, or the one
+ * whose work before it did.  Per-CPU data (the vmstat diffs, a CPU's
+ * stats_updates, its charge stock, the mm counters of one thread's own
+ * mm) is not shared and is not reported.  Events are rarer than
+ * acquisitions (a fold every few dozen updates, a charge every
+ * MEMCG_CHARGE_BATCH pages), so appending them costs the recorded holds
+ * far less than the timing of each acquisition does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +41,8 @@
 #include "record-internal.h"
 
 #define CHUNK_OPS	(1U << 16)
+#define CHUNK_EVENTS	(1U << 14)
+#define CAPPED_SLOTS	8
 #define MAX_LOCKS	65535
 #define LOCK_HASH	(1U << 17)
 #define OPEN_DEPTH	8
@@ -41,9 +55,18 @@ struct rec_open {
 	u64 nested;		/* spans of sections inside this one */
 };
 
+/* batches towards an atomic that awaits its flush, per memcg level */
+struct rec_capped {
+	const void *line;
+	u32 updates;
+};
+
 struct rec_cpu {
 	struct pred_op **chunks;
 	u32 nr_chunks, nr;
+	struct rec_event **ev_chunks;
+	u32 nr_ev_chunks, nr_ev;
+	struct rec_capped capped[CAPPED_SLOTS];
 	u64 mark;		/* the last release with nothing held */
 	const void *thread;	/* whose thread recorded last */
 	int depth;
@@ -237,8 +260,10 @@ void pred_record_reset(void)
 
 	for (c = 0; c < LRULAB_MAX_CPUS; c++) {
 		rec_cpus[c].nr = 0;
+		rec_cpus[c].nr_ev = 0;
 		rec_cpus[c].depth = 0;
 		rec_cpus[c].mark = 0;
+		memset(rec_cpus[c].capped, 0, sizeof(rec_cpus[c].capped));
 	}
 }
 
@@ -253,6 +278,9 @@ static void rec_free_all(void)
 		for (i = 0; i < rc->nr_chunks; i++)
 			free(rc->chunks[i]);
 		free(rc->chunks);
+		for (i = 0; i < rc->nr_ev_chunks; i++)
+			free(rc->ev_chunks[i]);
+		free(rc->ev_chunks);
 		memset(rc, 0, sizeof(*rc));
 	}
 	memset(lock_addr, 0, sizeof(lock_addr));
@@ -285,4 +313,79 @@ void pred_record_trace_copy(int cpu, struct pred_op *out)
 
 		memcpy(out + i, rc->chunks[i / CHUNK_OPS], n * sizeof(*out));
 	}
+}
+
+/* ---- events: shared lines written besides the locks' ---- */
+
+static struct rec_event *reserve_event(struct rec_cpu *rc)
+{
+	if (rc->nr_ev == rc->nr_ev_chunks * CHUNK_EVENTS) {
+		struct rec_event **c = realloc(rc->ev_chunks, (rc->nr_ev_chunks + 1) * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		rc->ev_chunks = c;
+		c[rc->nr_ev_chunks] = malloc(CHUNK_EVENTS * sizeof(struct rec_event));
+		if (!c[rc->nr_ev_chunks])
+			return NULL;
+		rc->nr_ev_chunks++;
+	}
+	rc->nr_ev++;
+	return &rc->ev_chunks[(rc->nr_ev - 1) / CHUNK_EVENTS][(rc->nr_ev - 1) % CHUNK_EVENTS];
+}
+
+void pred_record_event(enum pred_event_kind kind, const void *line, const void *line2,
+		       u32 arg, int threshold, int step)
+{
+	struct rec_cpu *rc = this_rec();
+	bool mine;
+	struct rec_event *e;
+
+	if (!rc || !READ_ONCE(pred_recording))
+		return;
+	e = reserve_event(rc);
+	if (!e)
+		return;
+	/* a thread that has not taken a lock yet on this CPU is outside any */
+	mine = rc->thread == &thread_token;
+	e->inside = mine && rc->depth > 0;
+	e->op = e->inside ? rc->open[rc->depth - 1].slot : rc->nr;
+	e->kind = (u8)kind;
+	e->threshold = (u8)(threshold < 0 ? 0 : threshold > 255 ? 255 : threshold);
+	e->step = (u8)step;
+	e->arg = arg;
+	e->addr = (uintptr_t)line;
+	e->addr2 = (uintptr_t)line2;
+}
+
+void pred_record_memcg_capped(const void *line, unsigned int weight)
+{
+	struct rec_cpu *rc = this_rec();
+	struct rec_capped *slot = NULL;
+	int i;
+
+	if (!rc || !READ_ONCE(pred_recording))
+		return;
+	for (i = 0; i < CAPPED_SLOTS && !slot; i++)
+		if (rc->capped[i].line == line || !rc->capped[i].line)
+			slot = &rc->capped[i];
+	if (!slot)
+		return;
+	slot->line = line;
+	slot->updates += weight;
+	/* the batch the CPU's own stats_updates would have spilled */
+	if (slot->updates >= MEMCG_CHARGE_BATCH) {
+		pred_record_event(PRED_EV_MEMCG_CAPPED, line, NULL, slot->updates, 0, 0);
+		slot->updates = 0;
+	}
+}
+
+u32 pred_record_events_len(int cpu)
+{
+	return rec_cpus[cpu].nr_ev;
+}
+
+const struct rec_event *pred_record_event_at(int cpu, u32 i)
+{
+	return &rec_cpus[cpu].ev_chunks[i / CHUNK_EVENTS][i % CHUNK_EVENTS];
 }

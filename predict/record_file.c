@@ -5,8 +5,10 @@
  *
  * The file is one zstd frame around a little-endian stream: the magic
  * "LRULABRC", a version, the run's description, the sites, the locks
- * (scope, written lines), then per trace its acquisitions as varints.
- * A reader checks every index against its table.
+ * (scope, written lines), then per trace its acquisitions as varints
+ * and its events (version 2: the shared lines written besides the
+ * locks', each with the acquisition it goes with).  A reader checks
+ * every index against its table.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,7 +24,7 @@
 #include "record-internal.h"
 
 #define REC_MAGIC	"LRULABRC"
-#define REC_VERSION	1
+#define REC_VERSION	2
 #define REC_MAX_OPS	(1U << 28)
 
 u32 rec_overhead_ns;
@@ -152,6 +154,28 @@ static void put_dbl(struct wbuf *b, double d)
 	put(b, &d, sizeof(d));
 }
 
+/* each event's op as the distance from the one before: they come in order */
+static void put_events(struct wbuf *b, const struct pred_trace *t)
+{
+	u32 k, prev = 0;
+
+	put_var(b, t->nr_events);
+	for (k = 0; k < t->nr_events; k++) {
+		const struct pred_event *e = &t->events[k];
+
+		put_var(b, e->op - prev);
+		prev = e->op;
+		put_var(b, e->kind);
+		put_var(b, e->inside);
+		put_var(b, e->line);
+		put_var(b, e->line2 == PRED_NO_LINE ? 0 : (u64)e->line2 + 1);
+		put_var(b, e->counter);
+		put_var(b, e->arg);
+		put_var(b, e->threshold);
+		put_var(b, e->step);
+	}
+}
+
 int pred_recording_write(const char *prog, const char *path, const struct pred_recording *rec)
 {
 	struct wbuf b = { 0 };
@@ -176,6 +200,7 @@ int pred_recording_write(const char *prog, const char *path, const struct pred_r
 	put_var(&b, rec->overhead_ns);
 	put_var(&b, rec->preemptions);
 	put_dbl(&b, rec->plain_cpu_ns_per_page);
+	put_var(&b, rec->flush_period_ns);
 	put_var(&b, rec->nr_sites);
 	for (i = 0; i < rec->nr_sites; i++) {
 		put_str(&b, rec->sites[i].cls);
@@ -183,6 +208,7 @@ int pred_recording_write(const char *prog, const char *path, const struct pred_r
 		put_str(&b, rec->sites[i].fn);
 	}
 	put_var(&b, rec->nr_lines);
+	put_var(&b, rec->nr_counters);
 	put_var(&b, rec->nr_locks);
 	for (i = 0; i < rec->nr_locks; i++) {
 		const struct pred_lock *l = &rec->locks[i];
@@ -204,6 +230,7 @@ int pred_recording_write(const char *prog, const char *path, const struct pred_r
 			put_var(&b, t->ops[k].site);
 			put_var(&b, t->ops[k].lock);
 		}
+		put_events(&b, t);
 	}
 	if (b.oom) {
 		free(b.p);
@@ -298,6 +325,38 @@ static u64 get_count(struct rbuf *b, u64 max)
 	return b->bad ? 0 : v;
 }
 
+/* A trace's events: in order, each on an acquisition and lines of the table. */
+static int parse_events(struct rbuf *b, const struct pred_recording *rec, struct pred_trace *t)
+{
+	u32 k, op = 0, max_line = rec->nr_lines ? rec->nr_lines - 1 : 0;
+
+	t->nr_events = (u32)get_count(b, REC_MAX_OPS);
+	if (b->bad || t->nr_events > b->n - b->off)
+		return -1;
+	t->events = malloc((t->nr_events + 1) * sizeof(*t->events));
+	if (!t->events)
+		return -1;
+	for (k = 0; k < t->nr_events && !b->bad; k++) {
+		struct pred_event *e = &t->events[k];
+		u64 line2;
+
+		op += (u32)get_count(b, t->nr - 1 - op);
+		e->op = op;
+		e->kind = (u8)get_count(b, NR_PRED_EVENTS - 1);
+		e->inside = (u8)get_count(b, 1);
+		e->line = (u32)get_count(b, max_line);
+		line2 = get_count(b, (u64)max_line + 1);
+		e->line2 = line2 ? (u32)(line2 - 1) : PRED_NO_LINE;
+		e->counter = (u32)get_count(b, rec->nr_counters ? rec->nr_counters - 1 : 0);
+		e->arg = (u32)get_count(b, 0xffffffffU);
+		e->threshold = (u8)get_count(b, 125);
+		e->step = (u8)get_count(b, 255);
+		if (!rec->nr_lines)
+			b->bad = true;
+	}
+	return b->bad ? -1 : 0;
+}
+
 static int parse_body(struct rbuf *b, struct pred_recording *rec, const char **why)
 {
 	int i, j;
@@ -318,6 +377,7 @@ static int parse_body(struct rbuf *b, struct pred_recording *rec, const char **w
 	rec->plain_cpu_ns_per_page = get_dbl(b);
 	if (!(rec->plain_cpu_ns_per_page >= 0 && rec->plain_cpu_ns_per_page < 1e9))
 		b->bad = true;
+	rec->flush_period_ns = get_count(b, 3600ULL * 1000000000ULL);
 	rec->nr_sites = (int)get_count(b, 1 << 16);
 	if (b->bad)
 		return *why = "truncated header", -1;
@@ -328,6 +388,7 @@ static int parse_body(struct rbuf *b, struct pred_recording *rec, const char **w
 		get_str(b, rec->sites[i].fn, sizeof(rec->sites[i].fn));
 	}
 	rec->nr_lines = (u32)get_count(b, 1U << 24);
+	rec->nr_counters = (u32)get_count(b, 1U << 24);
 	rec->nr_locks = (int)get_count(b, 1 << 16);
 	if (b->bad || !rec->sites)
 		return *why = "truncated site table", -1;
@@ -362,6 +423,8 @@ static int parse_body(struct rbuf *b, struct pred_recording *rec, const char **w
 			t->ops[k].site = (u16)get_count(b, rec->nr_sites - 1);
 			t->ops[k].lock = (u16)get_count(b, rec->nr_locks - 1);
 		}
+		if (!b->bad && parse_events(b, rec, t))
+			return *why = "bad or truncated events", -1;
 	}
 	if (b->bad || !rec->traces)
 		return *why = "bad or truncated trace", -1;
@@ -470,8 +533,10 @@ int pred_recording_read(const char *prog, const char *path, struct pred_recordin
 	b.off = 8;
 	version = get_var(&b);
 	if (version != REC_VERSION) {
-		fprintf(stderr, "%s: %s: recording format version %llu, this lrulab reads %d\n",
-			prog, path, (unsigned long long)version, REC_VERSION);
+		fprintf(stderr, "%s: %s: recording format version %llu, this lrulab reads %d%s\n",
+			prog, path, (unsigned long long)version, REC_VERSION,
+			version < REC_VERSION ? " (an older recording, without the shared-line "
+			"events: record it again)" : "");
 		free(z);
 		free(raw);
 		return -1;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <lrulab/cpu.h>
+#include <lrulab/memcontrol.h>
 #include <lrulab/predict.h>
 
 #include "record-internal.h"
@@ -22,8 +23,10 @@ void pred_recording_free(struct pred_recording *rec)
 {
 	int i;
 
-	for (i = 0; rec->traces && i < rec->nr_traces; i++)
+	for (i = 0; rec->traces && i < rec->nr_traces; i++) {
 		free(rec->traces[i].ops);
+		free(rec->traces[i].events);
+	}
 	free(rec->traces);
 	free(rec->sites);
 	free(rec->locks);
@@ -62,17 +65,15 @@ static int add_line(uintptr_t *tab, u32 *n, uintptr_t line)
 	return (int)(*n)++;
 }
 
-static int gather_locks(struct pred_recording *rec, const u32 *users, int *map)
+static int gather_locks(struct pred_recording *rec, const u32 *users, int *map,
+			uintptr_t *lines, u32 *nr_lines)
 {
-	uintptr_t *lines = malloc((rec_nr_locks * PRED_MAX_LINES + 1) * sizeof(*lines));
 	u32 i, nl = 0;
 	int n = 0, j;
 
 	rec->locks = calloc(rec_nr_locks + 2, sizeof(*rec->locks));
-	if (!lines || !rec->locks) {
-		free(lines);
+	if (!rec->locks)
 		return -ENOMEM;
-	}
 	for (i = 0; i <= rec_nr_locks; i++) {
 		const struct rec_lock *rl = &rec_locks[i];
 		struct pred_lock *pl;
@@ -92,9 +93,52 @@ static int gather_locks(struct pred_recording *rec, const u32 *users, int *map)
 			pl->lines[pl->nr_lines++] = (u32)add_line(lines, &nl, rl->lines[j]);
 	}
 	rec->nr_locks = n;
-	rec->nr_lines = nl;
-	free(lines);
+	*nr_lines = nl;
 	return 0;
+}
+
+/*
+ * The events of model CPU @cpu into @tr, lines made dense in @lines; an
+ * event after the trace's last acquisition goes with none and is left
+ * out.
+ */
+static int gather_events(int cpu, struct pred_trace *tr, uintptr_t *lines, u32 *nl,
+			 uintptr_t *counters, u32 *nc)
+{
+	u32 n = pred_record_events_len(cpu), i;
+
+	tr->events = malloc((n + 1) * sizeof(*tr->events));
+	if (!tr->events)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct rec_event *e = pred_record_event_at(cpu, i);
+		struct pred_event *pe = &tr->events[tr->nr_events];
+
+		if (e->op >= tr->nr)
+			continue;
+		pe->op = e->op;
+		pe->kind = e->kind;
+		pe->inside = e->inside;
+		pe->threshold = e->threshold;
+		pe->step = e->step;
+		pe->arg = e->arg;
+		pe->line = (u32)add_line(lines, nl, e->addr >> 6);
+		pe->line2 = e->addr2 ? (u32)add_line(lines, nl, e->addr2 >> 6) : PRED_NO_LINE;
+		/* one diff per counter: counters that share a line fold apart */
+		pe->counter = e->kind == PRED_EV_VMSTAT_FOLD ? (u32)add_line(counters, nc, e->addr) : 0;
+		tr->nr_events++;
+	}
+	return 0;
+}
+
+static uintptr_t *line_table(void)
+{
+	u64 n = (u64)rec_nr_locks * PRED_MAX_LINES + 1;
+	int c;
+
+	for (c = 0; c < LRULAB_MAX_CPUS - 1; c++)
+		n += 2ULL * pred_record_events_len(c);
+	return malloc(n * sizeof(uintptr_t));
 }
 
 int pred_record_stop(struct pred_recording *rec)
@@ -102,12 +146,14 @@ int pred_record_stop(struct pred_recording *rec)
 	u32 *users = calloc(rec_nr_locks + 1, sizeof(*users));
 	int *map = calloc(rec_nr_locks + 1, sizeof(*map));
 	int c, t = 0, nsites = lockstat_nr_sites(), i, err = -ENOMEM;
+	uintptr_t *lines = line_table(), *counters = line_table();
+	int cpu_of[LRULAB_MAX_CPUS];
 
 	WRITE_ONCE(pred_recording, false);
 	memset(rec, 0, sizeof(*rec));
 	rec->traces = calloc(LRULAB_MAX_CPUS, sizeof(*rec->traces));
 	rec->sites = calloc(nsites + 1, sizeof(*rec->sites));
-	if (!users || !map || !rec->traces || !rec->sites)
+	if (!users || !map || !lines || !counters || !rec->traces || !rec->sites)
 		goto out;
 	rec->nr_sites = nsites;
 	for (i = 0; i < nsites; i++) {
@@ -140,12 +186,16 @@ int pred_record_stop(struct pred_recording *rec)
 			}
 		}
 		free(seen);
-		t++;
+		cpu_of[t++] = c;
 	}
 	rec->nr_traces = t;
-	err = gather_locks(rec, users, map);
+	err = gather_locks(rec, users, map, lines, &rec->nr_lines);
+	for (c = 0; !err && c < t; c++)
+		err = gather_events(cpu_of[c], &rec->traces[c], lines, &rec->nr_lines,
+				    counters, &rec->nr_counters);
 	if (err)
 		goto out;
+	rec->flush_period_ns = mem_cgroup_flush_period_ns();
 	for (c = 0; c < t; c++) {
 		u32 k;
 
@@ -159,6 +209,8 @@ int pred_record_stop(struct pred_recording *rec)
 out:
 	free(users);
 	free(map);
+	free(lines);
+	free(counters);
 	pred_record_reset();
 	if (err)
 		pred_recording_free(rec);

@@ -84,7 +84,7 @@ static int sim(struct gen *g, int cpus, enum lock_impl impl, const struct pred_c
 	       const struct pred_lock *locks, u32 lines, u64 acq, u64 warm,
 	       struct pred_result *r)
 {
-	struct pred_source src = { gen_next, g };
+	struct pred_source src = { .next = gen_next, .arg = g };
 	struct pred_sim_opts o = {
 		.cpus = cpus, .impl = impl, .costs = c, .nr_locks = g->nr_locks,
 		.locks = locks, .nr_sites = g->nr_locks, .nr_lines = lines,

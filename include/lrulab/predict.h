@@ -46,9 +46,43 @@ struct pred_lock {
 	u32 lines[PRED_MAX_LINES];
 };
 
+/*
+ * Shared cache lines a thread writes outside its locks' lines, where
+ * the kernel shares them between CPUs (predict/record.c says why each).
+ * How often some happen depends on the CPU count: the engine recomputes
+ * their thresholds for N.
+ */
+enum pred_event_kind {
+	PRED_EV_VMSTAT_FOLD,	/* a per-CPU vmstat diff passed stat_threshold */
+	PRED_EV_MEMCG_SPILL,	/* a CPU's stats_updates batch added to the memcg's atomic */
+	PRED_EV_MEMCG_CAPPED,	/* a batch the memcg's pending flush kept from the atomic */
+	PRED_EV_PAGE_COUNTER,	/* a memcg page_counter's usage charged or uncharged */
+	NR_PRED_EVENTS,
+};
+
+#define PRED_NO_LINE	0xffffffffU
+
+struct pred_event {
+	u32 op;			/* the acquisition it sits in (inside) or precedes */
+	u32 line;		/* dense line id */
+	u32 line2;		/* a second line written with it, or PRED_NO_LINE */
+	u32 counter;		/* vmstat: which per-CPU diff folded (dense id), else 0 */
+	/*
+	 * vmstat: the zone's managed memory in 128 MB units (the node's
+	 * largest zone for a node counter); memcg: the updates the batch adds.
+	 */
+	u32 arg;
+	u8 kind;		/* enum pred_event_kind */
+	u8 inside;		/* in op's hold, else in the work before op's request */
+	u8 threshold;		/* vmstat: the stat_threshold in force */
+	u8 step;		/* vmstat: |delta| of each update, 0 for inc/dec (overstep) */
+};
+
 struct pred_trace {
 	u32 nr;
 	struct pred_op *ops;
+	u32 nr_events;
+	struct pred_event *events;	/* by op, in the order they happened */
 };
 
 struct pred_recording {
@@ -67,7 +101,9 @@ struct pred_recording {
 	 * locks is scaled so that one CPU replays at that rate.
 	 */
 	double plain_cpu_ns_per_page;
+	u64 flush_period_ns;	/* the memcg stats flusher's period in the run */
 	u32 nr_lines;
+	u32 nr_counters;	/* vmstat counters that folded */
 	int nr_sites, nr_locks, nr_traces;
 	struct pred_site *sites;
 	struct pred_lock *locks;
@@ -87,6 +123,18 @@ int pred_record_start(void);
 int pred_record_stop(struct pred_recording *rec);
 bool pred_recording_active(void);
 void pred_recording_free(struct pred_recording *rec);
+/*
+ * From mm/ while recording (callers test pred_recording first): @kind
+ * wrote @line (and @line2, or NULL) at this point of the thread.
+ */
+void pred_record_event(enum pred_event_kind kind, const void *line, const void *line2,
+		       u32 arg, int threshold, int step);
+/*
+ * memcg_rstat_updated() skipped the atomic @line (its memcg awaits a
+ * flush): @weight updates towards the batch that would have spilled.
+ */
+void pred_record_memcg_capped(const void *line, unsigned int weight);
+
 /*
  * What recording costs per acquisition, outside the critical section,
  * measured on one lock (ns): taken off the recorded work.
@@ -197,6 +245,8 @@ struct pred_costs {
 struct pred_source {
 	/* fill *@op with CPU @cpu's next acquisition */
 	void (*next)(struct pred_source *s, int cpu, struct pred_op *op);
+	/* the events of the op next() gave @cpu last, in *@ev; NULL: none */
+	u32 (*events)(struct pred_source *s, int cpu, const struct pred_event **ev);
 	void *arg;
 };
 
@@ -209,9 +259,11 @@ struct pred_sim_opts {
 	const struct pred_lock *locks;	/* scope and lines; NULL: all shared, no lines */
 	int nr_sites;
 	u32 nr_lines;
+	u32 nr_counters;		/* events' vmstat counters */
 	u64 acquisitions;		/* simulated in all, after the warm-up */
 	u64 warmup;			/* simulated first and not counted */
 	u64 seed;
+	u64 flush_period_ns;		/* memcg stats flushes; 0: FLUSH_TIME */
 	struct pred_source *src;
 };
 
@@ -238,11 +290,20 @@ struct pred_result {
 	int nr_locks;			/* instances: shared locks once, private ones per CPU */
 	struct pred_lock_stat *locks;
 	u64 events;
+	/* recorded events met, and those that wrote their line at this N */
+	u64 ev_seen[NR_PRED_EVENTS], ev_kept[NR_PRED_EVENTS];
+	u64 ev_xfers;			/* of those, the writes that fetched a line */
+	double ev_xfer_ns;		/* their transfers, holds and works together */
 };
 
 /* 0, or -EINVAL/-ENOMEM; free @r with pred_result_free(). */
 int pred_simulate(const struct pred_sim_opts *o, struct pred_result *r);
 void pred_result_free(struct pred_result *r);
+/*
+ * Updates between two folds of a per-CPU vmstat diff under @threshold
+ * that moves one way by @step (0: inc/dec, which overstep by half).
+ */
+u32 pred_fold_interval(int threshold, int step);
 /* CPU @i of @pf's numbering */
 void pred_topology(const struct pred_profile *pf, int cpus, struct pred_cpu *out);
 

@@ -43,6 +43,12 @@ void vmstat_exit(void);
 /* Zero every counter (global, node, zone, per-CPU). Quiescent only. */
 void vmstat_reset(void);
 
+/*
+ * The per-CPU stat_threshold of a zone of @managed_pages with @cpus CPUs
+ * online: calculate_normal_threshold() for any CPU count (the predictor
+ * recomputes it for the CPUs it simulates).
+ */
+int vmstat_normal_threshold(int cpus, unsigned long managed_pages);
 int calculate_normal_threshold(struct zone *zone);
 void refresh_zone_stat_thresholds(void);
 
