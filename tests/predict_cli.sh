@@ -66,12 +66,17 @@ grep -q "no 'source:'" "$err" || fail "no source: wrong error"
 echo hello >$tmp/bad.rec
 expect 1 "$P" "$LRULAB" predict --recording $tmp/bad.rec --cpus 2 --machine $M
 grep -q 'not an lrulab recording' "$err" || fail "bad recording: wrong error"
-printf 'LRULABRC\001' | zstd -q -c >$tmp/trunc.rec
+printf 'LRULABRC\002' | zstd -q -c >$tmp/trunc.rec
 expect 1 "$P" "$LRULAB" predict --recording $tmp/trunc.rec --cpus 2 --machine $M
 grep -q 'truncated' "$err" || fail "truncated recording: wrong error"
 printf 'LRULABRC\011' | zstd -q -c >$tmp/version.rec
 expect 1 "$P" "$LRULAB" predict --recording $tmp/version.rec --cpus 2 --machine $M
-grep -q 'version 9, this lrulab reads 1' "$err" || fail "version: wrong error"
+grep -q 'version 9, this lrulab reads 2$' "$err" || fail "version: wrong error"
+# a version 1 recording (before the shared-line events): say so, once
+printf 'LRULABRC\001' | zstd -q -c >$tmp/old.rec
+expect 1 "$P" "$LRULAB" predict --recording $tmp/old.rec --cpus 2 --machine $M
+grep -q 'version 1, this lrulab reads 2 (an older recording, without the shared-line events: record it again)$' "$err" ||
+	fail "old recording: wrong error"
 expect 1 "$P" "$LRULAB" predict --recording $tmp/none.rec --cpus 2 --machine $M
 expect 2 "$P" "$LRULAB" predict --recording $tmp/bad.rec fault-free --cpus 2 --machine $M
 
@@ -99,6 +104,9 @@ done
 grep -q '"cpus":80' "$out" || fail "predict --json: cpus"
 grep -q '"machine":"skylake-2s-80"' "$out" || fail "predict --json: machine"
 grep -q '"site":"lru_lock:folio_batch_move_lru"' "$out" || fail "predict --json: locks"
+test "$(grep -c '"shared_line_events_per_page":{"vmstat_folds":' "$out")" -eq 3 ||
+	fail "predict --json: shared_line_events_per_page"
+grep -q '"cpus":80,.*"vmstat_threshold":' "$out" || fail "predict --json: vmstat_threshold"
 # the same seed gives the same prediction
 "$LRULAB" predict --recording $tmp/r.rec --cpus 16 --machine skylake-2s-80 --draws 2 \
 	--json >$tmp/a 2>"$err"

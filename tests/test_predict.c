@@ -20,7 +20,9 @@
 #include <cmocka.h>
 
 #include <lrulab/cpu.h>
+#include <lrulab/memcontrol.h>
 #include <lrulab/predict.h>
+#include <lrulab/vmstat.h>
 
 #include "../predict/predict-internal.h"
 
@@ -269,6 +271,147 @@ static void test_bad_sim_options(void **state)
 	assert_int_equal(sim(&g, 2, LOCK_QSPINLOCK, &zero_costs, NULL, 0, 0, 0, &r), -EINVAL);
 }
 
+/* ---- shared lines outside the locks', recomputed for N ---- */
+
+/* one event on every acquisition, of a private lock: no queue, lockstep CPUs */
+struct ev_gen {
+	struct pred_event ev;
+};
+
+static void ev_next(struct pred_source *src, int cpu, struct pred_op *op)
+{
+	*op = (struct pred_op){ .work_ns = 100, .hold_ns = 50 };
+}
+
+static u32 ev_events(struct pred_source *src, int cpu, const struct pred_event **ev)
+{
+	*ev = &((struct ev_gen *)src->arg)->ev;
+	return 1;
+}
+
+static void ev_sim(struct ev_gen *g, int cpus, u64 per_cpu, u64 flush, struct pred_result *r)
+{
+	static const struct pred_costs c = { .work_scale = 1, .hold_scale = 1,
+					     .xfer_socket = 40 };
+	struct pred_lock lock = { .scope = PRED_PRIVATE };
+	struct pred_source src = { .next = ev_next, .events = ev_events, .arg = g };
+	struct pred_sim_opts o = {
+		.cpus = cpus, .impl = LOCK_QSPINLOCK, .costs = &c, .nr_locks = 1,
+		.locks = &lock, .nr_sites = 1, .nr_lines = 2, .nr_counters = 1,
+		.acquisitions = per_cpu * cpus, .flush_period_ns = flush, .src = &src,
+	};
+
+	assert_int_equal(pred_simulate(&o, r), 0);
+}
+
+#define MEM_7 (7UL << (27 - PAGE_SHIFT))	/* 896 MB: 7 units of 128 MB, fls 3 */
+
+/*
+ * The kernel's calculate_normal_threshold(), for any CPU count: the rows
+ * of the table in its comment (linux mm/vmstat.c) whose fls(mem)+1
+ * column agrees with their CPU count (some rows' zone sizes do not match
+ * that column; the column is what the formula uses), and the CPU counts
+ * of the mails' machines.
+ */
+static void test_threshold_for_n(void **state)
+{
+	static const struct { int cpus; unsigned long mem_units; int t; } rows[] = {
+		{ 1, 7, 8 }, { 2, 7, 16 }, { 2, 12, 20 }, { 2, 24, 24 }, { 2, 48, 28 },
+		{ 2, 96, 32 }, { 2, 0, 4 }, { 4, 96, 48 }, { 16, 0, 10 }, { 16, 7, 40 },
+		{ 64, 12, 70 }, { 64, 24, 84 }, { 1024, 96, 125 }, { 1024, 200, 125 },
+		/* the 2-socket Skylake: 20 and 80 CPUs, 6 GB and 64 GB zones */
+		{ 20, 48, 70 }, { 80, 48, 98 }, { 80, 512, 125 }, { 20, 512, 110 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++)
+		assert_int_equal(vmstat_normal_threshold(rows[i].cpus,
+							 rows[i].mem_units << (27 - PAGE_SHIFT)),
+				 rows[i].t);
+	/* updates between folds: inc/dec overstep by half, a mod starts at 0 */
+	assert_int_equal(pred_fold_interval(8, 0), 13);
+	assert_int_equal(pred_fold_interval(125, 0), 125 + 62 + 1);
+	assert_int_equal(pred_fold_interval(14, 1), 15);
+	assert_int_equal(pred_fold_interval(14, 63), 1);
+	assert_int_equal(pred_fold_interval(70, 63), 2);
+	assert_int_equal(pred_fold_interval(0, 0), 1);
+}
+
+/*
+ * Recorded at one CPU of a 896 MB zone (threshold 8: a fold every 13
+ * increments), a CPU of N folds every I(t_N): at 2 CPUs (16: 25) 13 of
+ * every 25 recorded folds, at 4 (24: 37) 13 of 37, and a recording at 2
+ * CPUs replayed on one folds 25/13 times as often.  Exact per CPU, with
+ * the seed's phase 0.
+ */
+static void test_fold_thinning(void **state)
+{
+	struct ev_gen g = { { .line = 0, .line2 = 1, .counter = 0, .arg = 7,
+			      .kind = PRED_EV_VMSTAT_FOLD, .inside = 1, .threshold = 8,
+			      .step = 0 } };
+	struct pred_result r;
+
+	assert_int_equal(vmstat_normal_threshold(1, MEM_7), 8);
+	ev_sim(&g, 2, 1000, 0, &r);
+	assert_int_equal(r.ev_seen[PRED_EV_VMSTAT_FOLD], 2000);
+	assert_int_equal(r.ev_kept[PRED_EV_VMSTAT_FOLD], 2 * (1000 * 13 / 25));
+	/*
+	 * Both CPUs fold at the same acquisitions, one after the other: every
+	 * kept fold fetches both lines from the other CPU but the first
+	 * CPU's first one.
+	 */
+	assert_int_equal(r.ev_xfers, 2 * 2 * 520 - 2);
+	assert_true(fabs(r.ev_xfer_ns - 40.0 * (2 * 2 * 520 - 2)) < 1e-6);
+	pred_result_free(&r);
+
+	ev_sim(&g, 4, 1000, 0, &r);
+	assert_int_equal(r.ev_kept[PRED_EV_VMSTAT_FOLD], 4 * (1000 * 13 / 37));
+	pred_result_free(&r);
+
+	g.ev.threshold = 16;		/* recorded at 2 CPUs */
+	ev_sim(&g, 1, 1000, 0, &r);
+	assert_int_equal(r.ev_kept[PRED_EV_VMSTAT_FOLD], 1000 * 25 / 13);
+	assert_int_equal(r.ev_xfers, 0);
+	pred_result_free(&r);
+
+	/* a zone with no managed pages keeps threshold 0: every update folds */
+	g.ev.threshold = 0;
+	ev_sim(&g, 4, 1000, 0, &r);
+	assert_int_equal(r.ev_kept[PRED_EV_VMSTAT_FOLD], 4000);
+	pred_result_free(&r);
+}
+
+/*
+ * A memcg's stats_updates takes batches while it holds at most 64 N:
+ * batches of 64 write it N + 1 times, then none until the flush.  A
+ * page_counter write is never held back.
+ */
+static void test_memcg_flush_threshold(void **state)
+{
+	struct ev_gen g = { { .line = 0, .line2 = PRED_NO_LINE, .arg = 64,
+			      .kind = PRED_EV_MEMCG_CAPPED, .inside = 1 } };
+	struct pred_result r;
+
+	ev_sim(&g, 4, 1000, 1000000000000ULL, &r);
+	assert_int_equal(r.ev_seen[PRED_EV_MEMCG_CAPPED], 4000);
+	assert_int_equal(r.ev_kept[PRED_EV_MEMCG_CAPPED], 5);
+	pred_result_free(&r);
+	ev_sim(&g, 80, 100, 1000000000000ULL, &r);
+	assert_int_equal(r.ev_kept[PRED_EV_MEMCG_CAPPED], 81);
+	pred_result_free(&r);
+
+	/*
+	 * Outside a hold, in the work before the acquisition: met when the
+	 * work starts, so each CPU's 1001st (begun as its 1000th ends) too.
+	 */
+	g.ev.kind = PRED_EV_PAGE_COUNTER;
+	g.ev.inside = 0;
+	ev_sim(&g, 4, 1000, 0, &r);
+	assert_int_equal(r.ev_seen[PRED_EV_PAGE_COUNTER], 4 * 1001);
+	assert_int_equal(r.ev_kept[PRED_EV_PAGE_COUNTER], 4 * 1001);
+	pred_result_free(&r);
+}
+
 /* ---- recording real locks ---- */
 
 static spinlock_t outer_lock, inner_lock;
@@ -372,6 +515,126 @@ static void test_record_hooks(void **state)
 	pred_recording_free(&rec);
 }
 
+/*
+ * The shared lines outside the locks' as mm/ reports them while
+ * recording: 18 unit mods of a zone counter in a hold (threshold 8: a
+ * fold after every 9), 22 increments of a node counter after it (a fold
+ * after 9, then after 13, from half the threshold below), a charge of a
+ * page_counter with a parent and its uncharge (one write per level), and
+ * 200 updates in batches of 20 towards a memcg atomic that awaits its
+ * flush (a batch of 64 or more every 4).
+ */
+static long fake_stats_updates;
+
+static void *events_thread(void *arg)
+{
+	struct lock_site *site = LOCK_SITE_AT("test_events", "events_thread", "events");
+	struct pglist_data *pgdat = NODE_DATA(0);
+	struct zone *zone = &pgdat->node_zones[ZONE_NORMAL];
+	struct page_counter *pc = arg, *fail;
+	int i;
+
+	assert_int_equal(cpu_enter(0, false), 0);
+	spin_lock_at(&outer_lock, site);
+	for (i = 0; i < 18; i++)
+		__mod_zone_page_state(zone, NR_FREE_PAGES, 1);
+	spin_unlock(&outer_lock);
+	for (i = 0; i < 22; i++)
+		__inc_node_state(pgdat, NR_SHMEM);
+	assert_true(page_counter_try_charge(&pc[1], 64, &fail));
+	spin_lock_at(&outer_lock, site);
+	page_counter_uncharge(&pc[1], 64);
+	for (i = 0; i < 10; i++)
+		pred_record_memcg_capped(&fake_stats_updates, 20);
+	spin_unlock(&outer_lock);
+	cpu_exit();
+	return NULL;
+}
+
+static void check_event(const struct pred_event *e, enum pred_event_kind kind, u32 op,
+			bool inside, int threshold, int step, u32 arg)
+{
+	assert_int_equal(e->kind, kind);
+	assert_int_equal(e->op, op);
+	assert_int_equal(e->inside, inside);
+	assert_int_equal(e->threshold, threshold);
+	assert_int_equal(e->step, step);
+	assert_int_equal(e->arg, arg);
+}
+
+static void test_record_events(void **state)
+{
+	struct pglist_data *pgdat = aligned_alloc(L1_CACHE_BYTES, sizeof(*pgdat));
+	char path[] = "/tmp/lrulab-test-events-XXXXXX";
+	struct page_counter pc[2];
+	struct pred_recording rec, back;
+	const struct pred_event *ev;
+	pthread_t t;
+	int fd = mkstemp(path), i;
+
+	assert_true(fd >= 0 && pgdat);
+	close(fd);
+	memset(pgdat, 0, sizeof(*pgdat));
+	pgdat->node_zones[ZONE_NORMAL].zone_pgdat = pgdat;
+	pgdat->node_zones[ZONE_NORMAL].managed_pages = MEM_7;
+	pgdat->node_zones[ZONE_NORMAL].name = "Normal";
+	node_data[0] = pgdat;
+	nr_node_ids = 1;
+	assert_int_equal(lrulab_cpus_init(1), 0);
+	assert_int_equal(vmstat_init(), 0);
+	page_counter_init(&pc[0], NULL);
+	page_counter_init(&pc[1], &pc[0]);
+	spin_lock_init(&outer_lock);
+
+	assert_int_equal(pred_record_start(), 0);
+	pthread_create(&t, NULL, events_thread, pc);
+	pthread_join(t, NULL);
+	assert_int_equal(pred_record_stop(&rec), 0);
+	assert_int_equal(rec.nr_traces, 1);
+	assert_int_equal(rec.traces[0].nr, 2);
+	assert_int_equal(rec.traces[0].nr_events, 10);
+	assert_int_equal(rec.nr_counters, 2);
+	rec.pages = 1;		/* the reader wants a run that made pages */
+	assert_int_equal(pred_recording_write("test", path, &rec), 0);
+	assert_int_equal(pred_recording_read("test", path, &back), 0);
+	assert_int_equal(back.traces[0].nr_events, 10);
+	assert_memory_equal(back.traces[0].events, rec.traces[0].events,
+			    10 * sizeof(struct pred_event));
+	ev = back.traces[0].events;
+	/* the zone's folds, in the first hold: counter and global lines */
+	for (i = 0; i < 2; i++) {
+		check_event(&ev[i], PRED_EV_VMSTAT_FOLD, 0, true, 8, 1, 7);
+		assert_int_equal(ev[i].counter, ev[0].counter);
+		assert_true(ev[i].line2 != PRED_NO_LINE && ev[i].line2 != ev[i].line);
+	}
+	/* the node's, between the holds: with the second acquisition */
+	for (i = 2; i < 4; i++) {
+		check_event(&ev[i], PRED_EV_VMSTAT_FOLD, 1, false, 8, 0, 7);
+		assert_int_equal(ev[i].counter, ev[2].counter);
+	}
+	assert_true(ev[2].counter != ev[0].counter);
+	check_event(&ev[4], PRED_EV_PAGE_COUNTER, 1, false, 0, 0, 0);
+	check_event(&ev[5], PRED_EV_PAGE_COUNTER, 1, false, 0, 0, 0);
+	check_event(&ev[6], PRED_EV_PAGE_COUNTER, 1, true, 0, 0, 0);
+	check_event(&ev[7], PRED_EV_PAGE_COUNTER, 1, true, 0, 0, 0);
+	assert_int_equal(ev[4].line, ev[6].line);
+	assert_int_equal(ev[5].line, ev[7].line);
+	check_event(&ev[8], PRED_EV_MEMCG_CAPPED, 1, true, 0, 0, 80);
+	check_event(&ev[9], PRED_EV_MEMCG_CAPPED, 1, true, 0, 0, 80);
+	for (i = 0; i < 10; i++)
+		assert_true(ev[i].line < back.nr_lines);
+	assert_int_equal(back.flush_period_ns, mem_cgroup_flush_period_ns());
+	pred_recording_free(&back);
+	pred_recording_free(&rec);
+	unlink(path);
+
+	vmstat_exit();
+	node_data[0] = NULL;
+	nr_node_ids = 0;
+	free(pgdat);
+	lrulab_cpus_exit();
+}
+
 /* ---- the file ---- */
 
 static void fake_recording(struct pred_recording *rec)
@@ -409,6 +672,17 @@ static void fake_recording(struct pred_recording *rec)
 	for (k = 0; k < 300; k++)
 		rec->traces[0].ops[k] = (struct pred_op){ k * 7, 1u << (k % 30), (u16)(k % 2),
 							  (u16)(k % 2) };
+	rec->nr_counters = 1;
+	rec->flush_period_ns = 2000000000ULL;
+	rec->traces[0].nr_events = 3;
+	rec->traces[0].events = calloc(3, sizeof(struct pred_event));
+	rec->traces[0].events[0] = (struct pred_event){ .op = 4, .line = 2, .line2 = 1,
+		.counter = 0, .arg = 48, .kind = PRED_EV_VMSTAT_FOLD, .inside = 1,
+		.threshold = 28, .step = 1 };
+	rec->traces[0].events[1] = (struct pred_event){ .op = 4, .line = 0,
+		.line2 = PRED_NO_LINE, .kind = PRED_EV_PAGE_COUNTER };
+	rec->traces[0].events[2] = (struct pred_event){ .op = 299, .line = 1,
+		.line2 = PRED_NO_LINE, .arg = 70, .kind = PRED_EV_MEMCG_SPILL, .inside = 1 };
 }
 
 static void test_file_roundtrip(void **state)
@@ -433,7 +707,20 @@ static void test_file_roundtrip(void **state)
 	assert_memory_equal(b.locks, a.locks, 2 * sizeof(*a.locks));
 	assert_int_equal(b.traces[0].nr, 300);
 	assert_memory_equal(b.traces[0].ops, a.traces[0].ops, 300 * sizeof(struct pred_op));
+	assert_int_equal(b.traces[0].nr_events, 3);
+	assert_memory_equal(b.traces[0].events, a.traces[0].events, 3 * sizeof(struct pred_event));
+	assert_int_equal(b.flush_period_ns, 2000000000ULL);
 	pred_recording_free(&b);
+
+	/* an event on a line beyond the table, or past the last acquisition */
+	a.traces[0].events[1].line = 3;
+	assert_int_equal(pred_recording_write("test", path, &a), 0);
+	assert_int_equal(pred_recording_read("test", path, &b), -1);
+	a.traces[0].events[1].line = 0;
+	a.traces[0].events[2].op = 300;
+	assert_int_equal(pred_recording_write("test", path, &a), 0);
+	assert_int_equal(pred_recording_read("test", path, &b), -1);
+	a.traces[0].events[2].op = 299;
 
 	/* an index beyond its table is a bad recording */
 	a.traces[0].ops[17].lock = 2;
@@ -591,7 +878,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_handoff_rules),
 		cmocka_unit_test(test_line_transfers),
 		cmocka_unit_test(test_bad_sim_options),
+		cmocka_unit_test(test_threshold_for_n),
+		cmocka_unit_test(test_fold_thinning),
+		cmocka_unit_test(test_memcg_flush_threshold),
 		cmocka_unit_test(test_record_hooks),
+		cmocka_unit_test(test_record_events),
 		cmocka_unit_test(test_file_roundtrip),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_topology),
