@@ -141,8 +141,18 @@ static unsigned int memcg_event_weight(unsigned long count)
  */
 static void record_capped(struct memcg_vmstats_percpu *statc, unsigned int weight)
 {
-	for (; statc; statc = statc->parent_pcpu)
-		pred_record_memcg_capped(&statc->vmstats->stats_updates, weight);
+	for (; statc; statc = statc->parent_pcpu) {
+		unsigned int n = statc->pred_capped + weight;
+
+		/* the batch the CPU's own stats_updates would have spilled */
+		if (n < MEMCG_CHARGE_BATCH) {
+			statc->pred_capped = n;
+			continue;
+		}
+		statc->pred_capped = 0;
+		pred_record_event(PRED_EV_MEMCG_CAPPED, &statc->vmstats->stats_updates, NULL,
+				  n, 0, 0);
+	}
 }
 
 static void memcg_rstat_updated(struct mem_cgroup *memcg, unsigned int weight, int cpu)

@@ -42,7 +42,7 @@
 
 #define CHUNK_OPS	(1U << 16)
 #define CHUNK_EVENTS	(1U << 14)
-#define CAPPED_SLOTS	8
+
 #define MAX_LOCKS	65535
 #define LOCK_HASH	(1U << 17)
 #define OPEN_DEPTH	8
@@ -55,18 +55,11 @@ struct rec_open {
 	u64 nested;		/* spans of sections inside this one */
 };
 
-/* batches towards an atomic that awaits its flush, per memcg level */
-struct rec_capped {
-	const void *line;
-	u32 updates;
-};
-
 struct rec_cpu {
 	struct pred_op **chunks;
 	u32 nr_chunks, nr;
 	struct rec_event **ev_chunks;
 	u32 nr_ev_chunks, nr_ev;
-	struct rec_capped capped[CAPPED_SLOTS];
 	u64 mark;		/* the last release with nothing held */
 	const void *thread;	/* whose thread recorded last */
 	int depth;
@@ -263,7 +256,6 @@ void pred_record_reset(void)
 		rec_cpus[c].nr_ev = 0;
 		rec_cpus[c].depth = 0;
 		rec_cpus[c].mark = 0;
-		memset(rec_cpus[c].capped, 0, sizeof(rec_cpus[c].capped));
 	}
 }
 
@@ -356,28 +348,6 @@ void pred_record_event(enum pred_event_kind kind, const void *line, const void *
 	e->arg = arg;
 	e->addr = (uintptr_t)line;
 	e->addr2 = (uintptr_t)line2;
-}
-
-void pred_record_memcg_capped(const void *line, unsigned int weight)
-{
-	struct rec_cpu *rc = this_rec();
-	struct rec_capped *slot = NULL;
-	int i;
-
-	if (!rc || !READ_ONCE(pred_recording))
-		return;
-	for (i = 0; i < CAPPED_SLOTS && !slot; i++)
-		if (rc->capped[i].line == line || !rc->capped[i].line)
-			slot = &rc->capped[i];
-	if (!slot)
-		return;
-	slot->line = line;
-	slot->updates += weight;
-	/* the batch the CPU's own stats_updates would have spilled */
-	if (slot->updates >= MEMCG_CHARGE_BATCH) {
-		pred_record_event(PRED_EV_MEMCG_CAPPED, line, NULL, slot->updates, 0, 0);
-		slot->updates = 0;
-	}
 }
 
 u32 pred_record_events_len(int cpu)

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include <lrulab/cpu.h>
+#include <lrulab/lrulab.h>
 #include <lrulab/memcontrol.h>
 #include <lrulab/predict.h>
 #include <lrulab/vmstat.h>
@@ -520,12 +521,8 @@ static void test_record_hooks(void **state)
  * recording: 18 unit mods of a zone counter in a hold (threshold 8: a
  * fold after every 9), 22 increments of a node counter after it (a fold
  * after 9, then after 13, from half the threshold below), a charge of a
- * page_counter with a parent and its uncharge (one write per level), and
- * 200 updates in batches of 20 towards a memcg atomic that awaits its
- * flush (a batch of 64 or more every 4).
+ * page_counter with a parent and its uncharge (one write per level).
  */
-static long fake_stats_updates;
-
 static void *events_thread(void *arg)
 {
 	struct lock_site *site = LOCK_SITE_AT("test_events", "events_thread", "events");
@@ -544,8 +541,6 @@ static void *events_thread(void *arg)
 	assert_true(page_counter_try_charge(&pc[1], 64, &fail));
 	spin_lock_at(&outer_lock, site);
 	page_counter_uncharge(&pc[1], 64);
-	for (i = 0; i < 10; i++)
-		pred_record_memcg_capped(&fake_stats_updates, 20);
 	spin_unlock(&outer_lock);
 	cpu_exit();
 	return NULL;
@@ -592,14 +587,14 @@ static void test_record_events(void **state)
 	assert_int_equal(pred_record_stop(&rec), 0);
 	assert_int_equal(rec.nr_traces, 1);
 	assert_int_equal(rec.traces[0].nr, 2);
-	assert_int_equal(rec.traces[0].nr_events, 10);
+	assert_int_equal(rec.traces[0].nr_events, 8);
 	assert_int_equal(rec.nr_counters, 2);
 	rec.pages = 1;		/* the reader wants a run that made pages */
 	assert_int_equal(pred_recording_write("test", path, &rec), 0);
 	assert_int_equal(pred_recording_read("test", path, &back), 0);
-	assert_int_equal(back.traces[0].nr_events, 10);
+	assert_int_equal(back.traces[0].nr_events, 8);
 	assert_memory_equal(back.traces[0].events, rec.traces[0].events,
-			    10 * sizeof(struct pred_event));
+			    8 * sizeof(struct pred_event));
 	ev = back.traces[0].events;
 	/* the zone's folds, in the first hold: counter and global lines */
 	for (i = 0; i < 2; i++) {
@@ -619,9 +614,7 @@ static void test_record_events(void **state)
 	check_event(&ev[7], PRED_EV_PAGE_COUNTER, 1, true, 0, 0, 0);
 	assert_int_equal(ev[4].line, ev[6].line);
 	assert_int_equal(ev[5].line, ev[7].line);
-	check_event(&ev[8], PRED_EV_MEMCG_CAPPED, 1, true, 0, 0, 80);
-	check_event(&ev[9], PRED_EV_MEMCG_CAPPED, 1, true, 0, 0, 80);
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < 8; i++)
 		assert_true(ev[i].line < back.nr_lines);
 	assert_int_equal(back.flush_period_ns, mem_cgroup_flush_period_ns());
 	pred_recording_free(&back);
@@ -633,6 +626,57 @@ static void test_record_events(void **state)
 	nr_node_ids = 0;
 	free(pgdat);
 	lrulab_cpus_exit();
+}
+
+/*
+ * A memcg "t" below the root, one CPU: its stats_updates batches of 64
+ * reach each level's atomic twice (64, then 128, over the flush
+ * threshold of 64 for one CPU), then every 64 updates are held back at
+ * both levels until a flush.  All outside a hold, with the acquisition
+ * after them.
+ */
+static void test_record_memcg_batches(void **state)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+	struct lock_site *site = LOCK_SITE_AT("test_events", "memcg_batches", "memcg");
+	struct mem_cgroup *t;
+	struct pred_recording rec;
+	const struct pred_event *ev;
+	int i;
+
+	cfg.nr_cpus = 1;
+	cfg.node_pages = 16384;
+	assert_int_equal(lrulab_init(&cfg), 0);
+	assert_int_equal(cpu_enter(0, false), 0);
+	t = mem_cgroup_create(root_mem_cgroup, "t");
+	assert_non_null(t);
+	spin_lock_init(&outer_lock);
+	assert_int_equal(pred_record_start(), 0);
+	spin_lock_at(&outer_lock, site);
+	spin_unlock(&outer_lock);
+	for (i = 0; i < 128 + 3 * 64; i++)
+		mod_memcg_state(t, MEMCG_SWAP, 1);
+	spin_lock_at(&outer_lock, site);
+	spin_unlock(&outer_lock);
+	assert_int_equal(pred_record_stop(&rec), 0);
+	assert_int_equal(rec.nr_traces, 1);
+	assert_int_equal(rec.traces[0].nr, 2);
+	assert_int_equal(rec.traces[0].nr_events, 10);
+	ev = rec.traces[0].events;
+	for (i = 0; i < 4; i++)
+		check_event(&ev[i], PRED_EV_MEMCG_SPILL, 1, false, 0, 0, 64);
+	for (i = 4; i < 10; i++)
+		check_event(&ev[i], PRED_EV_MEMCG_CAPPED, 1, false, 0, 0, 64);
+	/* the leaf's atomic, then the root's, each time */
+	for (i = 0; i < 10; i += 2) {
+		assert_int_equal(ev[i].line, ev[0].line);
+		assert_int_equal(ev[i + 1].line, ev[1].line);
+	}
+	assert_true(ev[0].line != ev[1].line);
+	pred_recording_free(&rec);
+	mem_cgroup_offline(t);
+	cpu_exit();
+	lrulab_exit();
 }
 
 /* ---- the file ---- */
@@ -883,6 +927,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_memcg_flush_threshold),
 		cmocka_unit_test(test_record_hooks),
 		cmocka_unit_test(test_record_events),
+		cmocka_unit_test(test_record_memcg_batches),
 		cmocka_unit_test(test_file_roundtrip),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_topology),

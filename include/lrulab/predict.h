@@ -129,11 +129,6 @@ void pred_recording_free(struct pred_recording *rec);
  */
 void pred_record_event(enum pred_event_kind kind, const void *line, const void *line2,
 		       u32 arg, int threshold, int step);
-/*
- * memcg_rstat_updated() skipped the atomic @line (its memcg awaits a
- * flush): @weight updates towards the batch that would have spilled.
- */
-void pred_record_memcg_capped(const void *line, unsigned int weight);
 
 /*
  * What recording costs per acquisition, outside the critical section,
