@@ -137,22 +137,23 @@ static unsigned int memcg_event_weight(unsigned long count)
  * For the predictor: from @statc up, every level awaits its flush, and
  * @weight goes to no atomic.  With more CPUs the flush threshold
  * (MEMCG_CHARGE_BATCH per CPU) is higher and these batches may still
- * write it: the engine decides which, for its N.
+ * write it: the engine decides which, for its N.  Counted at the level
+ * that stopped the walk (an add per update, inside lru_lock's holds
+ * too), and a batch of it stands for one at every level above, which
+ * awaits its flush as well.
  */
-static void record_capped(struct memcg_vmstats_percpu *statc, unsigned int weight)
+static inline void record_capped(struct memcg_vmstats_percpu *statc, unsigned int weight)
 {
-	for (; statc; statc = statc->parent_pcpu) {
-		unsigned int n = statc->pred_capped + weight;
+	unsigned int n = statc->pred_capped + weight;
 
-		/* the batch the CPU's own stats_updates would have spilled */
-		if (n < MEMCG_CHARGE_BATCH) {
-			statc->pred_capped = n;
-			continue;
-		}
-		statc->pred_capped = 0;
+	if (likely(n < MEMCG_CHARGE_BATCH)) {
+		statc->pred_capped = n;
+		return;
+	}
+	statc->pred_capped = 0;
+	for (; statc; statc = statc->parent_pcpu)
 		pred_record_event(PRED_EV_MEMCG_CAPPED, &statc->vmstats->stats_updates, NULL,
 				  n, 0, 0);
-	}
 }
 
 static void memcg_rstat_updated(struct mem_cgroup *memcg, unsigned int weight, int cpu)

@@ -24,8 +24,8 @@
  * stats_updates, its charge stock, the mm counters of one thread's own
  * mm) is not shared and is not reported.  Events are rarer than
  * acquisitions (a fold every few dozen updates, a charge every
- * MEMCG_CHARGE_BATCH pages), so appending them costs the recorded holds
- * far less than the timing of each acquisition does.
+ * MEMCG_CHARGE_BATCH pages); the time each takes to append is measured
+ * and taken off the hold or the work it happened in.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,6 +62,7 @@ struct rec_cpu {
 	u32 nr_ev_chunks, nr_ev;
 	u64 mark;		/* the last release with nothing held */
 	const void *thread;	/* whose thread recorded last */
+	u64 hidden;		/* events' own recording since mark, off the next work */
 	int depth;
 	struct rec_open open[OPEN_DEPTH];
 };
@@ -197,6 +198,7 @@ void pred_record_acquired(spinlock_t *l, struct lock_site *site)
 		/* a new thread on this CPU (the next memcg's phase): no gap as work */
 		rc->thread = &thread_token;
 		rc->mark = 0;
+		rc->hidden = 0;
 		rc->depth = 0;
 	}
 	if (rc->depth >= OPEN_DEPTH || reserve(rc, &slot))
@@ -235,6 +237,7 @@ void pred_record_released(spinlock_t *l, u64 t_req, u64 hold, u64 now)
 	if (i == 0) {
 		u64 over = rec_overhead_ns;
 
+		over += rc->hidden;
 		if (rc->mark && t_req > rc->mark + over)
 			op->work_ns = clamp32(t_req - rc->mark - over);
 	} else {
@@ -242,8 +245,10 @@ void pred_record_released(spinlock_t *l, u64 t_req, u64 hold, u64 now)
 	}
 	memmove(&rc->open[i], &rc->open[i + 1], (rc->depth - i - 1) * sizeof(rc->open[0]));
 	rc->depth--;
-	if (!rc->depth)
+	if (!rc->depth) {
 		rc->mark = now;
+		rc->hidden = 0;
+	}
 }
 
 /* lockstat_reset(): what was recorded so far was the warm-up */
@@ -330,24 +335,38 @@ void pred_record_event(enum pred_event_kind kind, const void *line, const void *
 		       u32 arg, int threshold, int step)
 {
 	struct rec_cpu *rc = this_rec();
-	bool mine;
+	bool mine, inside;
 	struct rec_event *e;
+	u64 t0, spent;
 
 	if (!rc || !READ_ONCE(pred_recording))
 		return;
-	e = reserve_event(rc);
-	if (!e)
-		return;
+	t0 = lrulab_now_ns();
 	/* a thread that has not taken a lock yet on this CPU is outside any */
 	mine = rc->thread == &thread_token;
-	e->inside = mine && rc->depth > 0;
-	e->op = e->inside ? rc->open[rc->depth - 1].slot : rc->nr;
-	e->kind = (u8)kind;
-	e->threshold = (u8)(threshold < 0 ? 0 : threshold > 255 ? 255 : threshold);
-	e->step = (u8)step;
-	e->arg = arg;
-	e->addr = (uintptr_t)line;
-	e->addr2 = (uintptr_t)line2;
+	inside = mine && rc->depth > 0;
+	e = reserve_event(rc);
+	if (e) {
+		e->inside = inside;
+		e->op = inside ? rc->open[rc->depth - 1].slot : rc->nr;
+		e->kind = (u8)kind;
+		e->threshold = (u8)(threshold < 0 ? 0 : threshold > 255 ? 255 : threshold);
+		e->step = (u8)step;
+		e->arg = arg;
+		e->addr = (uintptr_t)line;
+		e->addr2 = (uintptr_t)line2;
+	}
+	/*
+	 * This is the recording's time, not the thread's: off the hold it
+	 * sat in (as a nested section's span is) or off the work before the
+	 * next acquisition, with the cost of the clock read the two
+	 * timestamps leave out.
+	 */
+	spent = lrulab_now_ns() - t0 + lrulab_clock_cost_ns();
+	if (inside)
+		rc->open[rc->depth - 1].nested += spent;
+	else if (mine)
+		rc->hidden += spent;
 }
 
 u32 pred_record_events_len(int cpu)
