@@ -39,19 +39,20 @@ void page_counter_init(struct page_counter *counter, struct page_counter *parent
 /*
  * For the predictor: a counter's usage is one atomic that every CPU
  * charging the memcg or a descendant writes, when its stock runs out
- * and when it uncharges freed folios.
+ * and when it uncharges freed folios.  Out of line, for the same reason
+ * as mm/vmstat.c's record_fold().
  */
-static void record_usage(struct page_counter *counter)
+static __attribute__((noinline, cold)) void record_usage(struct page_counter *counter)
 {
-	if (unlikely(READ_ONCE(pred_recording)))
-		pred_record_event(PRED_EV_PAGE_COUNTER, &counter->usage, NULL, 0, 0, 0);
+	pred_record_event(PRED_EV_PAGE_COUNTER, &counter->usage, NULL, 0, 0, 0);
 }
 
 static void page_counter_cancel(struct page_counter *counter, unsigned long nr_pages)
 {
 	long new = atomic_long_sub_return(nr_pages, &counter->usage);
 
-	record_usage(counter);
+	if (unlikely(READ_ONCE(pred_recording)))
+		record_usage(counter);
 
 	/* more uncharged than charged: a caller bug, keep the counter sane */
 	if (new < 0) {
@@ -74,7 +75,8 @@ bool page_counter_try_charge(struct page_counter *counter, unsigned long nr_page
 	for (c = counter; c; c = c->parent) {
 		long new = atomic_long_add_return(nr_pages, &c->usage);
 
-		record_usage(c);
+		if (unlikely(READ_ONCE(pred_recording)))
+			record_usage(c);
 		if (new > (long)READ_ONCE(c->max)) {
 			atomic_long_sub(nr_pages, &c->usage);
 			atomic_long_inc(&c->failcnt);

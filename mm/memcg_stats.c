@@ -134,26 +134,18 @@ static unsigned int memcg_event_weight(unsigned long count)
  * every level above it does too.
  */
 /*
- * For the predictor: from @statc up, every level awaits its flush, and
- * @weight goes to no atomic.  With more CPUs the flush threshold
- * (MEMCG_CHARGE_BATCH per CPU) is higher and these batches may still
- * write it: the engine decides which, for its N.  Counted at the level
- * that stopped the walk (an add per update, inside lru_lock's holds
- * too), and a batch of it stands for one at every level above, which
- * awaits its flush as well.
+ * For the predictor: the memcg's stats_updates is one atomic every CPU
+ * charged to the memcg (or below it) adds to.  The batches a pending
+ * flush holds back are not counted: that would cost every update, inside
+ * lru_lock's holds too, and with N CPUs the atomic takes at most N + 1
+ * batches a flush period anyway.  Out of line, so that the update path
+ * stays what it is without a recording.
  */
-static inline void record_capped(struct memcg_vmstats_percpu *statc, unsigned int weight)
+static __attribute__((noinline, cold))
+void record_spill(struct memcg_vmstats_percpu *statc, unsigned int updates)
 {
-	unsigned int n = statc->pred_capped + weight;
-
-	if (likely(n < MEMCG_CHARGE_BATCH)) {
-		statc->pred_capped = n;
-		return;
-	}
-	statc->pred_capped = 0;
-	for (; statc; statc = statc->parent_pcpu)
-		pred_record_event(PRED_EV_MEMCG_CAPPED, &statc->vmstats->stats_updates, NULL,
-				  n, 0, 0);
+	pred_record_event(PRED_EV_MEMCG_SPILL, &statc->vmstats->stats_updates, NULL,
+			  updates, 0, 0);
 }
 
 static void memcg_rstat_updated(struct mem_cgroup *memcg, unsigned int weight, int cpu)
@@ -171,11 +163,8 @@ static void memcg_rstat_updated(struct mem_cgroup *memcg, unsigned int weight, i
 	     statc = statc->parent_pcpu) {
 		unsigned int updates;
 
-		if (memcg_vmstats_needs_flush(statc->vmstats)) {
-			if (unlikely(READ_ONCE(pred_recording)))
-				record_capped(statc, weight);
+		if (memcg_vmstats_needs_flush(statc->vmstats))
 			break;
-		}
 		updates = READ_ONCE(statc->stats_updates) + weight;
 		if (updates < MEMCG_CHARGE_BATCH) {
 			smp_store_release(&statc->stats_updates, updates);
@@ -183,13 +172,8 @@ static void memcg_rstat_updated(struct mem_cgroup *memcg, unsigned int weight, i
 		}
 		smp_store_release(&statc->stats_updates, 0U);
 		atomic_add((int)updates, &statc->vmstats->stats_updates);
-		/*
-		 * For the predictor: the memcg's stats_updates is one atomic
-		 * every CPU charged to the memcg (or below it) adds to.
-		 */
 		if (unlikely(READ_ONCE(pred_recording)))
-			pred_record_event(PRED_EV_MEMCG_SPILL, &statc->vmstats->stats_updates,
-					  NULL, updates, 0, 0);
+			record_spill(statc, updates);
 	}
 }
 

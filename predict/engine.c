@@ -17,9 +17,12 @@
  * recorded under threshold t stands for the updates between two folds
  * under t, so at N a CPU folds I(t)/I(t_N) times per recorded fold
  * (I: pred_fold_interval()), kept by a per-CPU credit counted in whole
- * updates, exact and deterministic; a memcg batch writes its atomic only
- * while the atomic is at most 64 N, and the atomic empties every flush
- * period of simulated time.  A kept event fetches its lines from their
+ * updates, exact and deterministic; a recorded memcg batch writes its
+ * atomic only while the atomic is at most 64 N, and the atomic empties
+ * every flush period of simulated time (batches the recording's own
+ * pending flush held back are not recorded: with more CPUs than recorded
+ * the atomic would take up to N + 1 batches a period instead of the
+ * recording's few, a handful of transfers a second).  A kept event fetches its lines from their
  * last writer, through the same owner table as the locks' lines: inside
  * a hold it stretches the hold, outside it lengthens the work.
  *

@@ -680,10 +680,9 @@ void pred_events_describe(const struct pred_recording *rec, char *buf, size_t le
 	for (i = 0; i < NR_PRED_EVENTS; i++)
 		n[i] *= 1000.0 / rec->pages;
 	snprintf(buf, len, "shared lines besides the locks', per 1000 pages: %.1f vmstat folds "
-		 "(%.1f in a hold; stat_threshold %d), %.1f memcg stats_updates batches (%.1f "
-		 "more held back for a flush), %.1f page_counter writes", n[PRED_EV_VMSTAT_FOLD],
-		 inside * 1000.0 / rec->pages, f ? f->threshold : 0, n[PRED_EV_MEMCG_SPILL],
-		 n[PRED_EV_MEMCG_CAPPED], n[PRED_EV_PAGE_COUNTER]);
+		 "(%.1f in a hold; stat_threshold %d), %.1f memcg stats_updates batches, %.1f "
+		 "page_counter writes", n[PRED_EV_VMSTAT_FOLD], inside * 1000.0 / rec->pages,
+		 f ? f->threshold : 0, n[PRED_EV_MEMCG_SPILL], n[PRED_EV_PAGE_COUNTER]);
 }
 
 void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t len)
@@ -692,7 +691,7 @@ void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t l
 		 "(stat_threshold %d for %d CPUs), %.1f memcg batches to the atomic (flush "
 		 "threshold %u), %.1f page_counter writes; their transfers %.1f ns per page",
 		 pt->ev_per_page[PRED_EV_VMSTAT_FOLD] * 1000, pt->vmstat_threshold, pt->cpus,
-		 (pt->ev_per_page[PRED_EV_MEMCG_SPILL] + pt->ev_per_page[PRED_EV_MEMCG_CAPPED]) * 1000,
+		 pt->ev_per_page[PRED_EV_MEMCG_SPILL] * 1000,
 		 MEMCG_CHARGE_BATCH * (unsigned int)pt->cpus,
 		 pt->ev_per_page[PRED_EV_PAGE_COUNTER] * 1000, pt->ev_xfer_ns_per_page);
 }
@@ -743,8 +742,7 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 
 		json_object_set_new(e, "vmstat_folds", json_real(pt->ev_per_page[PRED_EV_VMSTAT_FOLD]));
 		json_object_set_new(e, "memcg_batches",
-				    json_real(pt->ev_per_page[PRED_EV_MEMCG_SPILL] +
-					      pt->ev_per_page[PRED_EV_MEMCG_CAPPED]));
+				    json_real(pt->ev_per_page[PRED_EV_MEMCG_SPILL]));
 		json_object_set_new(e, "page_counter_writes",
 				    json_real(pt->ev_per_page[PRED_EV_PAGE_COUNTER]));
 		json_object_set_new(e, "transfer_ns", json_real(pt->ev_xfer_ns_per_page));

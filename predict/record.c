@@ -355,6 +355,13 @@ void pred_record_event(enum pred_event_kind kind, const void *line, const void *
 		e->arg = arg;
 		e->addr = (uintptr_t)line;
 		e->addr2 = (uintptr_t)line2;
+		/*
+		 * The line the event after next goes to, fetched now: a store
+		 * that misses drains after the second timestamp, into the
+		 * section, where it cannot be taken off.
+		 */
+		if ((rc->nr_ev + 1) % CHUNK_EVENTS > 1)
+			__builtin_prefetch(e + 2, 1, 3);
 	}
 	/*
 	 * This is the recording's time, not the thread's: off the hold it

@@ -390,15 +390,15 @@ static void test_fold_thinning(void **state)
 static void test_memcg_flush_threshold(void **state)
 {
 	struct ev_gen g = { { .line = 0, .line2 = PRED_NO_LINE, .arg = 64,
-			      .kind = PRED_EV_MEMCG_CAPPED, .inside = 1 } };
+			      .kind = PRED_EV_MEMCG_SPILL, .inside = 1 } };
 	struct pred_result r;
 
 	ev_sim(&g, 4, 1000, 1000000000000ULL, &r);
-	assert_int_equal(r.ev_seen[PRED_EV_MEMCG_CAPPED], 4000);
-	assert_int_equal(r.ev_kept[PRED_EV_MEMCG_CAPPED], 5);
+	assert_int_equal(r.ev_seen[PRED_EV_MEMCG_SPILL], 4000);
+	assert_int_equal(r.ev_kept[PRED_EV_MEMCG_SPILL], 5);
 	pred_result_free(&r);
 	ev_sim(&g, 80, 100, 1000000000000ULL, &r);
-	assert_int_equal(r.ev_kept[PRED_EV_MEMCG_CAPPED], 81);
+	assert_int_equal(r.ev_kept[PRED_EV_MEMCG_SPILL], 81);
 	pred_result_free(&r);
 
 	/*
@@ -631,9 +631,8 @@ static void test_record_events(void **state)
 /*
  * A memcg "t" below the root, one CPU: its stats_updates batches of 64
  * reach each level's atomic twice (64, then 128, over the flush
- * threshold of 64 for one CPU), then every 64 updates are held back at
- * both levels until a flush.  All outside a hold, with the acquisition
- * after them.
+ * threshold of 64 for one CPU), then nothing until a flush.  All outside
+ * a hold, with the acquisition after them.
  */
 static void test_record_memcg_batches(void **state)
 {
@@ -661,14 +660,12 @@ static void test_record_memcg_batches(void **state)
 	assert_int_equal(pred_record_stop(&rec), 0);
 	assert_int_equal(rec.nr_traces, 1);
 	assert_int_equal(rec.traces[0].nr, 2);
-	assert_int_equal(rec.traces[0].nr_events, 10);
+	assert_int_equal(rec.traces[0].nr_events, 4);
 	ev = rec.traces[0].events;
 	for (i = 0; i < 4; i++)
 		check_event(&ev[i], PRED_EV_MEMCG_SPILL, 1, false, 0, 0, 64);
-	for (i = 4; i < 10; i++)
-		check_event(&ev[i], PRED_EV_MEMCG_CAPPED, 1, false, 0, 0, 64);
 	/* the leaf's atomic, then the root's, each time */
-	for (i = 0; i < 10; i += 2) {
+	for (i = 0; i < 4; i += 2) {
 		assert_int_equal(ev[i].line, ev[0].line);
 		assert_int_equal(ev[i + 1].line, ev[1].line);
 	}

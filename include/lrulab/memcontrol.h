@@ -79,12 +79,6 @@ struct memcg_vmstats;
 struct memcg_vmstats_percpu {
 	/* the three the update path touches share one line */
 	unsigned int stats_updates;
-	/*
-	 * While the predictor records (predict/record.c): updates since the
-	 * last batch the memcg's pending flush kept from its atomic.  In the
-	 * hole before the pointer, so that nothing else moves.
-	 */
-	unsigned int pred_capped;
 	struct memcg_vmstats_percpu *parent_pcpu;
 	struct memcg_vmstats *vmstats;
 	long state[MEMCG_NR_STAT];

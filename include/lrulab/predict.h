@@ -55,7 +55,6 @@ struct pred_lock {
 enum pred_event_kind {
 	PRED_EV_VMSTAT_FOLD,	/* a per-CPU vmstat diff passed stat_threshold */
 	PRED_EV_MEMCG_SPILL,	/* a CPU's stats_updates batch added to the memcg's atomic */
-	PRED_EV_MEMCG_CAPPED,	/* a batch the memcg's pending flush kept from the atomic */
 	PRED_EV_PAGE_COUNTER,	/* a memcg page_counter's usage charged or uncharged */
 	NR_PRED_EVENTS,
 };
