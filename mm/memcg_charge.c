@@ -44,7 +44,7 @@ void page_counter_init(struct page_counter *counter, struct page_counter *parent
  */
 static __attribute__((noinline, cold)) void record_usage(struct page_counter *counter)
 {
-	pred_record_event(PRED_EV_PAGE_COUNTER, &counter->usage, NULL, 0, 0, 0);
+	pred_record_event_fast(PRED_EV_PAGE_COUNTER, &counter->usage, NULL, 0, 0, 0);
 }
 
 static void page_counter_cancel(struct page_counter *counter, unsigned long nr_pages)

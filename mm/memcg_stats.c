@@ -144,8 +144,8 @@ static unsigned int memcg_event_weight(unsigned long count)
 static __attribute__((noinline, cold))
 void record_spill(struct memcg_vmstats_percpu *statc, unsigned int updates)
 {
-	pred_record_event(PRED_EV_MEMCG_SPILL, &statc->vmstats->stats_updates, NULL,
-			  updates, 0, 0);
+	pred_record_event_fast(PRED_EV_MEMCG_SPILL, &statc->vmstats->stats_updates, NULL,
+			       updates, 0, 0);
 }
 
 static void memcg_rstat_updated(struct mem_cgroup *memcg, unsigned int weight, int cpu)

@@ -24,8 +24,10 @@
  * stats_updates, its charge stock, the mm counters of one thread's own
  * mm) is not shared and is not reported.  Events are rarer than
  * acquisitions (a fold every few dozen updates, a charge every
- * MEMCG_CHARGE_BATCH pages); the time each takes to append is measured
- * and taken off the hold or the work it happened in.
+ * MEMCG_CHARGE_BATCH pages), and appending one is a few stores into a
+ * small ring, inline at the hook (record-internal.h), that the release
+ * of the outermost hold empties into the CPU's buffer once the hold is
+ * timed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,13 +64,30 @@ struct rec_cpu {
 	u32 nr_ev_chunks, nr_ev;
 	u64 mark;		/* the last release with nothing held */
 	const void *thread;	/* whose thread recorded last */
-	u64 hidden;		/* events' own recording since mark, off the next work */
 	int depth;
 	struct rec_open open[OPEN_DEPTH];
 };
 
 static struct rec_cpu rec_cpus[LRULAB_MAX_CPUS];
 static __thread char thread_token;
+__thread struct rec_ev_cursor rec_ev_cur;
+
+/* Where the CPU's next event goes: in the innermost open hold, or before the next acquisition. */
+static u32 rec_gen;
+
+static void cursor_sync(struct rec_cpu *rc)
+{
+	struct rec_ev_cursor *c = &rec_ev_cur;
+
+	/* a ring from before a reset goes with acquisitions no longer kept */
+	if (c->gen != READ_ONCE(rec_gen)) {
+		c->nr = 0;
+		c->gen = READ_ONCE(rec_gen);
+	}
+
+	c->inside = rc->depth > 0;
+	c->op = rc->depth ? rc->open[rc->depth - 1].slot : rc->nr;
+}
 
 /* address -> lock index; lines and class kept for the file */
 static pthread_mutex_t lock_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -198,7 +217,6 @@ void pred_record_acquired(spinlock_t *l, struct lock_site *site)
 		/* a new thread on this CPU (the next memcg's phase): no gap as work */
 		rc->thread = &thread_token;
 		rc->mark = 0;
-		rc->hidden = 0;
 		rc->depth = 0;
 	}
 	if (rc->depth >= OPEN_DEPTH || reserve(rc, &slot))
@@ -212,6 +230,7 @@ void pred_record_acquired(spinlock_t *l, struct lock_site *site)
 	rc->open[rc->depth].lock = l;
 	rc->open[rc->depth].nested = 0;
 	rc->depth++;
+	cursor_sync(rc);
 }
 
 static u32 clamp32(u64 v)
@@ -237,7 +256,6 @@ void pred_record_released(spinlock_t *l, u64 t_req, u64 hold, u64 now)
 	if (i == 0) {
 		u64 over = rec_overhead_ns;
 
-		over += rc->hidden;
 		if (rc->mark && t_req > rc->mark + over)
 			op->work_ns = clamp32(t_req - rc->mark - over);
 	} else {
@@ -247,8 +265,16 @@ void pred_record_released(spinlock_t *l, u64 t_req, u64 hold, u64 now)
 	rc->depth--;
 	if (!rc->depth) {
 		rc->mark = now;
-		rc->hidden = 0;
+		/*
+		 * The hold is timed: the ring goes to the buffer now, so that
+		 * the stores drain during the work that follows.  Before an
+		 * acquisition they drained into its hold, the stores of which
+		 * queue behind them.
+		 */
+		if (rec_ev_cur.nr)
+			pred_record_ev_flush();
 	}
+	cursor_sync(rc);
 }
 
 /* lockstat_reset(): what was recorded so far was the warm-up */
@@ -256,6 +282,7 @@ void pred_record_reset(void)
 {
 	int c;
 
+	WRITE_ONCE(rec_gen, rec_gen + 1);
 	for (c = 0; c < LRULAB_MAX_CPUS; c++) {
 		rec_cpus[c].nr = 0;
 		rec_cpus[c].nr_ev = 0;
@@ -269,6 +296,7 @@ static void rec_free_all(void)
 	int c;
 	u32 i;
 
+	WRITE_ONCE(rec_gen, rec_gen + 1);
 	for (c = 0; c < LRULAB_MAX_CPUS; c++) {
 		struct rec_cpu *rc = &rec_cpus[c];
 
@@ -331,49 +359,31 @@ static struct rec_event *reserve_event(struct rec_cpu *rc)
 	return &rc->ev_chunks[(rc->nr_ev - 1) / CHUNK_EVENTS][(rc->nr_ev - 1) % CHUNK_EVENTS];
 }
 
+/*
+ * The ring into the buffer, in order; an event that finds no memory is
+ * lost, and so is a ring whose thread is no model CPU (any more) or
+ * began before the recording (what it holds is older than the buffer).
+ */
+void pred_record_ev_flush(void)
+{
+	struct rec_ev_cursor *c = &rec_ev_cur;
+	struct rec_cpu *rc = this_rec();
+	u32 i;
+
+	for (i = 0; rc && rc->thread == &thread_token && i < c->nr; i++) {
+		struct rec_event *e = reserve_event(rc);
+
+		if (!e)
+			break;
+		*e = c->ring[i];
+	}
+	c->nr = 0;
+}
+
 void pred_record_event(enum pred_event_kind kind, const void *line, const void *line2,
 		       u32 arg, int threshold, int step)
 {
-	struct rec_cpu *rc = this_rec();
-	bool mine, inside;
-	struct rec_event *e;
-	u64 t0, spent;
-
-	if (!rc || !READ_ONCE(pred_recording))
-		return;
-	t0 = lrulab_now_ns();
-	/* a thread that has not taken a lock yet on this CPU is outside any */
-	mine = rc->thread == &thread_token;
-	inside = mine && rc->depth > 0;
-	e = reserve_event(rc);
-	if (e) {
-		e->inside = inside;
-		e->op = inside ? rc->open[rc->depth - 1].slot : rc->nr;
-		e->kind = (u8)kind;
-		e->threshold = (u8)(threshold < 0 ? 0 : threshold > 255 ? 255 : threshold);
-		e->step = (u8)step;
-		e->arg = arg;
-		e->addr = (uintptr_t)line;
-		e->addr2 = (uintptr_t)line2;
-		/*
-		 * The line the event after next goes to, fetched now: a store
-		 * that misses drains after the second timestamp, into the
-		 * section, where it cannot be taken off.
-		 */
-		if ((rc->nr_ev + 1) % CHUNK_EVENTS > 1)
-			__builtin_prefetch(e + 2, 1, 3);
-	}
-	/*
-	 * This is the recording's time, not the thread's: off the hold it
-	 * sat in (as a nested section's span is) or off the work before the
-	 * next acquisition, with the cost of the clock read the two
-	 * timestamps leave out.
-	 */
-	spent = lrulab_now_ns() - t0 + lrulab_clock_cost_ns();
-	if (inside)
-		rc->open[rc->depth - 1].nested += spent;
-	else if (mine)
-		rc->hidden += spent;
+	pred_record_event_fast(kind, line, line2, arg, threshold, step);
 }
 
 u32 pred_record_events_len(int cpu)
