@@ -106,6 +106,8 @@ static void balance_pgdat(struct pglist_data *pgdat)
 	};
 
 	count_vm_event(PAGEOUTRUN);
+	/* meanwhile the pcp lists give back what they hold over high_min */
+	set_bit(ZONE_RECLAIM_ACTIVE, &pgdat->node_zones[ZONE_NORMAL].flags);
 	do {
 		unsigned long nr_reclaimed = sc.nr_reclaimed;
 		bool raise_priority = true;
@@ -119,6 +121,7 @@ static void balance_pgdat(struct pglist_data *pgdat)
 		if (raise_priority || sc.nr_reclaimed == nr_reclaimed)
 			sc.priority--;
 	} while (sc.priority >= 1);
+	clear_bit(ZONE_RECLAIM_ACTIVE, &pgdat->node_zones[ZONE_NORMAL].flags);
 	snapshot_refaults(NULL, pgdat);
 }
 

@@ -139,13 +139,18 @@ static int zone_batchsize(const struct zone *zone)
 }
 
 /*
- * pcp->high as the kernel's zone_highsize() with the default
- * percpu_pagelist_high_fraction of 0 (the static high of 5.14-6.6,
- * before auto-tuning): the zone's low watermark split among the CPUs
- * of its node, so that full pcp lists alone never push the zone under
- * low, and at least 4 batches.  A node with no CPUs splits among all.
+ * The kernel's zone_highsize(): @total pages of the zone split among the
+ * CPUs of its node (all CPUs for a node without any), at least 4
+ * batches.  pcp->high_min splits the low watermark, so that full pcp
+ * lists alone never push the zone under low (the static high of
+ * 5.14-6.6); pcp->high_max splits an eighth of the zone (the kernel's
+ * MIN_PERCPU_PAGELIST_HIGH_FRACTION, with the default
+ * percpu_pagelist_high_fraction of 0).  pcp->high starts at high_min
+ * and is tuned between the two (page_alloc_pcp.c).
  */
-static int zone_highsize(const struct zone *zone, int nid, int batch)
+#define MIN_PERCPU_PAGELIST_HIGH_FRACTION 8
+
+static int zone_highsize(int nid, unsigned long total, int batch)
 {
 	unsigned long high;
 	int cpu, nr_split = 0;
@@ -155,14 +160,14 @@ static int zone_highsize(const struct zone *zone, int nid, int batch)
 			nr_split++;
 	if (!nr_split)
 		nr_split = pcp_nr_cpus;
-	high = zone->_watermark[WMARK_LOW] / (unsigned long)nr_split;
+	high = total / (unsigned long)nr_split;
 	high = max_t(unsigned long, high, (unsigned long)batch << 2);
 	return (int)min_t(unsigned long, high, INT_MAX);
 }
 
 static int setup_zone_pageset(struct zone *zone, int nid)
 {
-	int batch, high, cpu, i;
+	int batch, high_min, high_max, cpu, i;
 
 	if (pcp_nr_cpus <= 0)
 		return 0;	/* no model CPUs: everything uses the buddy */
@@ -171,14 +176,27 @@ static int setup_zone_pageset(struct zone *zone, int nid)
 		return -ENOMEM;
 	/* under 8 MiB zone_batchsize() comes out 0; a pcp needs 1 */
 	batch = max_t(int, zone_batchsize(zone), 1);
-	high = zone_highsize(zone, nid, batch);
+	high_min = zone_highsize(nid, zone->_watermark[WMARK_LOW], batch);
+	high_max = zone_highsize(nid, zone->managed_pages / MIN_PERCPU_PAGELIST_HIGH_FRACTION,
+				 batch);
 	for (cpu = 0; cpu < pcp_nr_cpus; cpu++) {
 		struct per_cpu_pages *pcp = per_cpu_ptr(zone->per_cpu_pageset, cpu);
 
 		spin_lock_init(&pcp->lock);
 		pcp->count = 0;
 		pcp->batch = batch;
-		pcp->high = high;
+		pcp->high_min = high_min;
+		pcp->high_max = max_t(int, high_max, high_min);
+		pcp->high = high_min;
+		/*
+		 * The kernel sets this when the CPU's share of its last
+		 * level cache holds over 3 batches (756 KiB at batch 63),
+		 * as on every machine the model stands for: a run of
+		 * high-order frees then keeps a batch on the list.
+		 */
+		pcp->flags = PCPF_FREE_HIGH_BATCH;
+		pcp->alloc_factor = 0;
+		pcp->free_count = 0;
 		for (i = 0; i < NR_PCP_LISTS; i++)
 			INIT_LIST_HEAD(&pcp->lists[i]);
 	}

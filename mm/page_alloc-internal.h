@@ -12,6 +12,15 @@
 /* mm_init.c: the CPU count the pcp arrays were sized for */
 extern int pcp_nr_cpus;
 
+/* CONFIG_PCP_BATCH_SCALE_MAX: a drain gives up the pcp lock this often. */
+#define PCP_BATCH_SCALE_MAX 5
+
+/* page_alloc_pcp.c: the pcp lists' size tuning, pcp->lock held */
+int nr_pcp_alloc(struct per_cpu_pages *pcp, struct zone *zone, unsigned int order);
+bool pcp_free_high(struct per_cpu_pages *pcp, unsigned int order);
+int nr_pcp_high(struct per_cpu_pages *pcp, struct zone *zone, bool free_high);
+int nr_pcp_free(const struct per_cpu_pages *pcp, int high, bool free_high);
+
 static inline struct zone *node_zone(int nid)
 {
 	return &NODE_DATA(nid)->node_zones[ZONE_NORMAL];

@@ -39,9 +39,6 @@ _Static_assert(HPAGE_PMD_ORDER > PAGE_ALLOC_COSTLY_ORDER,
 	       "the PMD order needs its own pcp list");
 _Static_assert(HPAGE_PMD_ORDER <= MAX_PAGE_ORDER, "PMD order must be allocatable");
 
-/* CONFIG_PCP_BATCH_SCALE_MAX: a drain gives up the pcp lock this often. */
-#define PCP_BATCH_SCALE_MAX 5
-
 /* Flags that a free page keeps: where it lives. */
 #define PAGE_NODEZONE_MASK (NODES_MASK | ZONES_MASK)
 
@@ -344,21 +341,6 @@ static void free_one_page(struct zone *zone, struct folio *page, unsigned int or
 
 /* ---- allocation ---- */
 
-/*
- * Blocks to take from the buddy when a pcp list runs dry: a batch of
- * pages, expressed in blocks for higher orders but at least two of them
- * so the list is worth having (kernel: nr_pcp_alloc without the
- * auto-tuned alloc_factor).
- */
-static inline int nr_pcp_alloc(const struct per_cpu_pages *pcp, unsigned int order)
-{
-	int batch = pcp->batch;
-
-	if (batch > 1)
-		batch = max_t(int, batch >> order, 2);
-	return batch;
-}
-
 static struct folio *rmqueue_pcplist(struct zone *zone, struct per_cpu_pages *pcp,
 				     unsigned int order, bool *refilled)
 {
@@ -366,8 +348,10 @@ static struct folio *rmqueue_pcplist(struct zone *zone, struct per_cpu_pages *pc
 	struct folio *page;
 
 	spin_lock_at(&pcp->lock, LOCK_SITE("pcp->lock"));
+	/* an allocation ends a run of frees: the next bulk free is smaller */
+	pcp->free_count >>= 1;
 	if (list_empty(list)) {
-		int got = rmqueue_bulk(zone, order, nr_pcp_alloc(pcp, order), list);
+		int got = rmqueue_bulk(zone, order, nr_pcp_alloc(pcp, zone, order), list);
 
 		*refilled = true;
 		pcp->count += got << order;
@@ -436,8 +420,20 @@ static struct folio *get_page_from_freelist(unsigned int order, int preferred, i
 		 * was touched, so a pcp hit stays as cheap as before.  No
 		 * lock is held here: kswapd's own lock nests under nothing.
 		 */
-		if (refilled)
+		if (refilled) {
+			struct zone *zone = node_zone(nid);
+
+			/*
+			 * The kernel notes here that free memory is under the
+			 * high watermark, so that the pcp lists stop growing
+			 * and shrink on frees.  Free pages only go down when
+			 * the buddy gives some, so this sees every fall.
+			 */
+			if (!test_bit(ZONE_BELOW_HIGH, &zone->flags) &&
+			    zone_below_wmark(zone, zone->_watermark[WMARK_HIGH]))
+				set_bit(ZONE_BELOW_HIGH, &zone->flags);
 			wakeup_kswapd(NODE_DATA(nid));
+		}
 		if (page)
 			return page;
 	}
@@ -568,17 +564,41 @@ struct folio *folio_alloc(unsigned int order, int nid)
 
 /* ---- freeing ---- */
 
-/* pcp->lock held. */
+/*
+ * Put a freed block on its pcp list, then give back to the buddy what
+ * the tuning (page_alloc_pcp.c) says is over high, a batch per
+ * zone->lock hold with pcp->lock dropped in between so that a long
+ * drain does not hold off a remote drainer.  pcp->lock held (kernel:
+ * free_frozen_page_commit).
+ */
 static void free_unref_page_commit(struct zone *zone, struct per_cpu_pages *pcp,
 				   struct folio *page, unsigned int order)
 {
 	int pindex = order_to_pindex(order);
+	bool free_high;
+	int high, to_free;
 
 	/* head: the hottest page is the next one handed out */
 	list_add(&page->lru, &pcp->lists[pindex]);
 	pcp->count += 1 << order;
-	if (pcp->count >= pcp->high)
-		free_pcppages_bulk(zone, pcp->batch, pcp, pindex);
+	free_high = pcp_free_high(pcp, order);
+	high = nr_pcp_high(pcp, zone, free_high);
+	if (pcp->count < high)
+		return;
+	to_free = nr_pcp_free(pcp, high, free_high);
+	while (to_free > 0 && pcp->count > 0) {
+		int n = min_t(int, to_free, pcp->batch);
+
+		free_pcppages_bulk(zone, n, pcp, pindex);
+		to_free -= n;
+		if (to_free <= 0 || !pcp->count)
+			break;
+		spin_unlock(&pcp->lock);
+		spin_lock_at(&pcp->lock, LOCK_SITE("pcp->lock"));
+	}
+	if (test_bit(ZONE_BELOW_HIGH, &zone->flags) &&
+	    !zone_below_wmark(zone, zone->_watermark[WMARK_HIGH]))
+		clear_bit(ZONE_BELOW_HIGH, &zone->flags);
 }
 
 void free_frozen_pages(struct folio *folio, unsigned int order)

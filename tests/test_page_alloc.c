@@ -254,8 +254,12 @@ static void test_init_one_node(void **state)
 
 		/* batch: 16 / 4 = 4 -> rounddown_pow2(6) - 1 = 3 */
 		assert_int_equal(pcp->batch, 3);
-		/* high: low 320 over the node's 4 CPUs */
+		/* high starts at high_min: low 320 over the node's 4 CPUs */
+		assert_int_equal(pcp->high_min, 80);
 		assert_int_equal(pcp->high, 80);
+		/* high_max: an eighth of the zone, 2048, over 4 CPUs */
+		assert_int_equal(pcp->high_max, 512);
+		assert_int_equal(pcp->flags, PCPF_FREE_HIGH_BATCH);
 		assert_int_equal(pcp->count, 0);
 	}
 	assert_int_equal(global_zone_page_state(NR_FREE_PAGES), SMALL_NODE);
@@ -306,6 +310,8 @@ static void test_big_zone_batch(void **state)
 	assert_int_equal(zone_of(0)->_watermark[WMARK_LOW], 3096);
 	assert_int_equal(zone_of(0)->_watermark[WMARK_HIGH], 4144);
 	assert_int_equal(pcp_of(0, 0)->high, 1548);
+	/* an eighth of 2^20 pages over 2 CPUs */
+	assert_int_equal(pcp_of(0, 0)->high_max, 65536);
 }
 
 /* ---- allocation ---- */
@@ -540,29 +546,39 @@ static void test_pcp_refill_batch(void **state)
 	/* the batch came off the buddy lowest pfn first */
 	for (i = 0; i < 3; i++)
 		assert_int_equal(folio_pfn(f[i]), i);
+	/* the first refill raised high by its batch and doubles the next */
+	assert_int_equal(pcp->high, 83);
+	assert_int_equal(pcp->alloc_factor, 1);
 	f[3] = folio_alloc(0, -1);
-	assert_int_equal(pcp->count, 2);
-	assert_int_equal(zone_buddy_free_pages(zone), SMALL_NODE - 6);
-	/* the hottest page is handed out again first */
+	assert_int_equal(pcp->count, 5);
+	assert_int_equal(zone_buddy_free_pages(zone), SMALL_NODE - 9);
+	assert_int_equal(pcp->high, 89);
+	assert_int_equal(pcp->alloc_factor, 2);
+	/* the hottest page is handed out again first; a free halves the factor */
 	put_folio(f[1]);
-	assert_int_equal(pcp->count, 3);
+	assert_int_equal(pcp->count, 6);
+	assert_int_equal(pcp->alloc_factor, 1);
+	assert_int_equal(pcp->free_count, 1);
 	f[1] = folio_alloc(0, -1);
 	assert_int_equal(folio_pfn(f[1]), 1);
-	assert_int_equal(pcp->count, 2);
+	assert_int_equal(pcp->count, 5);
+	/* and an allocation halves the run of frees */
+	assert_int_equal(pcp->free_count, 0);
 
-	/* order 1: max(3 >> 1, 2) = 2 blocks = 4 pages */
+	/* order 1: max(3 >> 1, 2) = 2 blocks = 4 pages, no doubling */
 	f[4] = folio_alloc(1, -1);
-	assert_int_equal(pcp->count, 2 + 2);
-	assert_int_equal(zone_buddy_free_pages(zone), SMALL_NODE - 10);
+	assert_int_equal(pcp->count, 5 + 2);
+	assert_int_equal(zone_buddy_free_pages(zone), SMALL_NODE - 13);
+	assert_int_equal(pcp->high, 92);
 	/* order 9: 2 blocks, 1024 pages */
 	f[5] = folio_alloc(MAX_PAGE_ORDER, -1);
-	assert_int_equal(pcp->count, 4 + 512);
-	assert_int_equal(zone_buddy_free_pages(zone), SMALL_NODE - 10 - 1024);
-	assert_int_equal(nr_free_stat(0), SMALL_NODE - 10 - 1024);
+	assert_int_equal(pcp->count, 7 + 512);
+	assert_int_equal(zone_buddy_free_pages(zone), SMALL_NODE - 13 - 1024);
+	assert_int_equal(nr_free_stat(0), SMALL_NODE - 13 - 1024);
 	/* order 4 has no pcp list: straight from the buddy */
 	f[6] = folio_alloc(4, -1);
-	assert_int_equal(pcp->count, 516);
-	assert_int_equal(zone_buddy_free_pages(zone), SMALL_NODE - 10 - 1024 - 16);
+	assert_int_equal(pcp->count, 519);
+	assert_int_equal(zone_buddy_free_pages(zone), SMALL_NODE - 13 - 1024 - 16);
 	assert_int_equal(zone_free_pages_exact(zone),
 			 SMALL_NODE - 4 - 2 - 512 - 16);
 
@@ -571,61 +587,200 @@ static void test_pcp_refill_batch(void **state)
 	assert_all_free();
 }
 
+/* Order-0 refills double up to batch << 5, each raising high by itself. */
+static void test_pcp_refill_grows(void **state)
+{
+	static const int refill[] = { 3, 6, 12, 24, 48, 96, 96 };
+	static struct folio *f[600];
+	struct per_cpu_pages *pcp;
+	unsigned long buddy;
+	int i, n = 0, high = 80;
+
+	sys_up(4, 1, SMALL_NODE);
+	enter_cpu(1);
+	pcp = pcp_of(0, 1);
+	buddy = zone_buddy_free_pages(zone_of(0));
+	for (i = 0; i < (int)ARRAY_SIZE(refill); i++) {
+		/* the list is empty: the next allocation takes one refill */
+		f[n++] = folio_alloc(0, -1);
+		buddy -= refill[i];
+		high += refill[i];
+		assert_int_equal(zone_buddy_free_pages(zone_of(0)), buddy);
+		assert_int_equal(pcp->high, high);
+		assert_int_equal(pcp->alloc_factor, i < 5 ? i + 1 : 5);
+		while (pcp->count)
+			f[n++] = folio_alloc(0, -1);
+	}
+	assert_int_equal(n, 3 + 6 + 12 + 24 + 48 + 96 + 96);
+	/* high stops at high_max */
+	for (i = 0; i < 3; i++) {
+		f[n++] = folio_alloc(0, -1);
+		while (pcp->count)
+			f[n++] = folio_alloc(0, -1);
+	}
+	assert_int_equal(pcp->high, 512);
+	for (i = 0; i < n; i++)
+		put_folio(f[i]);
+	assert_all_free();
+}
+
+/*
+ * Pages freed on a CPU that did not allocate them: its high is still
+ * high_min.  Reaching high gives back the run of frees (free_count)
+ * but keeps a batch, coldest first, and raises high to hold the run.
+ */
 static void test_pcp_high_frees_batch(void **state)
 {
-	static struct folio *f[100];
+	static struct folio *f[200];
 	struct per_cpu_pages *pcp;
 	struct zone *zone;
 	unsigned long buddy;
 	int i;
 
 	sys_up(4, 1, SMALL_NODE);
-	enter_cpu(2);
 	zone = zone_of(0);
-	pcp = pcp_of(0, 2);
-	assert_int_equal(pcp->high, 80);
-	for (i = 0; i < 100; i++)
+	enter_cpu(0);
+	for (i = 0; i < 200; i++)
 		f[i] = folio_alloc(0, -1);
 	drain_local_pages();
-	assert_int_equal(pcp->count, 0);
+	leave_cpu();
+	enter_cpu(2);
+	pcp = pcp_of(0, 2);
+	assert_int_equal(pcp->high, 80);
 	buddy = zone_buddy_free_pages(zone);
-	assert_int_equal(buddy, SMALL_NODE - 100);
+	assert_int_equal(buddy, SMALL_NODE - 200);
 
 	for (i = 0; i < 79; i++)
 		put_folio(f[i]);
 	assert_int_equal(pcp->count, 79);
+	assert_int_equal(pcp->free_count, 79);
 	assert_int_equal(zone_buddy_free_pages(zone), buddy);
-	/* the 80th reaches high: exactly one batch goes back */
+	/* the 80th reaches high: min(free_count 80, high - batch) = 77 go */
 	put_folio(f[79]);
-	assert_int_equal(pcp->count, 77);
-	assert_int_equal(zone_buddy_free_pages(zone), buddy + 3);
-	assert_int_equal(nr_free_stat(0), buddy + 3);
-	/* and those were the coldest: the first three freed */
+	assert_int_equal(pcp->count, 3);
+	assert_int_equal(zone_buddy_free_pages(zone), buddy + 77);
+	assert_int_equal(nr_free_stat(0), buddy + 77);
+	/* high now holds the run and a batch */
+	assert_int_equal(pcp->high, 83);
+	/* and those were the coldest: the first 77 freed */
 	for (i = 0; i < 80; i++)
-		assert_int_equal(in_buddy(folio_pfn(f[i])), i < 3);
-	put_folio(f[80]);
-	put_folio(f[81]);
-	assert_int_equal(pcp->count, 79);
-	put_folio(f[82]);
-	assert_int_equal(pcp->count, 77);
-	assert_int_equal(zone_buddy_free_pages(zone), buddy + 6);
-	assert_int_equal(zone_free_pages_exact(zone), buddy + 83);
+		assert_int_equal(in_buddy(folio_pfn(f[i])), i < 77);
+	/* free_count stops at batch << 5 = 96: the next run is 80 pages */
+	for (i = 80; i < 159; i++)
+		put_folio(f[i]);
+	assert_int_equal(pcp->count, 82);
+	put_folio(f[159]);
+	assert_int_equal(pcp->free_count, 96);
+	assert_int_equal(pcp->count, 3);
+	assert_int_equal(pcp->high, 99);
+	assert_int_equal(zone_buddy_free_pages(zone), buddy + 157);
 	/* pcp pages are free pages: counted by the exact walk, not the stat */
-	assert_int_equal(nr_free_stat(0), buddy + 6);
+	assert_int_equal(zone_free_pages_exact(zone), buddy + 160);
+	assert_int_equal(nr_free_stat(0), buddy + 157);
 
 	/* a PMD folio freed on top of a busy list pushes itself back out */
 	{
 		struct folio *thp = folio_alloc(MAX_PAGE_ORDER, -1);
 
-		assert_int_equal(pcp->count, 77 + 512);
+		assert_int_equal(pcp->count, 3 + 512);
 		drain_local_pages();
 		assert_int_equal(pcp->count, 0);
 		put_folio(thp);
-		/* 512 >= high: the bulk free starts at the PMD list */
+		/* 512 >= high 99: the bulk free starts at the PMD list */
 		assert_int_equal(pcp->count, 0);
 	}
-	for (i = 83; i < 100; i++)
+	for (i = 160; i < 200; i++)
 		put_folio(f[i]);
+	assert_all_free();
+}
+
+/*
+ * free_high: order 1-3 frees in a row, no allocation between them.
+ * Once the run reaches batch + high_min / 2 pages, the list goes back
+ * to the buddy whole each time it holds a batch.
+ */
+static void test_pcp_free_high(void **state)
+{
+	static struct folio *f[20];
+	struct per_cpu_pages *pcp;
+	struct zone *zone;
+	unsigned long buddy;
+	int i;
+
+	sys_up(4, 1, SMALL_NODE);
+	zone = zone_of(0);
+	enter_cpu(0);
+	for (i = 0; i < 20; i++)
+		f[i] = folio_alloc(2, -1);
+	drain_local_pages();
+	leave_cpu();
+	enter_cpu(3);
+	pcp = pcp_of(0, 3);
+	buddy = zone_buddy_free_pages(zone);
+	/* 11 folios: a run of 44 pages, under high 80 */
+	for (i = 0; i < 11; i++)
+		put_folio(f[i]);
+	assert_int_equal(pcp->count, 44);
+	assert_int_equal(pcp->free_count, 44);
+	assert_true(pcp->flags & PCPF_PREV_FREE_HIGH_ORDER);
+	assert_int_equal(zone_buddy_free_pages(zone), buddy);
+	/* the 12th finds the run at 44 >= 3 + 40: all 48 pages go back */
+	put_folio(f[11]);
+	assert_int_equal(pcp->count, 0);
+	assert_int_equal(zone_buddy_free_pages(zone), buddy + 48);
+	assert_int_equal(pcp->high, 80);
+	/* from now on each folio (4 pages >= batch 3) goes straight back */
+	put_folio(f[12]);
+	assert_int_equal(pcp->count, 0);
+	assert_int_equal(zone_buddy_free_pages(zone), buddy + 52);
+	/* an order-0 free ends the run of high-order frees ... */
+	{
+		struct folio *small = folio_alloc(0, -1);
+
+		assert_int_equal(pcp->free_count, 26);
+		put_folio(small);
+		assert_false(pcp->flags & PCPF_PREV_FREE_HIGH_ORDER);
+		/* ... so the next order-2 free stays on the list */
+		put_folio(f[13]);
+		assert_int_equal(pcp->count, 3 + 4);
+	}
+	for (i = 14; i < 20; i++)
+		put_folio(f[i]);
+	assert_all_free();
+}
+
+/* kswapd at work: a free keeps at most 4 batches on the list. */
+static void test_pcp_reclaim_active(void **state)
+{
+	static struct folio *f[20];
+	struct per_cpu_pages *pcp;
+	struct zone *zone;
+	unsigned long buddy;
+	int i;
+
+	sys_up(4, 1, SMALL_NODE);
+	zone = zone_of(0);
+	enter_cpu(0);
+	for (i = 0; i < 20; i++)
+		f[i] = folio_alloc(0, -1);
+	drain_local_pages();
+	leave_cpu();
+	enter_cpu(1);
+	pcp = pcp_of(0, 1);
+	buddy = zone_buddy_free_pages(zone);
+	set_bit(ZONE_RECLAIM_ACTIVE, &zone->flags);
+	for (i = 0; i < 11; i++)
+		put_folio(f[i]);
+	assert_int_equal(pcp->count, 11);
+	/* the 12th reaches min(batch << 2, high): min(12, 12 - 3) = 9 go */
+	put_folio(f[11]);
+	assert_int_equal(pcp->count, 3);
+	assert_int_equal(zone_buddy_free_pages(zone), buddy + 9);
+	clear_bit(ZONE_RECLAIM_ACTIVE, &zone->flags);
+	for (i = 12; i < 20; i++)
+		put_folio(f[i]);
+	/* without it, high_min 80 holds them */
+	assert_int_equal(pcp->count, 11);
 	assert_all_free();
 }
 
@@ -1043,7 +1198,10 @@ int main(void)
 		T(test_exhaustion),
 		T(test_exhaustion_drains_remote_pcp),
 		T(test_pcp_refill_batch),
-		T(test_pcp_high_frees_batch),
+		T(test_pcp_refill_grows),
+	T(test_pcp_high_frees_batch),
+	T(test_pcp_free_high),
+	T(test_pcp_reclaim_active),
 		T(test_drain_all_remote),
 		T(test_node_fallback),
 		T(test_free_unref_folios),

@@ -279,13 +279,29 @@ struct free_area {
 
 enum zone_watermarks { WMARK_MIN, WMARK_LOW, WMARK_HIGH, NR_WMARK };
 
+/* zone->flags bits */
+enum zone_flags {
+	ZONE_BELOW_HIGH,	/* free pages fell under the high watermark */
+	ZONE_RECLAIM_ACTIVE,	/* kswapd is reclaiming the node */
+};
+
 /* Per-CPU page lists of one zone (kernel: struct per_cpu_pages). */
 #define NR_PCP_LISTS (PAGE_ALLOC_COSTLY_ORDER + 2)	/* orders 0-3 and PMD */
+
+/* pcp->flags */
+#define PCPF_PREV_FREE_HIGH_ORDER	0x01	/* the last free was of order 1-3 */
+#define PCPF_FREE_HIGH_BATCH		0x02	/* keep a batch through free_high */
+
 struct per_cpu_pages {
 	spinlock_t lock;	/* the owner and remote drainers */
 	int count;		/* pages on the lists */
-	int high;
+	int high;		/* tuned between high_min and high_max */
+	int high_min;
+	int high_max;
 	int batch;
+	u8 flags;		/* PCPF_* */
+	u8 alloc_factor;	/* order-0 refills: batch << alloc_factor */
+	int free_count;		/* pages freed since the last allocations */
 	struct list_head lists[NR_PCP_LISTS];
 };
 
@@ -309,6 +325,7 @@ struct zone {
 	unsigned long spanned_pages;
 	unsigned long managed_pages;
 	const char *name;
+	unsigned long flags;				/* ZONE_* bits */
 	CACHELINE_PADDING(_pad1_);
 	spinlock_t lock;
 	struct free_area free_area[NR_PAGE_ORDERS];
