@@ -23,6 +23,17 @@
 
 #define BENCH_MIN_NODE_PAGES (1UL << 20)	/* 4 GiB of 4 KiB pages */
 
+/*
+ * The least the node has: 4 GiB, or --node-mem.  Its size sets the
+ * watermarks, and with them how much the per-CPU page lists keep
+ * (pcp->high_min) before high-order frees go back to the buddy, so a
+ * run compared with a machine is given that machine's memory.
+ */
+static unsigned long bench_node_floor(const struct bench_opts *o)
+{
+	return o->node_mem ? o->node_mem / PAGE_SIZE : BENCH_MIN_NODE_PAGES;
+}
+
 /* ---- the machine's memory ---- */
 
 static void fmt_gib(char *buf, size_t len, unsigned long long bytes)
@@ -39,7 +50,7 @@ static void fmt_gib(char *buf, size_t len, unsigned long long bytes)
  * The model's memory is real: every page of the working set a thread
  * touches is a page of the arena (or, with usemem, of the swap store,
  * counted uncompressed), and every page of the node has a 64-byte entry
- * in the folio array; a node is never under 4 GiB.  A run that needs
+ * in the folio array; a node is never under 4 GiB (or --node-mem).  A run that needs
  * more than the machine has available would swap or be OOM-killed
  * half-way, so it is refused before anything is allocated.
  */
@@ -60,7 +71,8 @@ int bench_check_memory(const char *prog, const struct bench_opts *o)
 	}
 	/* mglru-age's processes (--procs) all map one file of --mem */
 	ws = o->nr_procs ? o->mem : (unsigned long long)most * o->mem;
-	node = ws > BENCH_MIN_NODE_PAGES * PAGE_SIZE ? ws : BENCH_MIN_NODE_PAGES * PAGE_SIZE;
+	node = bench_node_floor(o) * PAGE_SIZE;
+	node = ws > node ? ws : node;
 	need = ws + node / PAGE_SIZE * 64;
 	if (!avail || need <= avail)
 		return 0;
@@ -423,8 +435,9 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	 * does.  4 GiB gives the kernel's full batch of 63; the arena is
 	 * reserved lazily, so the untouched part costs only its folio array.
 	 */
-	if (cfg.node_pages < BENCH_MIN_NODE_PAGES)
-		cfg.node_pages = BENCH_MIN_NODE_PAGES;
+	if (cfg.node_pages < bench_node_floor(o))
+		cfg.node_pages = (bench_node_floor(o) + span - 1) / span * span;
+	r->node_pages = cfg.node_pages;
 	cfg.lock = o->lock;
 	/* the hold profile divides by every hold, so every hold is timed */
 	cfg.lockstat = o->profile_hold ? LOCKSTAT_FULL : LOCKSTAT_SAMPLED;

@@ -37,6 +37,7 @@ static const struct option bench_long_options[] = {
 	{ "threads", required_argument, NULL, 't' },
 	{ "type", required_argument, NULL, 'T' },
 	{ "mem", required_argument, NULL, 'm' },
+	{ "node-mem", required_argument, NULL, 'N' },
 	{ "max", required_argument, NULL, 'X' },
 	{ "folio-size", required_argument, NULL, 'f' },
 	{ "seconds", required_argument, NULL, 's' },
@@ -93,7 +94,7 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 			   "       [--flush-ms MS] [--json]\n");
 	else
 		fprintf(f, "\n       [--threads N[,N...]] [--mem SIZE] [--folio-size 4K|16K|32K|64K]\n"
-			   "       [--seconds S | --loops N] [--memcgs N] [--lock IMPL]\n"
+			   "       [--seconds S | --loops N] [--memcgs N] [--node-mem SIZE] [--lock IMPL]\n"
 			   "       [--with SWITCH]... [--without SWITCH]... [--lru-gen[=MASK]]\n"
 			   "       [--fault-work NS | --calibrate] [--flush-ms MS] [--drain-all-us US]\n"
 			   "       [--profile-hold] [--record FILE] [--json]\n");
@@ -242,6 +243,16 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 					   (w->opts & BENCH_OPT_PROCS) ? BENCH_MAX_SHARED_MEM :
 					   BENCH_MAX_MEM,
 					   (w->opts & BENCH_OPT_PROCS) ? NULL : "per thread", &o->mem))
+				return 2;
+			break;
+		case 'N':
+			if (w->main) {
+				fprintf(stderr, "%s: --node-mem: %s sizes its own node\n",
+					prog, w->name);
+				return 2;
+			}
+			if (parse_size_max(prog, "--node-mem", optarg, BENCH_MAX_NODE_MEM, NULL,
+					   &o->node_mem))
 				return 2;
 			break;
 		case 'P':

@@ -190,9 +190,12 @@ void bench_print_text(FILE *f, const struct bench_workload *w,
 		fprintf(f, "%ld loops", o->loops);
 	else
 		fprintf(f, "%.2f s", o->seconds);
-	fprintf(f, ", %d memcg%s, lock %s, layout %s, switches: %s\n", r->nr_memcgs,
+	fprintf(f, ", %d memcg%s, lock %s, layout %s, switches: %s", r->nr_memcgs,
 		r->nr_memcgs == 1 ? "" : "s", lock_impl_name(o->lock),
 		lrulab_pn_layout_name(), sw);
+	if (o->node_mem)
+		fprintf(f, ", node %lu MiB", (r->node_pages * PAGE_SIZE) >> 20);
+	fprintf(f, "\n");
 	if (r->oversubscribed)
 		fprintf(f, "OVERSUBSCRIBED: %ld threads on %d processors: lock holders can be preempted, so wait times mean little\n",
 			r->threads, r->cpus);
@@ -331,6 +334,7 @@ json_t *bench_result_json(const struct bench_workload *w,
 	json_object_set_new(j, "oversubscribed", json_boolean(r->oversubscribed));
 	json_object_set_new(j, "folio_size", json_integer(PAGE_SIZE << o->folio_order));
 	json_object_set_new(j, "mem_per_thread", json_integer(o->mem));
+	json_object_set_new(j, "node_mem", json_integer((json_int_t)(r->node_pages * PAGE_SIZE)));
 	json_object_set_new(j, "switches", bench_switches_json(r));
 	json_object_set_new(j, "pn_layout", json_string(lrulab_pn_layout_name()));
 	json_object_set_new(j, "lock", json_string(lock_impl_name(o->lock)));

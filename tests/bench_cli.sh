@@ -70,6 +70,10 @@ bad "$B" bench fault-free --type hugetlb
 bad "$B" bench fault-free --seconds 0
 bad "$B" bench fault-free --seconds 1 --loops 1
 bad "$B" bench fault-free --memcgs 0
+bad "$B" bench fault-free --node-mem 0
+bad "$B" bench fault-free --node-mem x
+bad "$B" bench usemem --node-mem 8G
+bad "$B" bench mglru-age --node-mem 8G
 bad "$B" bench fault-free --lock spinny
 bad "$B" bench fault-free --fault-work -5
 bad "$B" bench fault-free --flush-ms -1
@@ -173,6 +177,8 @@ good 'usage: lrulab repro' repro --help
 # A short run of each workload: the lock table, the figures, the memcgs'
 # offsets and the invariant check are all there.
 good 'invariants: ok' bench fault-free --threads 1,2 --loops 2 --mem 256K --memcgs 2
+# --node-mem: the node's size, in the header only when given
+good ', node 8192 MiB' bench fault-free --threads 1 --loops 1 --mem 64K --memcgs 1 --node-mem 8G
 good 'pn offset % 128' bench fault-free --threads 1 --loops 1 --mem 256K
 good 'lru_lock acquisitions per 1000 pages' bench fault-free --type anon --folio-size 16K --threads 2 --loops 2 --mem 256K
 good 'invariants: ok' bench mmap-madvise --threads 2 --loops 2 --mem 256K --with mthp-lru-cache

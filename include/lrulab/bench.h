@@ -24,6 +24,7 @@
 #define BENCH_MAX_THREAD_COUNTS	16
 #define BENCH_MAX_MEMCGS	64
 #define BENCH_MAX_MEM		(1UL << 30)
+#define BENCH_MAX_NODE_MEM	(1UL << 40)	/* --node-mem */
 
 /* Options a workload accepts on top of the common ones. */
 #define BENCH_OPT_TYPE		(1U << 0)	/* --type shmem|anon */
@@ -54,6 +55,7 @@ struct bench_opts {
 	long threads[BENCH_MAX_THREAD_COUNTS];
 	int nr_threads;
 	unsigned long mem;		/* bytes per thread */
+	unsigned long node_mem;		/* --node-mem: the node's bytes; 0: 4 GiB */
 	unsigned long max;		/* --max: leaf memory.max, bytes; 0: the workload's */
 	unsigned int folio_order;	/* anon mTHP order: 0, 2, 3 or 4 */
 	double seconds;			/* per run, split across the memcgs */
@@ -265,6 +267,7 @@ struct bench_site_result {
 struct bench_result {
 	long threads;
 	int cpus;			/* processors this process may use */
+	unsigned long node_pages;	/* the model's node, what its watermarks come from */
 	bool oversubscribed;
 	bool switches[NR_LRULAB_SWITCHES];	/* as the run had them */
 	unsigned long pages;		/* faulted and freed, all memcgs */
