@@ -13,12 +13,19 @@
 # ((user + sys) / threads), which is what the prediction (whose
 # recording drops the stretches its thread was descheduled) stands for.
 #
+# The model's node gets this machine's memory (MemTotal, or NODE_MEM,
+# e.g. 4G): its watermarks decide how much the per-CPU page lists keep,
+# and so whether 16K frees go back under zone->lock, as on the host.
+# SHAPES (e.g. "anon-16K shmem-4K") runs only those shapes.
+#
 # Columns: shape round bench1 bench2 bench1_cpu bench2_cpu pred1 pred2
 #          band2_lo band2_hi host1 host2 host1_cpu host2_cpu
 set -u
 L=${1:-build/release/lrulab}
 R=${2:-5}
 M=${PREDICT_MACHINE:-profiles/kvm-2vcpu.profile}
+S=${SHAPES:-anon-4K anon-16K shmem-4K}
+N=${NODE_MEM:-$(awk '/^MemTotal:/ { print $2 "K" }' /proc/meminfo)}
 lock=/tmp/lrulab-measure.lock
 
 # FILTER [LINE]: jq FILTER of the LINE-th JSON object read
@@ -27,13 +34,15 @@ cpu='.pages / ((.user_s + .sys_s) / .threads)'
 
 printf 'shape\tround\tbench1\tbench2\tbench1_cpu\tbench2_cpu\tpred1\tpred2\tband2_lo\tband2_hi\thost1\thost2\thost1_cpu\thost2_cpu\n'
 for r in $(seq 1 "$R"); do
-	for shape in "anon 4K" "anon 16K" "shmem 4K"; do
-		set -- $shape
+	for shape in $S; do
+		set -- $(echo "$shape" | tr - ' ')
 		o="--type $1 --folio-size $2"
 		b=$(for t in 1 2; do
-			flock $lock $L bench fault-free $o --threads $t --seconds 0.5 --memcgs 1 --json
+			flock $lock $L bench fault-free $o --node-mem $N --threads $t --seconds 0.5 \
+				--memcgs 1 --json
 		    done)
-		p=$(flock $lock $L predict fault-free $o --cpus 1,2 --machine $M --draws 8 --json)
+		p=$(flock $lock $L predict fault-free $o --node-mem $N --cpus 1,2 --machine $M \
+			--draws 8 --json)
 		h=$(flock $lock $L host fault-free $o --threads 1,2 --seconds 0.5 --json 2>/dev/null)
 		printf '%s-%s\t%d' "$1" "$2" "$r"
 		printf '\t%.0f' "$(echo "$b" | num .pages_per_sec 1)" "$(echo "$b" | num .pages_per_sec 2)" \
