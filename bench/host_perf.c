@@ -337,7 +337,10 @@ static int perf_host(const char *prog, const struct host_opts *o, long threads,
 	return 0;
 }
 
-/* lrulab's run of the same workload: its own defaults, the host's sizes. */
+/*
+ * lrulab's run of the same workload: its own defaults, the host's sizes,
+ * its memory too, whose watermarks size the per-CPU page lists.
+ */
 static int perf_model(const struct host_opts *o, long threads, struct bench_opts *bo,
 		      struct bench_result *r)
 {
@@ -345,6 +348,7 @@ static int perf_model(const struct host_opts *o, long threads, struct bench_opts
 	bo->shmem = o->shmem;
 	bo->folio_order = o->folio_order;
 	bo->mem = o->mem;
+	bo->node_mem = host_mem_total();
 	bo->seconds = o->seconds;
 	bo->fault_work_ns = o->fault_work_ns;
 	return bench_run(&fault_free_workload, bo, threads, r);

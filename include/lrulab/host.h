@@ -96,6 +96,8 @@ void host_read_mthp(struct bench_deltas *d);
 void host_read_vmstat(struct bench_deltas *d);
 /* MemAvailable of /proc/meminfo in bytes; 0 when unknown */
 unsigned long host_mem_available(void);
+/* MemTotal of /proc/meminfo in bytes; 0 when unknown */
+unsigned long host_mem_total(void);
 
 /* ---- --perf-lock (bench/host_perf.c) ---- */
 
