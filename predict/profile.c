@@ -34,6 +34,7 @@ static const char *const param_names[NR_PRED_PARAMS] = {
 	[PP_FREQ_ALL] = "freq_all_busy_mhz",
 	[PP_SMT_SPEED] = "smt_speed",
 	[PP_CORE_SPEED] = "core_speed",
+	[PP_PAIR_PREFETCH] = "adjacent_line_prefetch",
 };
 
 const char *pred_param_name(enum pred_param p)
@@ -191,7 +192,9 @@ int pred_profile_read(const char *prog, const char *path, struct pred_profile *p
 	}
 	for (i = 0; i < NR_PRED_PARAMS; i++) {
 		if (!pf->p[i].given) {
-			fprintf(stderr, "%s: %s: %s missing\n", prog, path, param_names[i]);
+			fprintf(stderr, "%s: %s: %s missing%s\n", prog, path, param_names[i],
+				i == PP_PAIR_PREFETCH ? " (a profile older than the key: 1 for an "
+				"Intel CPU, 0 for one that does not prefetch line pairs)" : "");
 			return -1;
 		}
 	}

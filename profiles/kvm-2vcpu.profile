@@ -20,3 +20,4 @@ freq_one_busy_mhz = 2600 [2600 2600] source: /proc/cpuinfo cpu MHz (the system s
 freq_all_busy_mhz = 2600 [2470 2600] source: lrulab calibrate: a busy loop 29.047 ms alone, 29.047 ms with all 2 processors busy (medians of 5), times freq_one_busy_mhz
 smt_speed = 1 [1 1] source: no SMT siblings here; unused
 core_speed = 1 [1 1] source: the recording machine itself
+adjacent_line_prefetch = 1 [1 1] source: lrulab calibrate: /proc/cpuinfo vendor_id GenuineIntel; Intel's optimization manual: the L2 spatial prefetcher fetches lines in 128-byte aligned pairs

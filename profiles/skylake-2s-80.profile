@@ -22,3 +22,4 @@ freq_one_busy_mhz = 3700 [3500 3700] source: Intel ARK, Xeon Gold 6138 and 6148:
 freq_all_busy_mhz = 2900 [2700 3100] source: Intel Xeon Scalable spec update, all-core non-AVX turbo of Gold 6138 (2.7 GHz) to 6148 (3.1 GHz) (UNVERIFIED)
 smt_speed = 0.62 [0.55 0.7] source: scaling-model.md 5.3: f_smt about 0.55-0.7 per thread when both siblings are busy
 core_speed = 1 [0.8 1.2] source: unknown against the recording machine: scaling-model.md 5.3 r_cpu with a +-20% band when the target is unavailable; --single-thread-rate replaces it
+adjacent_line_prefetch = 1 [1 1] source: Intel 64 and IA-32 Optimization Reference Manual, L2 spatial prefetcher (Sandy Bridge on): a line fetched to L2 brings the other line of its 128-byte pair (the s3 mail's [1])

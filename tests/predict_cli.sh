@@ -59,6 +59,10 @@ grep -q 'range.profile:[0-9]*: xfer_socket_ns: value outside its range' "$err" |
 grep -v '^tas_beta' $M >$tmp/missing.profile
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $tmp/missing.profile
 grep -q 'tas_beta missing' "$err" || fail "missing: wrong error"
+grep -v '^adjacent_line_prefetch' $M >$tmp/old.profile
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $tmp/old.profile
+grep -q 'old.profile: adjacent_line_prefetch missing (a profile older than the key' "$err" ||
+	fail "old profile: wrong error"
 sed 's/ source: .*//' $M >$tmp/nosource.profile
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $tmp/nosource.profile
 grep -q "no 'source:'" "$err" || fail "no source: wrong error"

@@ -56,6 +56,15 @@ enum pred_event_kind {
 	PRED_EV_VMSTAT_FOLD,	/* a per-CPU vmstat diff passed stat_threshold */
 	PRED_EV_MEMCG_SPILL,	/* a CPU's stats_updates batch added to the memcg's atomic */
 	PRED_EV_PAGE_COUNTER,	/* a memcg page_counter's usage charged or uncharged */
+	/*
+	 * A memcg lruvec stat update read a line of mem_cgroup_per_node (its
+	 * read-mostly line, or lruvec->pgdat's): line is the line read, line2
+	 * its 128-byte pair partner as the object was placed, arg the partner
+	 * it would have had placed 64 bytes the other way (its other
+	 * neighbour).  Read, not written: costed only on a machine that
+	 * prefetches line pairs.
+	 */
+	PRED_EV_PAIR_READ,
 	NR_PRED_EVENTS,
 };
 
@@ -68,7 +77,8 @@ struct pred_event {
 	u32 counter;		/* vmstat: which per-CPU diff folded (dense id), else 0 */
 	/*
 	 * vmstat: the zone's managed memory in 128 MB units (the node's
-	 * largest zone for a node counter); memcg: the updates the batch adds.
+	 * largest zone for a node counter); memcg: the updates the batch adds;
+	 * pair read: the other placement's partner (dense line id).
 	 */
 	u32 arg;
 	u8 kind;		/* enum pred_event_kind */
@@ -185,6 +195,7 @@ enum pred_param {
 	PP_FREQ_ALL,		/* MHz with every core busy */
 	PP_SMT_SPEED,		/* a thread's speed when its sibling is busy */
 	PP_CORE_SPEED,		/* one core's speed over the recording machine's */
+	PP_PAIR_PREFETCH,	/* 1: a miss also fetches the other line of its 128-byte pair */
 	NR_PRED_PARAMS,
 };
 
@@ -233,6 +244,7 @@ struct pred_costs {
 	double work_scale;	/* multiplies work outside locks */
 	double hold_scale;	/* multiplies recorded holds */
 	double smt_speed;	/* work and holds of a CPU whose sibling is busy */
+	bool pair_prefetch;	/* a read also fetches its line's 128-byte partner */
 };
 
 /* An acquisition's source: the recording, or a generator (tests). */
@@ -258,6 +270,11 @@ struct pred_sim_opts {
 	u64 warmup;			/* simulated first and not counted */
 	u64 seed;
 	u64 flush_period_ns;		/* memcg stats flushes; 0: FLUSH_TIME */
+	/*
+	 * Pair reads take the partner the other placement of their object
+	 * would have had (arg), not the recorded one (line2).
+	 */
+	bool other_placement;
 	struct pred_source *src;
 };
 
@@ -288,6 +305,9 @@ struct pred_result {
 	u64 ev_seen[NR_PRED_EVENTS], ev_kept[NR_PRED_EVENTS];
 	u64 ev_xfers;			/* of those, the writes that fetched a line */
 	double ev_xfer_ns;		/* their transfers, holds and works together */
+	/* writes of a line another CPU had read: the invalidations, and their time */
+	u64 invalidations;
+	double inval_ns;
 };
 
 /* 0, or -EINVAL/-ENOMEM; free @r with pred_result_free(). */
