@@ -206,20 +206,39 @@ static void memcg_events_nocpu(struct mem_cgroup *memcg, int idx, unsigned long 
  * read-mostly line; memcg->nodeinfo[] shares the line of struct
  * mem_cgroup that the update reads anyway for vmstats_percpu.
  */
-static void mod_memcg_node_state(struct mem_cgroup *memcg, int nid,
-				 enum node_stat_item idx, int val)
+static void __mod_memcg_node_state(struct mem_cgroup *memcg, int nid,
+				   enum node_stat_item idx, int val)
 {
+	struct mem_cgroup_per_node *pn = memcg->nodeinfo[nid];
 	int cpu = smp_processor_id();
-	struct mem_cgroup_per_node *pn;
 
 	if (unlikely(cpu < 0)) {
 		memcg_state_nocpu(memcg, nid, idx, val);
 		return;
 	}
-	pn = memcg->nodeinfo[nid];
 	pcpu_add_long(&per_cpu_ptr(memcg->vmstats_percpu, cpu)->state[idx], val);
 	pcpu_add_long(&per_cpu_ptr(pn->lruvec_stats_percpu, cpu)->state[idx], val);
 	memcg_rstat_updated(memcg, memcg_state_weight(idx, val), cpu);
+}
+
+/*
+ * For the predictor: the lines of mem_cgroup_per_node an update reads,
+ * whose 128-byte pair partners a prefetching CPU fetches with them
+ * (predict/record_gather.c works out the partners).
+ */
+static void record_pn_reads(const void *read_mostly, const void *pgdat)
+{
+	pred_record_event(PRED_EV_PAIR_READ, read_mostly, NULL, 0, 0, 0);
+	if (pgdat)
+		pred_record_event(PRED_EV_PAIR_READ, pgdat, NULL, 0, 0, 0);
+}
+
+static void mod_memcg_node_state(struct mem_cgroup *memcg, int nid,
+				 enum node_stat_item idx, int val)
+{
+	if (unlikely(READ_ONCE(pred_recording)))
+		record_pn_reads(&memcg->nodeinfo[nid]->lruvec_stats_percpu, NULL);
+	__mod_memcg_node_state(memcg, nid, idx, val);
 }
 
 /*
@@ -231,7 +250,12 @@ static void mod_memcg_node_state(struct mem_cgroup *memcg, int nid,
  */
 void __mod_memcg_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, int val)
 {
-	mod_memcg_node_state(lruvec_memcg(lruvec), lruvec_pgdat(lruvec)->node_id, idx, val);
+	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
+	int nid = lruvec_pgdat(lruvec)->node_id;
+
+	if (unlikely(READ_ONCE(pred_recording)))
+		record_pn_reads(&lruvec_pn(lruvec)->memcg, &lruvec->pgdat);
+	__mod_memcg_node_state(memcg, nid, idx, val);
 }
 
 void __mod_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, int val)

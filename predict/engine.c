@@ -26,6 +26,20 @@
  * last writer, through the same owner table as the locks' lines: inside
  * a hold it stretches the hold, outside it lengthens the work.
  *
+ * Reads share a line instead of taking it.  A memcg stat update reads a
+ * line of mem_cgroup_per_node; a CPU that prefetches 128-byte pairs (the
+ * profile's adjacent_line_prefetch) fetches its partner too, which may
+ * be a line lru_lock's holders write.  A read of a line another CPU
+ * wrote last costs the reader a transfer and leaves the line shared; the
+ * next write of a shared line costs the writer an invalidation (a
+ * transfer between it and the last reader), even when the writer owned
+ * the line: a lock's section pays it when it is granted, once per line
+ * and hold, as it pays the line's transfer.  (A holder writes its list
+ * heads all through its section, so reads in the middle of it cost more
+ * invalidations than that; charging each one fully made the holds run
+ * away at 20 CPUs, because a store waits for its invalidation in the
+ * store buffer, not in the section, and that is not modelled.)
+ *
  * A CPU has at most one pending event (its work or its hold ending); a
  * CPU that waits for a lock has none and is woken by the releaser, so
  * the heap never holds more than N entries and an acquisition costs two
@@ -82,6 +96,7 @@ struct sim {
 	struct lock_inst *li;
 	int nr_inst;
 	int *line_owner;
+	int *line_reader;	/* the last CPU that read the line since its write, -1 */
 	u32 *credit;		/* per CPU and counter: updates towards the next fold */
 	u32 *memcg_pending;	/* per line: a memcg's stats_updates since its flush */
 	double next_flush;
@@ -181,9 +196,12 @@ static int instance(const struct sim *s, int cpu, int lock)
 	return lock;
 }
 
+static double write_cost(struct sim *s, int cpu, u32 line);
+
 /*
  * The hold as this CPU runs it: the recorded hold at this CPU's speed,
- * plus a transfer for every line of the section another CPU wrote last.
+ * plus a transfer for every line of the section another CPU wrote last
+ * (and an invalidation for every one another CPU read since).
  * A private lock's lines are the CPU's own.
  */
 static double hold_time(struct sim *s, int cpu, struct lock_inst *L)
@@ -196,10 +214,9 @@ static double hold_time(struct sim *s, int cpu, struct lock_inst *L)
 	if (!l || l->scope == PRED_PRIVATE)
 		return h;
 	for (i = 0; i < l->nr_lines; i++) {
-		int *owner = &s->line_owner[l->lines[i]];
-
-		h += xfer(s, *owner, cpu);
-		*owner = cpu;
+		if (l->lines[i] > s->o->nr_lines)
+			continue;
+		h += write_cost(s, cpu, l->lines[i]);
 	}
 	return h;
 }
@@ -286,16 +303,63 @@ static bool memcg_batch_at_n(struct sim *s, double t, const struct pred_event *e
 	return true;
 }
 
+/* A write: the line from its last writer, and its readers' copies invalidated. */
+static double write_cost(struct sim *s, int cpu, u32 line)
+{
+	double x = xfer(s, s->line_owner[line], cpu);
+	int reader = s->line_reader[line];
+
+	if (reader >= 0 && reader != cpu) {
+		double inv = xfer(s, reader, cpu);
+
+		x += inv;
+		if (s->counting) {
+			s->r->invalidations++;
+			s->r->inval_ns += inv;
+		}
+	}
+	s->line_owner[line] = cpu;
+	s->line_reader[line] = -1;
+	return x;
+}
+
 static double write_line(struct sim *s, int cpu, u32 line)
 {
 	double x;
 
 	if (line == PRED_NO_LINE || line > s->o->nr_lines)
 		return 0;
-	x = xfer(s, s->line_owner[line], cpu);
-	s->line_owner[line] = cpu;
+	x = write_cost(s, cpu, line);
 	if (x > 0 && s->counting)
 		s->r->ev_xfers++;
+	return x;
+}
+
+/* A read by @cpu: free when the line is its own or it holds a copy. */
+static double read_line(struct sim *s, int cpu, u32 line)
+{
+	int owner;
+	double x;
+
+	if (line == PRED_NO_LINE || line > s->o->nr_lines)
+		return 0;
+	owner = s->line_owner[line];
+	if (owner < 0 || owner == cpu || s->line_reader[line] == cpu)
+		return 0;
+	x = xfer(s, owner, cpu);
+	s->line_reader[line] = cpu;
+	if (x > 0 && s->counting)
+		s->r->ev_xfers++;
+	return x;
+}
+
+/* A pair read: the line, and with pair prefetch its partner in this placement. */
+static double pair_read(struct sim *s, int cpu, const struct pred_event *e)
+{
+	double x = read_line(s, cpu, e->line);
+
+	if (s->o->costs->pair_prefetch)
+		x += read_line(s, cpu, s->o->other_placement ? e->arg : e->line2);
 	return x;
 }
 
@@ -312,6 +376,14 @@ static double events_cost(struct sim *s, int cpu, double t, bool inside)
 
 		if (!e->inside != !inside || e->kind >= NR_PRED_EVENTS)
 			continue;
+		if (e->kind == PRED_EV_PAIR_READ) {
+			if (s->counting) {
+				s->r->ev_seen[e->kind]++;
+				s->r->ev_kept[e->kind]++;
+			}
+			x += pair_read(s, cpu, e);
+			continue;
+		}
 		if (e->kind == PRED_EV_VMSTAT_FOLD)
 			n = folds_at_n(s, cpu, e);
 		else if (e->kind != PRED_EV_PAGE_COUNTER)
@@ -488,15 +560,17 @@ static int sim_alloc(struct sim *s, const struct pred_sim_opts *o, struct pred_r
 	s->v = calloc(o->cpus, sizeof(*s->v));
 	s->li = calloc(s->nr_inst, sizeof(*s->li));
 	s->line_owner = malloc((o->nr_lines + 1) * sizeof(int));
+	s->line_reader = malloc((o->nr_lines + 1) * sizeof(int));
 	s->credit = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->credit));
 	s->memcg_pending = calloc(o->nr_lines + 1, sizeof(*s->memcg_pending));
 	r->sites = calloc(o->nr_sites + 1, sizeof(*r->sites));
 	r->locks = calloc(s->nr_inst, sizeof(*r->locks));
-	if (!s->heap || !s->v || !s->li || !s->line_owner || !s->credit ||
+	if (!s->heap || !s->v || !s->li || !s->line_owner || !s->line_reader ||
+	    !s->credit ||
 	    !s->memcg_pending || !r->sites || !r->locks)
 		return -ENOMEM;
 	for (i = 0; i <= (int)o->nr_lines; i++)
-		s->line_owner[i] = -1;
+		s->line_owner[i] = s->line_reader[i] = -1;
 	for (i = 0; i < s->nr_inst; i++) {
 		struct lock_inst *L = &s->li[i];
 
@@ -525,6 +599,7 @@ static void sim_free(struct sim *s)
 	free(s->heap);
 	free(s->v);
 	free(s->line_owner);
+	free(s->line_reader);
 	free(s->credit);
 	free(s->memcg_pending);
 }

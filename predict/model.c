@@ -326,6 +326,7 @@ static void make_costs(const struct pred_recording *rec, const struct pred_profi
 	c->ticket_slope = draw(&p[PP_TICKET_SLOPE], rng, central);
 	c->tas_beta = draw(&p[PP_TAS_BETA], rng, central);
 	c->smt_speed = draw(&p[PP_SMT_SPEED], rng, central);
+	c->pair_prefetch = draw(&p[PP_PAIR_PREFETCH], rng, central) >= 0.5;
 	c->hold_scale = f1 / fn / speed;
 	c->work_scale = c->hold_scale * plain_factor(rec);
 	if (mo->single_thread_rate > 0) {
@@ -464,6 +465,7 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 		.nr_counters = rec->nr_counters,
 		.acquisitions = acq, .warmup = 2000ULL * cpus, .seed = seed, .src = &src,
 		.flush_period_ns = rec->flush_period_ns,
+		.other_placement = mo->other_placement,
 	};
 	int err = replay_init(&rp, rec, cpus, seed);
 
@@ -581,6 +583,8 @@ static void point_figures(const struct pred_recording *rec, const struct pred_re
 				     res->ev_kept[i] * ops / (rec->pages * (double)res->acquisitions) : 0;
 	pt->ev_xfer_ns_per_page = res->acquisitions ?
 				  res->ev_xfer_ns * ops / (rec->pages * (double)res->acquisitions) : 0;
+	pt->inval_ns_per_page = res->acquisitions ?
+				res->inval_ns * ops / (rec->pages * (double)res->acquisitions) : 0;
 	/* the busiest shared lock: its load is the share of time it is held */
 	for (i = 0; i < rec->nr_locks; i++) {
 		double load = res->elapsed_ns > 0 ? res->locks[i].busy / res->elapsed_ns : 0;
@@ -681,19 +685,22 @@ void pred_events_describe(const struct pred_recording *rec, char *buf, size_t le
 		n[i] *= 1000.0 / rec->pages;
 	snprintf(buf, len, "shared lines besides the locks', per 1000 pages: %.1f vmstat folds "
 		 "(%.1f in a hold; stat_threshold %d), %.1f memcg stats_updates batches, %.1f "
-		 "page_counter writes", n[PRED_EV_VMSTAT_FOLD], inside * 1000.0 / rec->pages,
-		 f ? f->threshold : 0, n[PRED_EV_MEMCG_SPILL], n[PRED_EV_PAGE_COUNTER]);
+		 "page_counter writes, %.1f memcg stat reads of a line pair",
+		 n[PRED_EV_VMSTAT_FOLD], inside * 1000.0 / rec->pages, f ? f->threshold : 0,
+		 n[PRED_EV_MEMCG_SPILL], n[PRED_EV_PAGE_COUNTER], n[PRED_EV_PAIR_READ]);
 }
 
 void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t len)
 {
 	snprintf(buf, len, "shared lines besides the locks', per 1000 pages: %.1f vmstat folds "
 		 "(stat_threshold %d for %d CPUs), %.1f memcg batches to the atomic (flush "
-		 "threshold %u), %.1f page_counter writes; their transfers %.1f ns per page",
+		 "threshold %u), %.1f page_counter writes, %.1f stat reads of a line pair; their "
+		 "transfers %.1f ns per page, writers' invalidations of lines read %.1f ns per page",
 		 pt->ev_per_page[PRED_EV_VMSTAT_FOLD] * 1000, pt->vmstat_threshold, pt->cpus,
 		 pt->ev_per_page[PRED_EV_MEMCG_SPILL] * 1000,
 		 MEMCG_CHARGE_BATCH * (unsigned int)pt->cpus,
-		 pt->ev_per_page[PRED_EV_PAGE_COUNTER] * 1000, pt->ev_xfer_ns_per_page);
+		 pt->ev_per_page[PRED_EV_PAGE_COUNTER] * 1000, pt->ev_per_page[PRED_EV_PAIR_READ] * 1000,
+		 pt->ev_xfer_ns_per_page, pt->inval_ns_per_page);
 }
 
 void pred_point_free(struct pred_point *pt)
@@ -745,7 +752,9 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 				    json_real(pt->ev_per_page[PRED_EV_MEMCG_SPILL]));
 		json_object_set_new(e, "page_counter_writes",
 				    json_real(pt->ev_per_page[PRED_EV_PAGE_COUNTER]));
+		json_object_set_new(e, "pair_reads", json_real(pt->ev_per_page[PRED_EV_PAIR_READ]));
 		json_object_set_new(e, "transfer_ns", json_real(pt->ev_xfer_ns_per_page));
+		json_object_set_new(e, "invalidation_ns", json_real(pt->inval_ns_per_page));
 		json_object_set_new(j, "shared_line_events_per_page", e);
 		json_object_set_new(j, "vmstat_threshold", json_integer(pt->vmstat_threshold));
 	}

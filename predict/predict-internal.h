@@ -12,6 +12,7 @@ struct pred_model_opts {
 	int draws;			/* Monte-Carlo draws for the band */
 	u64 seed;
 	u64 acquisitions;		/* per simulation; 0: by CPU count */
+	bool other_placement;		/* pair reads: the placement not recorded */
 };
 
 #define PRED_MAX_DRAWS 64
@@ -36,6 +37,7 @@ struct pred_point {
 	/* the central simulation's events per page: writes made at this N */
 	double ev_per_page[NR_PRED_EVENTS];
 	double ev_xfer_ns_per_page;	/* their line transfers */
+	double inval_ns_per_page;	/* writers' invalidations of lines read */
 	int vmstat_threshold;		/* stat_threshold at this N (first fold's zone) */
 	struct bench_result table;	/* per-site figures, for the printers */
 };

@@ -28,7 +28,7 @@ struct predict_args {
 	bool recordings_given;
 	double single_thread_rate;
 	long draws, seed, acquisitions;
-	bool json, threads_given, seconds_given, memcgs_given;
+	bool json, threads_given, seconds_given, memcgs_given, other_placement;
 };
 
 static void usage(FILE *f)
@@ -36,7 +36,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: lrulab predict WORKLOAD [bench options] --cpus N[,N...] --machine PROFILE\n"
 "                      [--single-thread-rate PAGES_PER_SEC] [--draws N] [--seed N]\n"
-"                      [--acquisitions N] [--recordings K] [--save FILE] [--json]\n"
+"                      [--acquisitions N] [--recordings K] [--placement recorded|other]\n"
+"                      [--save FILE] [--json]\n"
 "       lrulab predict --recording FILE [--recording FILE...] --cpus N[,N...]\n"
 "                      --machine PROFILE [...]\n"
 "\n"
@@ -50,14 +51,17 @@ static void usage(FILE *f)
 "twin's estimate, the busiest shared lock and its load, and the lock table at each\n"
 "count, per simulated second.  --single-thread-rate sets the work outside the\n"
 "locks so that one CPU makes that many pages/s (e.g. the target kernel's own).\n"
-"--save FILE keeps the recordings (FILE, FILE.2, FILE.3, ...).  --json prints one\n"
-"object per CPU count.\n");
+"--save FILE keeps the recordings (FILE, FILE.2, FILE.3, ...).  --placement other:\n"
+"the memcg stat reads of mem_cgroup_per_node lines take the 128-byte pair partners\n"
+"the object would have had 64 bytes the other way (on a profile with\n"
+"adjacent_line_prefetch 1).  --json prints one object per CPU count.\n");
 }
 
 static bool takes_value(const char *opt)
 {
 	static const char *const v[] = { "--cpus", "--machine", "--single-thread-rate",
-		"--draws", "--seed", "--acquisitions", "--recording", "--recordings", "--save" };
+		"--draws", "--seed", "--acquisitions", "--recording", "--recordings", "--save",
+		"--placement" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(v); i++)
@@ -88,6 +92,12 @@ static int own_option(struct predict_args *a, const char *opt, const char *val)
 		return parse_long(PROG, opt, val, 1, PRED_MAX_RECORDINGS, &a->recordings);
 	} else if (!strcmp(opt, "--save")) {
 		a->save = val;
+	} else if (!strcmp(opt, "--placement")) {
+		if (strcmp(val, "recorded") && strcmp(val, "other")) {
+			fprintf(stderr, "%s: --placement: 'recorded' or 'other', not '%s'\n", PROG, val);
+			return -1;
+		}
+		a->other_placement = !strcmp(val, "other");
 	} else if (!strcmp(opt, "--single-thread-rate")) {
 		return parse_double(PROG, opt, val, 1, 1e12, &a->single_thread_rate);
 	} else if (!strcmp(opt, "--draws")) {
@@ -142,7 +152,7 @@ static void print_header(const struct pred_recording *rec, int nr_recs,
 			 const struct pred_profile *pf, const char *profile_path,
 			 const struct predict_args *a)
 {
-	char line[400];
+	char line[640];
 
 	printf("lrulab predict %s: %s, %uK folios, switches: %s\n", rec->workload, rec->type,
 	       rec->folio_size >> 10, rec->switches[0] ? rec->switches : "none");
@@ -291,7 +301,7 @@ int cmd_predict(int argc, char **argv)
 	struct pred_model_opts mo;
 	struct pred_recording recs[PRED_MAX_RECORDINGS];
 	struct pred_profile pf;
-	char path[4096], line[400], **rest;
+	char path[4096], line[640], **rest;
 	int nrest = 0, i, ret, status = 0, nr_pts = 0, nr_recs = 0;
 	struct pred_point pts[MAX_CPU_COUNTS];
 	enum lock_impl impl;
@@ -332,6 +342,7 @@ int cmd_predict(int argc, char **argv)
 	mo = (struct pred_model_opts){
 		.impl = impl, .single_thread_rate = a.single_thread_rate,
 		.draws = (int)a.draws, .seed = (u64)a.seed, .acquisitions = (u64)a.acquisitions,
+		.other_placement = a.other_placement,
 	};
 	if (!a.json)
 		print_header(&recs[0], nr_recs, &pf, path, &a);

@@ -124,6 +124,17 @@ static int gather_events(int cpu, struct pred_trace *tr, uintptr_t *lines, u32 *
 		pe->arg = e->arg;
 		pe->line = (u32)add_line(lines, nl, e->addr >> 6);
 		pe->line2 = e->addr2 ? (u32)add_line(lines, nl, e->addr2 >> 6) : PRED_NO_LINE;
+		if (e->kind == PRED_EV_PAIR_READ) {
+			uintptr_t l = e->addr >> 6;
+
+			/*
+			 * The pair partner as placed, and the other neighbour:
+			 * the partner had the object sat 64 bytes the other way.
+			 * Addresses make the ids, so a lock's line is the same id.
+			 */
+			pe->line2 = (u32)add_line(lines, nl, l ^ 1);
+			pe->arg = (u32)add_line(lines, nl, l & 1 ? l + 1 : l - 1);
+		}
 		/* one diff per counter: counters that share a line fold apart */
 		pe->counter = e->kind == PRED_EV_VMSTAT_FOLD ? (u32)add_line(counters, nc, e->addr) : 0;
 		tr->nr_events++;
@@ -137,7 +148,7 @@ static uintptr_t *line_table(void)
 	int c;
 
 	for (c = 0; c < LRULAB_MAX_CPUS - 1; c++)
-		n += 2ULL * pred_record_events_len(c);
+		n += 3ULL * pred_record_events_len(c);
 	return malloc(n * sizeof(uintptr_t));
 }
 
