@@ -6,9 +6,13 @@
  * switch.  Before and after are simulated with the same draws of the
  * machine, so the band of the delta is that of paired differences.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../bench/repro.h"
 #include "predict-internal.h"
@@ -88,18 +92,11 @@ static void paired_band(double cb, double ca, const double *b, const double *a, 
 	*hi = d[k - 1 - (k - 1) / 10];
 }
 
-/* a row after the one labelled @after_label (unit @unit), its published numbers copied */
-static struct repro_row *insert_row(struct repro_table *t, const char *unit,
-				    const char *after_prefix)
+/* a row at @at, its published numbers copied from the row before */
+static struct repro_row *insert_at(struct repro_table *t, const char *unit, int at)
 {
-	int i, at = t->nr_rows;
-
 	if (t->nr_rows >= REPRO_MAX_ROWS)
 		return NULL;
-	for (i = 0; i < t->nr_rows; i++)
-		if (!strcmp(t->rows[i].unit, unit) &&
-		    !strncmp(t->rows[i].label, after_prefix, strlen(after_prefix)))
-			at = i + 1;
 	memmove(&t->rows[at + 1], &t->rows[at], (t->nr_rows - at) * sizeof(t->rows[0]));
 	t->nr_rows++;
 	memset(&t->rows[at], 0, sizeof(t->rows[at]));
@@ -107,6 +104,19 @@ static struct repro_row *insert_row(struct repro_table *t, const char *unit,
 	t->rows[at].pub_before = at > 0 ? t->rows[at - 1].pub_before : NAN;
 	t->rows[at].pub_after = at > 0 ? t->rows[at - 1].pub_after : NAN;
 	return &t->rows[at];
+}
+
+/* a row after the last one whose label starts with @after_prefix (unit @unit) */
+static struct repro_row *insert_row(struct repro_table *t, const char *unit,
+				    const char *after_prefix)
+{
+	int i, at = t->nr_rows;
+
+	for (i = 0; i < t->nr_rows; i++)
+		if (!strcmp(t->rows[i].unit, unit) &&
+		    !strncmp(t->rows[i].label, after_prefix, strlen(after_prefix)))
+			at = i + 1;
+	return insert_at(t, unit, at);
 }
 
 static int points(const struct side *s, const struct pred_profile *pf, int cpus,
@@ -423,20 +433,227 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 	return err ? -1 : 0;
 }
 
+/* ---- s3: each side is another build ---- */
+
+#define S3_SIDES 3
+
+/*
+ * Record a side with its own binary (a layout is a build): `BIN predict
+ * fault-free ... --cpus 1 --draws 0 --save FILE`, which records as
+ * record_side() does (with the unrecorded run's scaling), its own
+ * output thrown away.  0, or -1 after one error line.
+ */
+static int s3_record(const struct repro_opts *ro, const char *bin, const char *type,
+		     bool direct, struct pred_recording *rec)
+{
+	const char *work = repro_fault_work(ro, "fault-free", type, 0);
+	char prof[4096], file[] = "/tmp/lrulab-s3-XXXXXX", secs[16];
+	const char *argv[32];
+	int n = 0, fd, status, err;
+	pid_t pid;
+
+	if (pred_profile_find("kvm-2vcpu", prof, sizeof(prof))) {
+		fprintf(stderr, "%s: --predict: no machine profile kvm-2vcpu to record with\n",
+			REPRO_PROG);
+		return -1;
+	}
+	fd = mkstemp(file);
+	if (fd < 0) {
+		fprintf(stderr, "%s: --predict: cannot make a temporary file in /tmp\n", REPRO_PROG);
+		return -1;
+	}
+	close(fd);
+	snprintf(secs, sizeof(secs), "%g", ro->quick ? 0.05 : 0.3);
+	argv[n++] = bin;
+	argv[n++] = "predict";
+	argv[n++] = "fault-free";
+	argv[n++] = "--type";
+	argv[n++] = type;
+	argv[n++] = "--seconds";
+	argv[n++] = secs;
+	argv[n++] = "--mem";
+	argv[n++] = ro->mem;
+	argv[n++] = direct ? "--with" : "--without";
+	argv[n++] = "memcg-direct-stat";
+	if (work) {
+		argv[n++] = "--fault-work";
+		argv[n++] = work;
+	}
+	argv[n++] = "--cpus";
+	argv[n++] = "1";
+	argv[n++] = "--machine";
+	argv[n++] = prof;
+	argv[n++] = "--draws";
+	argv[n++] = "0";
+	argv[n++] = "--save";
+	argv[n++] = file;
+	argv[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		setpgid(0, 0);
+		if (null >= 0)
+			dup2(null, STDOUT_FILENO);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	err = pid < 0;
+	if (!err) {
+		bench_signals_child(pid);
+		while (waitpid(pid, &status, 0) < 0 && !err)
+			err = errno != EINTR;
+		bench_signals_child(0);
+		err = err || !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	if (err)
+		fprintf(stderr, "%s: --predict: recording %s %s with %s failed\n", REPRO_PROG,
+			type, direct ? "with memcg-direct-stat" : "", bin);
+	else
+		err = pred_recording_read(REPRO_PROG, file, rec) ? 1 : 0;
+	unlink(file);
+	return err ? -1 : 0;
+}
+
+/*
+ * A side at @cpus: both placements of mem_cgroup_per_node (as recorded,
+ * and 64 bytes the other way), averaged, as the mail's 7 memcgs landed
+ * at both; each draw of the machine the same for every side.
+ */
+static int s3_point(const struct pred_recording *rec, const struct pred_profile *pf, int cpus,
+		    double *central, double *draws, int *nr_draws)
+{
+	struct pred_point pt[2];
+	int k, d;
+
+	for (k = 0; k < 2; k++) {
+		struct pred_model_opts mo = {
+			.impl = LOCK_QSPINLOCK, .draws = REPRO_DRAWS, .seed = 1,
+			.acquisitions = 400000, .other_placement = k,
+		};
+
+		if (pred_model_point(rec, pf, cpus, &mo, &pt[k])) {
+			if (k)
+				pred_point_free(&pt[0]);
+			return -1;
+		}
+	}
+	*central = (pt[0].pages_per_sec + pt[1].pages_per_sec) / 2;
+	*nr_draws = pt[0].nr_draws < pt[1].nr_draws ? pt[0].nr_draws : pt[1].nr_draws;
+	for (d = 0; d < *nr_draws; d++)
+		draws[d] = (pt[0].draws[d] + pt[1].draws[d]) / 2;
+	pred_point_free(&pt[0]);
+	pred_point_free(&pt[1]);
+	return 0;
+}
+
+/* the measured row "TYPE, N threads (here M): SUFFIX" */
+static int s3_row(const struct repro_table *t, const char *type, int threads, const char *suffix)
+{
+	char prefix[48];
+	int i;
+
+	snprintf(prefix, sizeof(prefix), "%s, %d threads (", type, threads);
+	for (i = 0; i < t->nr_rows; i++) {
+		const char *l = t->rows[i].label, *c = strstr(l, "): ");
+
+		if (!strncmp(l, prefix, strlen(prefix)) && c && !strcmp(c + 3, suffix))
+			return i;
+	}
+	return -1;
+}
+
+static const struct { const char *type; int threads; } s3_rows[] = {
+	{ "shmem", 20 }, { "shmem", 80 }, { "anon", 20 },
+};
+
+static int s3_type_rows(const char *type, const struct pred_recording *rec,
+			const struct pred_profile *pf, struct repro_table *t)
+{
+	static const char *const suffix[S3_SIDES] = { NULL, "patch 1", "patch 1+2" };
+	size_t i;
+	int k;
+
+	for (i = 0; i < ARRAY_SIZE(s3_rows); i++) {
+		double c[S3_SIDES], d[S3_SIDES][PRED_MAX_DRAWS];
+		int nd = PRED_MAX_DRAWS, n;
+
+		if (strcmp(s3_rows[i].type, type))
+			continue;
+		for (k = 0; k < S3_SIDES; k++) {
+			if (s3_point(&rec[k], pf, s3_rows[i].threads, &c[k], d[k], &n))
+				return -1;
+			nd = n < nd ? n : nd;
+		}
+		for (k = 1; k < S3_SIDES; k++) {
+			int at = s3_row(t, type, s3_rows[i].threads, suffix[k]);
+			struct repro_row *row = at < 0 ? NULL : insert_at(t, "pages/s", at + 1);
+
+			if (!row)
+				continue;
+			snprintf(row->label, sizeof(row->label), "  predicted: %d CPUs of %.24s",
+				 s3_rows[i].threads, pf->name);
+			fill(row, c[0], c[k], d[0], d[k], nd);
+		}
+	}
+	return 0;
+}
+
+static int predict_s3(const struct repro_opts *ro, struct repro_table *t)
+{
+	const char *before = json_string_value(json_object_get(t->extra, "before_bin"));
+	const char *after = json_string_value(json_object_get(t->extra, "after_bin"));
+	const char *bins[S3_SIDES] = { before, after, after };
+	struct pred_recording rec[S3_SIDES];
+	struct pred_profile pf;
+	int k, i, err = 0;
+
+	if (!before || !after) {
+		fprintf(stderr, "%s: --predict: s3's table names no layout builds\n", REPRO_PROG);
+		return -1;
+	}
+	if (load_profile("skylake-2s-80", &pf))
+		return -1;
+	if (!pf.p[PP_PAIR_PREFETCH].v)
+		repro_table_note(t, "predicted: %s does not prefetch line pairs: the layouts "
+				 "predict alike", pf.name);
+	for (i = 0; i < 2 && !err; i++) {
+		const char *type = i ? "anon" : "shmem";
+
+		memset(rec, 0, sizeof(rec));
+		if (ro->progress) {
+			fprintf(ro->progress, "  predicting %s: recording 1 thread with each build\n",
+				type);
+			fflush(ro->progress);
+		}
+		for (k = 0; k < S3_SIDES && !err; k++)
+			err = s3_record(ro, bins[k], type, k == 2, &rec[k]);
+		if (!err)
+			err = s3_type_rows(type, rec, &pf, t);
+		for (k = 0; k < S3_SIDES; k++)
+			pred_recording_free(&rec[k]);
+	}
+	if (!err)
+		repro_table_note(t, "predicted: each side recorded by its own build (1 thread, `predict --save`), replayed with mem_cgroup_per_node as recorded and 64 bytes the other way, averaged (the mail's memcgs landed at both)");
+	return err;
+}
+
 int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char *which)
 {
 	int err;
 
 	if (!strcmp(which, "s0"))
 		err = predict_s0(ro, t);
+	else if (!strcmp(which, "s3"))
+		err = predict_s3(ro, t);
 	else if (!strcmp(which, "s1"))
 		err = predict_s1(ro, t);
 	else if (!strcmp(which, "s4"))
 		err = predict_s4(ro, t);
 	else {
 		repro_table_note(t, "--predict: no predicted rows for %s: %s", which,
-				 !strcmp(which, "s2") ? "an aging pass is one thread's walk, with no lock queue to simulate" :
-				 "its after side is another build (the layout), which the predictor does not record yet");
+				 "an aging pass is one thread's walk, with no lock queue to simulate");
 		return 0;
 	}
 	if (!err) {
