@@ -113,8 +113,9 @@ check-unit: $(TESTS) $(STRESS) $(TOOL)
 	@$(STEP) end $(CHECK_DIR) unit
 
 # In the pn-cold-pairing build: the layout test and the memcg test, whose
-# pn cache checks depend on the layout, and the layout command itself.
-PNCOLD_TESTS := $(B)/tests/test_layout $(B)/tests/test_memcontrol
+# pn cache checks depend on the layout, the predictor's pair reads (whose
+# partners are the layout's), and the layout command itself.
+PNCOLD_TESTS := $(B)/tests/test_layout $(B)/tests/test_memcontrol $(B)/tests/test_predict_pair
 check-pncold:
 	$(MAKE) --no-print-directory VARIANT=pncold pncold-run
 

@@ -4,7 +4,7 @@
 # error line and a non-zero exit; a recording written by bench is read
 # back by predict, whose JSON has the documented keys, one object per
 # CPU count; the shipped profiles all load; calibrate writes a profile
-# that predict reads.  Figures are not checked (they depend on the
+# that predict reads; repro s1, s3 and s4 --predict add their rows.  Figures are not checked (they depend on the
 # machine); shapes and counts are.
 set -u
 LRULAB=${1:?usage: predict_cli.sh path/to/lrulab}
@@ -167,6 +167,8 @@ expect 2 "$C" "$LRULAB" calibrate --bogus
 "$LRULAB" calibrate --out $tmp/me.profile >"$out" 2>"$err" || fail "calibrate failed"
 "$LRULAB" predict --recording $tmp/r.rec --cpus 2 --machine $tmp/me.profile --draws 1 \
 	>"$out" 2>"$err" || fail "calibrated profile does not load"
+grep -q '^adjacent_line_prefetch = [01] \[[01] [01]\] source: lrulab calibrate: ' $tmp/me.profile ||
+	fail "calibrate: no adjacent_line_prefetch"
 expect 1 "$C" "$LRULAB" calibrate --out /nonexistent/dir/x.profile
 
 # repro --predict in its quick form
@@ -180,6 +182,15 @@ test "$(grep -c 'predicted: 20 CPUs of skylake-2s-80' "$out")" -eq 3 ||
 	fail "repro s1 --predict failed"
 test "$(grep -c 'predicted: 16 CPUs of skylake-2s-80' "$out")" -eq 6 ||
 	fail "repro s1 --predict: rows"
+
+# s3: each cell's patch 1 and patch 1+2 rows, recorded by the two layout builds
+"$LRULAB" repro s3 --quick --predict --out $tmp/results >"$out" 2>"$err" ||
+	fail "repro s3 --predict failed"
+test "$(grep -c 'predicted: [28]0 CPUs of skylake-2s-80' "$out")" -eq 6 ||
+	fail "repro s3 --predict: rows"
+test "$(grep -A1 'shmem, 80 threads (here [0-9]*): patch 1+2 ' "$out" |
+	grep -c 'predicted: 80 CPUs of skylake-2s-80')" -eq 1 ||
+	fail "repro s3 --predict: row order"
 
 if [ "$fails" -ne 0 ]; then
 	echo "predict_cli: $fails failure(s)"

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The predictor's 128-byte pair reads (s3): the engine's rule on a
+ * hand-made recording (a read of a line another CPU wrote costs the
+ * reader one transfer, the writer's next section one invalidation; a
+ * profile without pair prefetch costs neither; the other placement reads
+ * the other partner), and what memcg lruvec stat updates record: one
+ * event per mem_cgroup_per_node line read, its partner the list heads'
+ * or lru_zone_size[]'s line exactly where the layout pairs them.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <lrulab/cpu.h>
+#include <lrulab/lrulab.h>
+#include <lrulab/memcontrol.h>
+#include <lrulab/predict.h>
+
+/* ---- the engine ---- */
+
+#define XFER 40
+#define LIST_LINE 0		/* what the writer's sections write */
+#define OTHER_LINE 1		/* nobody writes it */
+#define READ_LINE 2		/* the line the reader reads itself; nobody writes it */
+
+/*
+ * CPU 0, the writer, takes a shared lock whose section writes LIST_LINE
+ * (work 1000, hold 100); CPU 1, the reader, takes a private lock (work
+ * 500, hold 10) and, before its third acquisition only (at 1020 ns, after
+ * the writer's first section at 1000), reads READ_LINE with the pair @ev
+ * describes.
+ */
+struct pair_gen {
+	struct pred_event ev;
+	u64 n[2];
+};
+
+static void pair_next(struct pred_source *src, int cpu, struct pred_op *op)
+{
+	struct pair_gen *g = src->arg;
+
+	if (!cpu)
+		*op = (struct pred_op){ .work_ns = 1000, .hold_ns = 100, .lock = 0, .site = 0 };
+	else
+		*op = (struct pred_op){ .work_ns = 500, .hold_ns = 10, .lock = 1, .site = 1 };
+	g->n[cpu]++;
+}
+
+static u32 pair_events(struct pred_source *src, int cpu, const struct pred_event **ev)
+{
+	struct pair_gen *g = src->arg;
+
+	*ev = &g->ev;
+	return cpu == 1 && g->n[1] == 3;
+}
+
+static void pair_sim(u32 partner, u32 other, bool prefetch, bool other_placement,
+		     struct pred_result *r)
+{
+	struct pred_costs c = { .work_scale = 1, .hold_scale = 1, .xfer_socket = XFER,
+				.pair_prefetch = prefetch };
+	struct pred_lock locks[2] = {
+		{ .scope = PRED_SHARED, .nr_lines = 1, .lines = { LIST_LINE } },
+		{ .scope = PRED_PRIVATE },
+	};
+	struct pair_gen g = {
+		.ev = { .op = 1, .line = READ_LINE, .line2 = partner, .arg = other,
+			.kind = PRED_EV_PAIR_READ },
+	};
+	struct pred_source src = { .next = pair_next, .events = pair_events, .arg = &g };
+	struct pred_sim_opts o = {
+		.cpus = 2, .impl = LOCK_QSPINLOCK, .costs = &c, .nr_locks = 2, .locks = locks,
+		.nr_sites = 2, .nr_lines = 3, .acquisitions = 40, .src = &src,
+		.other_placement = other_placement,
+	};
+
+	assert_int_equal(pred_simulate(&o, r), 0);
+	/* the writer's sections ran after the read */
+	assert_true(r->sites[0].acquired >= 3);
+	assert_int_equal(r->ev_seen[PRED_EV_PAIR_READ], 1);
+	/* the read was in the reader's work: its holds are as recorded */
+	assert_true(r->sites[1].hold_total == 10.0 * (double)r->sites[1].acquired);
+}
+
+/* the writer's holds over their recorded 100 ns each */
+static double extra_hold(const struct pred_result *r)
+{
+	return r->sites[0].hold_total - 100.0 * (double)r->sites[0].acquired;
+}
+
+static void test_pair_read_rule(void **state)
+{
+	struct pred_result r;
+
+	/* the partner is the list heads: one transfer to the reader, one invalidation */
+	pair_sim(LIST_LINE, OTHER_LINE, true, false, &r);
+	assert_true(r.ev_xfer_ns == XFER);
+	assert_int_equal(r.ev_xfers, 1);
+	assert_int_equal(r.invalidations, 1);
+	assert_true(r.inval_ns == XFER);
+	assert_true(extra_hold(&r) == XFER);
+	pred_result_free(&r);
+
+	/* a CPU that does not prefetch pairs: the list heads are never read */
+	pair_sim(LIST_LINE, OTHER_LINE, false, false, &r);
+	assert_true(r.ev_xfer_ns == 0);
+	assert_int_equal(r.invalidations, 0);
+	assert_true(extra_hold(&r) == 0);
+	pred_result_free(&r);
+
+	/* placed the other way, the partner is the line nobody writes */
+	pair_sim(LIST_LINE, OTHER_LINE, true, true, &r);
+	assert_true(r.ev_xfer_ns == 0);
+	assert_int_equal(r.invalidations, 0);
+	assert_true(extra_hold(&r) == 0);
+	pred_result_free(&r);
+
+	/* and a recording placed badly the other way costs there */
+	pair_sim(OTHER_LINE, LIST_LINE, true, true, &r);
+	assert_true(r.ev_xfer_ns == XFER);
+	assert_int_equal(r.invalidations, 1);
+	assert_true(extra_hold(&r) == XFER);
+	pred_result_free(&r);
+}
+
+/* ---- the recording ---- */
+
+static spinlock_t *held;
+
+/*
+ * One memcg: an LRU size update with lru_lock held (__mod_lruvec_state:
+ * pn's read-mostly line and lruvec->pgdat's, inside), then three
+ * mod_lruvec_state() after it (six reads, before the next acquisition),
+ * and a mod_memcg_state(), which reads no line of mem_cgroup_per_node.
+ */
+static void stat_updates(struct lruvec *lruvec, struct mem_cgroup *memcg)
+{
+	struct lock_site *site = LOCK_SITE_AT("lru_lock", "test_pair", "stat_updates");
+	int i;
+
+	held = &lruvec->lru_lock;
+	spin_lock_at(held, site);
+	__mod_lruvec_state(lruvec, NR_INACTIVE_ANON, 1);
+	spin_unlock(held);
+	for (i = 0; i < 3; i++)
+		mod_lruvec_state(lruvec, NR_INACTIVE_ANON, 1);
+	mod_memcg_state(memcg, MEMCG_SWAP, 1);
+	spin_lock_at(held, site);
+	spin_unlock(held);
+}
+
+/* the PAIR_READ events of @tr, in order, into @out */
+static int pair_reads(const struct pred_trace *tr, const struct pred_event **out, int max)
+{
+	int n = 0;
+	u32 k;
+
+	for (k = 0; k < tr->nr_events; k++)
+		if (tr->events[k].kind == PRED_EV_PAIR_READ && n < max)
+			out[n++] = &tr->events[k];
+	return n;
+}
+
+static void check_memcg(struct mem_cgroup *memcg)
+{
+	struct lruvec *lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(0));
+	bool at0 = mem_cgroup_pn_offset128(memcg, 0) == 0;
+	const struct pred_event *ev[16];
+	struct pred_recording rec;
+	const struct pred_lock *lock;
+	u32 lists, zone_size;
+	int i;
+
+	assert_int_equal(pred_record_start(), 0);
+	stat_updates(lruvec, memcg);
+	assert_int_equal(pred_record_stop(&rec), 0);
+	assert_int_equal(rec.nr_traces, 1);
+	assert_int_equal(rec.traces[0].nr, 2);
+	assert_int_equal(pair_reads(&rec.traces[0], ev, 16), 8);
+	/* the section writes the list heads' line, then lru_zone_size[]'s, then a folio's */
+	lock = &rec.locks[rec.traces[0].ops[0].lock];
+	assert_int_equal(lock->nr_lines, 3);
+	lists = lock->lines[0];
+	zone_size = lock->lines[1];
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(ev[i]->op, i < 2 ? 0 : 1);
+		assert_int_equal(ev[i]->inside, i < 2);
+		/* read-mostly line, then pgdat's, each time */
+		assert_int_equal(ev[i]->line, ev[i % 2]->line);
+		assert_int_equal(ev[i]->line2, ev[i % 2]->line2);
+		assert_int_equal(ev[i]->arg, ev[i % 2]->arg);
+		assert_true(ev[i]->line2 != ev[i]->arg && ev[i]->line2 != ev[i]->line);
+	}
+	assert_true(ev[0]->line != ev[1]->line);
+#ifdef LRULAB_PN_COLD_PAIRING
+	/* the read-mostly line pairs with the cold line either way */
+	assert_true(ev[0]->line2 != lists && ev[0]->arg != lists);
+	/* lruvec->pgdat's with lru_zone_size[]'s at +64 */
+	assert_int_equal(at0 ? ev[1]->arg : ev[1]->line2, zone_size);
+	assert_true((at0 ? ev[1]->line2 : ev[1]->arg) != zone_size);
+#else
+	/* at +0 the read-mostly line pairs with the list heads, at +64 the other way */
+	assert_int_equal(at0 ? ev[0]->line2 : ev[0]->arg, lists);
+	assert_true((at0 ? ev[0]->arg : ev[0]->line2) != lists);
+	/* and lruvec->pgdat's with lru_zone_size[]'s */
+	assert_int_equal(at0 ? ev[1]->line2 : ev[1]->arg, zone_size);
+	assert_true((at0 ? ev[1]->arg : ev[1]->line2) != zone_size);
+#endif
+	pred_recording_free(&rec);
+}
+
+static void test_record_pair_reads(void **state)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+	struct mem_cgroup *m[2];
+	int i;
+
+	cfg.nr_cpus = 1;
+	cfg.node_pages = 16384;
+	assert_int_equal(lrulab_init(&cfg), 0);
+	assert_int_equal(cpu_enter(0, false), 0);
+	m[0] = mem_cgroup_create(root_mem_cgroup, "a");
+	m[1] = mem_cgroup_create(root_mem_cgroup, "b");
+	assert_non_null(m[0]);
+	assert_non_null(m[1]);
+	/* consecutive slots of an odd-sized object: one of each placement */
+	assert_int_equal(mem_cgroup_pn_offset128(m[0], 0) + mem_cgroup_pn_offset128(m[1], 0), 64);
+	for (i = 0; i < 2; i++)
+		check_memcg(m[i]);
+	for (i = 0; i < 2; i++)
+		mem_cgroup_offline(m[i]);
+	cpu_exit();
+	lrulab_exit();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pair_read_rule),
+		cmocka_unit_test(test_record_pair_reads),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
