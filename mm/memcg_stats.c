@@ -224,9 +224,11 @@ static void __mod_memcg_node_state(struct mem_cgroup *memcg, int nid,
 /*
  * For the predictor: the lines of mem_cgroup_per_node an update reads,
  * whose 128-byte pair partners a prefetching CPU fetches with them
- * (predict/record_gather.c works out the partners).
+ * (predict/record_gather.c works out the partners).  Out of line, so
+ * that the update path stays what it is without a recording.
  */
-static void record_pn_reads(const void *read_mostly, const void *pgdat)
+static __attribute__((noinline, cold))
+void record_pn_reads(const void *read_mostly, const void *pgdat)
 {
 	pred_record_event(PRED_EV_PAIR_READ, read_mostly, NULL, 0, 0, 0);
 	if (pgdat)
