@@ -298,9 +298,10 @@ static void repro_usage(FILE *f)
 		   "--calibrate: the fault-free and mmap-madvise runs get the --fault-work that\n"
 		   "matches this machine's kernel, found once per workload shape (as bench\n"
 		   "--calibrate finds it) before the table runs.\n"
-		   "--predict: s0 and s4 also get the rows lrulab predict gives at the mail's\n"
-		   "CPU counts on the mail's machine profile (profiles/skylake-2s-80), with the\n"
-		   "P10-P90 band of paired draws in the CI column.\n"
+		   "--predict: s0, s1, s3 and s4 also get the rows lrulab predict gives at the\n"
+		   "mail's CPU counts on the mail's machine profile (profiles/skylake-2s-80), with\n"
+		   "the P10-P90 band of paired draws in the CI column (s3: each side recorded by\n"
+		   "its own build, both placements of mem_cgroup_per_node averaged).\n"
 		   "--quick: tiny runs, for tests, written under results/quick unless --out;\n"
 		   "a --quick run never replaces a full run's table.\n");
 }
