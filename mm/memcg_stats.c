@@ -230,15 +230,26 @@ static void __mod_memcg_node_state(struct mem_cgroup *memcg, int nid,
 static __attribute__((noinline, cold))
 void record_pn_reads(const void *read_mostly, const void *pgdat)
 {
-	pred_record_event(PRED_EV_PAIR_READ, read_mostly, NULL, 0, 0, 0);
+	pred_record_pair_read_fast(read_mostly);
 	if (pgdat)
-		pred_record_event(PRED_EV_PAIR_READ, pgdat, NULL, 0, 0, 0);
+		pred_record_pair_read_fast(pgdat);
+}
+
+/*
+ * Not inside a section of the object's own lru_lock: every line of it
+ * another CPU writes is written under that lock, so such a read costs
+ * nothing; and recording it, or even calling to find that out, would
+ * lengthen the recorded holds (an LRU size update per folio).
+ */
+static inline bool pn_reads_recorded(struct mem_cgroup_per_node *pn)
+{
+	return rec_ev_cur.lock != &pn->lruvec.lru_lock;
 }
 
 static void mod_memcg_node_state(struct mem_cgroup *memcg, int nid,
 				 enum node_stat_item idx, int val)
 {
-	if (unlikely(READ_ONCE(pred_recording)))
+	if (unlikely(READ_ONCE(pred_recording)) && pn_reads_recorded(memcg->nodeinfo[nid]))
 		record_pn_reads(&memcg->nodeinfo[nid]->lruvec_stats_percpu, NULL);
 	__mod_memcg_node_state(memcg, nid, idx, val);
 }
@@ -255,7 +266,7 @@ void __mod_memcg_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, in
 	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 	int nid = lruvec_pgdat(lruvec)->node_id;
 
-	if (unlikely(READ_ONCE(pred_recording)))
+	if (unlikely(READ_ONCE(pred_recording)) && pn_reads_recorded(lruvec_pn(lruvec)))
 		record_pn_reads(&lruvec_pn(lruvec)->memcg, &lruvec->pgdat);
 	__mod_memcg_node_state(memcg, nid, idx, val);
 }

@@ -36,6 +36,7 @@ struct rec_event {
 struct rec_ev_cursor {
 	u32 op;
 	u32 inside;
+	const spinlock_t *lock;	/* the innermost open section's, or NULL */
 	u32 nr;
 	u32 gen;		/* the recording (or reset) the ring belongs to */
 	struct rec_event ring[EV_RING];
@@ -81,6 +82,32 @@ static inline void pred_record_event_fast(enum pred_event_kind kind, const void 
 	e->arg = arg;
 	e->addr = (uintptr_t)line;
 	e->addr2 = (uintptr_t)line2;
+}
+
+/*
+ * A read of @line whose 128-byte pair partner a prefetching CPU fetches
+ * too (PRED_EV_PAIR_READ).  The engine costs a group of events (those in
+ * one hold, or in the work before one acquisition) at one instant, in
+ * order: a second read of a line in the group finds it there already and
+ * costs nothing, so it is not kept.  A few events back is enough: a stat
+ * update reads two lines.
+ */
+#define PAIR_LOOKBACK	8
+
+static inline void pred_record_pair_read_fast(const void *line)
+{
+	const struct rec_ev_cursor *c = &rec_ev_cur;
+	u32 i;
+
+	for (i = c->nr; i > 0 && c->nr - i < PAIR_LOOKBACK; i--) {
+		const struct rec_event *e = &c->ring[i - 1];
+
+		if (e->op != c->op || e->inside != c->inside)
+			break;
+		if (e->kind == PRED_EV_PAIR_READ && e->addr >> 6 == (uintptr_t)line >> 6)
+			return;
+	}
+	pred_record_event_fast(PRED_EV_PAIR_READ, line, NULL, 0, 0, 0);
 }
 
 #endif

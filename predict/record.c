@@ -87,6 +87,7 @@ static void cursor_sync(struct rec_cpu *rc)
 
 	c->inside = rc->depth > 0;
 	c->op = rc->depth ? rc->open[rc->depth - 1].slot : rc->nr;
+	c->lock = rc->depth ? rc->open[rc->depth - 1].lock : NULL;
 }
 
 /* address -> lock index; lines and class kept for the file */

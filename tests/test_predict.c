@@ -798,7 +798,8 @@ static const char *good_profile =
 	"freq_one_busy_mhz = 3700 [3500 3900] source: i\n"
 	"freq_all_busy_mhz = 2800 [2600 3000] source: j\n"
 	"smt_speed = 0.62 [0.55 0.7] source: k\n"
-	"core_speed = 1 [0.8 1.2] source: l\n";
+	"core_speed = 1 [0.8 1.2] source: l\n"
+	"adjacent_line_prefetch = 1 source: m\n";
 
 static int read_profile_text(const char *text, struct pred_profile *pf)
 {
@@ -826,6 +827,7 @@ static void test_profile(void **state)
 		    pf.p[PP_XFER_SOCKET].hi == 56);
 	assert_true(pf.p[PP_XFER_REMOTE].lo == 134 && pf.p[PP_XFER_REMOTE].hi == 134);
 	assert_string_equal(pf.p[PP_SMT_SPEED].source, "k");
+	assert_true(pf.p[PP_PAIR_PREFETCH].v == 1);
 
 	/* what it writes, it reads back */
 	f = fmemopen(buf, sizeof(buf), "w");
@@ -849,6 +851,10 @@ static void test_profile(void **state)
 	p = strstr(text, "tas_beta");
 	memcpy(p, "tas_bexa", 8);
 	assert_int_equal(read_profile_text(text, &pf), -1);	/* unknown key, and missing */
+	free(text);
+	text = strdup(good_profile);
+	*strstr(text, "adjacent_line_prefetch") = '\0';
+	assert_int_equal(read_profile_text(text, &pf), -1);	/* older than the key */
 	free(text);
 	assert_int_equal(read_profile_text("name = x\nsockets = 1\n", &pf), -1);
 }

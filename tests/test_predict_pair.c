@@ -5,8 +5,9 @@
  * reader one transfer, the writer's next section one invalidation; a
  * profile without pair prefetch costs neither; the other placement reads
  * the other partner), and what memcg lruvec stat updates record: one
- * event per mem_cgroup_per_node line read, its partner the list heads'
- * or lru_zone_size[]'s line exactly where the layout pairs them.
+ * event per mem_cgroup_per_node line read outside the object's own
+ * lru_lock, its partner the list heads' or lru_zone_size[]'s line
+ * exactly where the layout pairs them.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -131,28 +132,34 @@ static void test_pair_read_rule(void **state)
 
 /* ---- the recording ---- */
 
-static spinlock_t *held;
+static spinlock_t other_lock;
 
 /*
- * One memcg: an LRU size update with lru_lock held (__mod_lruvec_state:
- * pn's read-mostly line and lruvec->pgdat's, inside), then three
- * mod_lruvec_state() after it (six reads, before the next acquisition),
- * and a mod_memcg_state(), which reads no line of mem_cgroup_per_node.
+ * One memcg: an LRU size update with its lru_lock held (not recorded:
+ * that section writes every line of the object others write), one
+ * mod_lruvec_state() in another lock's section (pn's read-mostly line and
+ * lruvec->pgdat's, inside), two after it (the same two lines before the
+ * next acquisition: the second update's reads are the first's again, and
+ * not recorded), and a mod_memcg_state(), which reads no line of
+ * mem_cgroup_per_node.
  */
 static void stat_updates(struct lruvec *lruvec, struct mem_cgroup *memcg)
 {
-	struct lock_site *site = LOCK_SITE_AT("lru_lock", "test_pair", "stat_updates");
+	struct lock_site *lru = LOCK_SITE_AT("lru_lock", "test_pair", "stat_updates");
+	struct lock_site *other = LOCK_SITE_AT("other", "test_pair", "stat_updates");
 	int i;
 
-	held = &lruvec->lru_lock;
-	spin_lock_at(held, site);
+	spin_lock_at(&lruvec->lru_lock, lru);
 	__mod_lruvec_state(lruvec, NR_INACTIVE_ANON, 1);
-	spin_unlock(held);
-	for (i = 0; i < 3; i++)
+	spin_unlock(&lruvec->lru_lock);
+	spin_lock_at(&other_lock, other);
+	mod_lruvec_state(lruvec, NR_INACTIVE_ANON, 1);
+	spin_unlock(&other_lock);
+	for (i = 0; i < 2; i++)
 		mod_lruvec_state(lruvec, NR_INACTIVE_ANON, 1);
 	mod_memcg_state(memcg, MEMCG_SWAP, 1);
-	spin_lock_at(held, site);
-	spin_unlock(held);
+	spin_lock_at(&lruvec->lru_lock, lru);
+	spin_unlock(&lruvec->lru_lock);
 }
 
 /* the PAIR_READ events of @tr, in order, into @out */
@@ -181,15 +188,15 @@ static void check_memcg(struct mem_cgroup *memcg)
 	stat_updates(lruvec, memcg);
 	assert_int_equal(pred_record_stop(&rec), 0);
 	assert_int_equal(rec.nr_traces, 1);
-	assert_int_equal(rec.traces[0].nr, 2);
-	assert_int_equal(pair_reads(&rec.traces[0], ev, 16), 8);
+	assert_int_equal(rec.traces[0].nr, 3);
+	assert_int_equal(pair_reads(&rec.traces[0], ev, 16), 4);
 	/* the section writes the list heads' line, then lru_zone_size[]'s, then a folio's */
 	lock = &rec.locks[rec.traces[0].ops[0].lock];
 	assert_int_equal(lock->nr_lines, 3);
 	lists = lock->lines[0];
 	zone_size = lock->lines[1];
-	for (i = 0; i < 8; i++) {
-		assert_int_equal(ev[i]->op, i < 2 ? 0 : 1);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(ev[i]->op, i < 2 ? 1 : 2);
 		assert_int_equal(ev[i]->inside, i < 2);
 		/* read-mostly line, then pgdat's, each time */
 		assert_int_equal(ev[i]->line, ev[i % 2]->line);
@@ -225,6 +232,7 @@ static void test_record_pair_reads(void **state)
 	cfg.node_pages = 16384;
 	assert_int_equal(lrulab_init(&cfg), 0);
 	assert_int_equal(cpu_enter(0, false), 0);
+	spin_lock_init(&other_lock);
 	m[0] = mem_cgroup_create(root_mem_cgroup, "a");
 	m[1] = mem_cgroup_create(root_mem_cgroup, "b");
 	assert_non_null(m[0]);

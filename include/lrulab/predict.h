@@ -139,6 +139,7 @@ void pred_recording_free(struct pred_recording *rec);
 void pred_record_event(enum pred_event_kind kind, const void *line, const void *line2,
 		       u32 arg, int threshold, int step);
 
+
 /*
  * What recording costs per acquisition, outside the critical section,
  * measured on one lock (ns): taken off the recorded work.
