@@ -236,10 +236,11 @@ void record_pn_reads(const void *read_mostly, const void *pgdat)
 }
 
 /*
- * Not inside a section of the object's own lru_lock: every line of it
- * another CPU writes is written under that lock, so such a read costs
- * nothing; and recording it, or even calling to find that out, would
- * lengthen the recorded holds (an LRU size update per folio).
+ * Not inside a section of the object's own lru_lock: the lines these
+ * reads and their partners fall on are written, when at all, under that
+ * lock (list heads, lru_zone_size[]), so such a read costs nothing; and
+ * recording it, or even calling to find that out, would lengthen the
+ * recorded holds (an LRU size update per folio).
  */
 static inline bool pn_reads_recorded(struct mem_cgroup_per_node *pn)
 {
