@@ -566,8 +566,7 @@ static int sim_alloc(struct sim *s, const struct pred_sim_opts *o, struct pred_r
 	r->sites = calloc(o->nr_sites + 1, sizeof(*r->sites));
 	r->locks = calloc(s->nr_inst, sizeof(*r->locks));
 	if (!s->heap || !s->v || !s->li || !s->line_owner || !s->line_reader ||
-	    !s->credit ||
-	    !s->memcg_pending || !r->sites || !r->locks)
+	    !s->credit || !s->memcg_pending || !r->sites || !r->locks)
 		return -ENOMEM;
 	for (i = 0; i <= (int)o->nr_lines; i++)
 		s->line_owner[i] = s->line_reader[i] = -1;

@@ -98,6 +98,24 @@ static int gather_locks(struct pred_recording *rec, const u32 *users, int *map,
 }
 
 /*
+ * An event in an outer section after an inner one closed goes with the
+ * outer acquisition, which is earlier: the replay and the file want them
+ * by acquisition.  Stable, and nearly sorted already: an insertion sort.
+ */
+static void sort_events(struct pred_trace *tr)
+{
+	u32 i, j;
+
+	for (i = 1; i < tr->nr_events; i++) {
+		struct pred_event e = tr->events[i];
+
+		for (j = i; j > 0 && tr->events[j - 1].op > e.op; j--)
+			tr->events[j] = tr->events[j - 1];
+		tr->events[j] = e;
+	}
+}
+
+/*
  * The events of model CPU @cpu into @tr, lines made dense in @lines; an
  * event after the trace's last acquisition goes with none and is left
  * out.
@@ -139,6 +157,7 @@ static int gather_events(int cpu, struct pred_trace *tr, uintptr_t *lines, u32 *
 		pe->counter = e->kind == PRED_EV_VMSTAT_FOLD ? (u32)add_line(counters, nc, e->addr) : 0;
 		tr->nr_events++;
 	}
+	sort_events(tr);
 	return 0;
 }
 

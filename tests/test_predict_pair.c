@@ -132,27 +132,33 @@ static void test_pair_read_rule(void **state)
 
 /* ---- the recording ---- */
 
-static spinlock_t other_lock;
+static spinlock_t other_lock, inner_lock;
 
 /*
- * One memcg: an LRU size update with its lru_lock held (not recorded:
- * that section writes every line of the object others write), one
- * mod_lruvec_state() in another lock's section (pn's read-mostly line and
- * lruvec->pgdat's, inside), two after it (the same two lines before the
- * next acquisition: the second update's reads are the first's again, and
- * not recorded), and a mod_memcg_state(), which reads no line of
- * mem_cgroup_per_node.
+ * One memcg: an LRU size update with its lru_lock held (acquisition 0;
+ * not recorded: that section writes every line of the object others
+ * write); in another lock's section (1), a mod_lruvec_state() inside a
+ * third lock's (2), then one after that closed (pn's read-mostly line and
+ * lruvec->pgdat's each time, inside: the second pair goes with the outer
+ * acquisition, 1, and comes first in the trace); two after it (the same
+ * two lines before the next acquisition, 3: the second update's reads are
+ * the first's again, and not recorded), and a mod_memcg_state(), which
+ * reads no line of mem_cgroup_per_node.
  */
 static void stat_updates(struct lruvec *lruvec, struct mem_cgroup *memcg)
 {
 	struct lock_site *lru = LOCK_SITE_AT("lru_lock", "test_pair", "stat_updates");
 	struct lock_site *other = LOCK_SITE_AT("other", "test_pair", "stat_updates");
+	struct lock_site *inner = LOCK_SITE_AT("inner", "test_pair", "stat_updates");
 	int i;
 
 	spin_lock_at(&lruvec->lru_lock, lru);
 	__mod_lruvec_state(lruvec, NR_INACTIVE_ANON, 1);
 	spin_unlock(&lruvec->lru_lock);
 	spin_lock_at(&other_lock, other);
+	spin_lock_at(&inner_lock, inner);
+	mod_lruvec_state(lruvec, NR_INACTIVE_ANON, 1);
+	spin_unlock(&inner_lock);
 	mod_lruvec_state(lruvec, NR_INACTIVE_ANON, 1);
 	spin_unlock(&other_lock);
 	for (i = 0; i < 2; i++)
@@ -188,16 +194,16 @@ static void check_memcg(struct mem_cgroup *memcg)
 	stat_updates(lruvec, memcg);
 	assert_int_equal(pred_record_stop(&rec), 0);
 	assert_int_equal(rec.nr_traces, 1);
-	assert_int_equal(rec.traces[0].nr, 3);
-	assert_int_equal(pair_reads(&rec.traces[0], ev, 16), 4);
+	assert_int_equal(rec.traces[0].nr, 4);
+	assert_int_equal(pair_reads(&rec.traces[0], ev, 16), 6);
 	/* the section writes the list heads' line, then lru_zone_size[]'s, then a folio's */
 	lock = &rec.locks[rec.traces[0].ops[0].lock];
 	assert_int_equal(lock->nr_lines, 3);
 	lists = lock->lines[0];
 	zone_size = lock->lines[1];
-	for (i = 0; i < 4; i++) {
-		assert_int_equal(ev[i]->op, i < 2 ? 1 : 2);
-		assert_int_equal(ev[i]->inside, i < 2);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(ev[i]->op, 1 + i / 2);
+		assert_int_equal(ev[i]->inside, i < 4);
 		/* read-mostly line, then pgdat's, each time */
 		assert_int_equal(ev[i]->line, ev[i % 2]->line);
 		assert_int_equal(ev[i]->line2, ev[i % 2]->line2);
@@ -233,6 +239,7 @@ static void test_record_pair_reads(void **state)
 	assert_int_equal(lrulab_init(&cfg), 0);
 	assert_int_equal(cpu_enter(0, false), 0);
 	spin_lock_init(&other_lock);
+	spin_lock_init(&inner_lock);
 	m[0] = mem_cgroup_create(root_mem_cgroup, "a");
 	m[1] = mem_cgroup_create(root_mem_cgroup, "b");
 	assert_non_null(m[0]);

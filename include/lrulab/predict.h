@@ -304,7 +304,7 @@ struct pred_result {
 	u64 events;
 	/* recorded events met, and those that wrote their line at this N */
 	u64 ev_seen[NR_PRED_EVENTS], ev_kept[NR_PRED_EVENTS];
-	u64 ev_xfers;			/* of those, the writes that fetched a line */
+	u64 ev_xfers;			/* of those, the writes and reads that fetched a line */
 	double ev_xfer_ns;		/* their transfers, holds and works together */
 	/* writes of a line another CPU had read: the invalidations, and their time */
 	u64 invalidations;
