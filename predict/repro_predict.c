@@ -439,17 +439,17 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 
 /*
  * Record a side with its own binary (a layout is a build): `BIN predict
- * fault-free ... --cpus 1 --draws 0 --save FILE`, which records as
- * record_side() does (with the unrecorded run's scaling), its own
- * output thrown away.  0, or -1 after one error line.
+ * fault-free ... --cpus 1 --draws 0 --recordings K --save FILE`, which
+ * records as record_side() does (K times, with the unrecorded run's
+ * scaling), its own output thrown away.  0, or -1 after one error line.
  */
 static int s3_record(const struct repro_opts *ro, const char *bin, const char *type,
-		     bool direct, struct pred_recording *rec)
+		     bool direct, struct side *s)
 {
 	const char *work = repro_fault_work(ro, "fault-free", type, 0);
-	char prof[4096], file[] = "/tmp/lrulab-s3-XXXXXX", secs[16];
+	char prof[4096], file[] = "/tmp/lrulab-s3-XXXXXX", secs[16], nrec[8], name[64];
 	const char *argv[32];
-	int n = 0, fd, status, err;
+	int n = 0, fd, status, err, k;
 	pid_t pid;
 
 	if (pred_profile_find("kvm-2vcpu", prof, sizeof(prof))) {
@@ -464,6 +464,7 @@ static int s3_record(const struct repro_opts *ro, const char *bin, const char *t
 	}
 	close(fd);
 	snprintf(secs, sizeof(secs), "%g", ro->quick ? 0.05 : 0.3);
+	snprintf(nrec, sizeof(nrec), "%d", REPRO_RECORDINGS);
 	argv[n++] = bin;
 	argv[n++] = "predict";
 	argv[n++] = "fault-free";
@@ -485,6 +486,8 @@ static int s3_record(const struct repro_opts *ro, const char *bin, const char *t
 	argv[n++] = prof;
 	argv[n++] = "--draws";
 	argv[n++] = "0";
+	argv[n++] = "--recordings";
+	argv[n++] = nrec;
 	argv[n++] = "--save";
 	argv[n++] = file;
 	argv[n] = NULL;
@@ -510,18 +513,25 @@ static int s3_record(const struct repro_opts *ro, const char *bin, const char *t
 	if (err)
 		fprintf(stderr, "%s: --predict: recording %s %s with %s failed\n", REPRO_PROG,
 			type, direct ? "with memcg-direct-stat" : "", bin);
-	else
-		err = pred_recording_read(REPRO_PROG, file, rec) ? 1 : 0;
-	unlink(file);
+	/* FILE, FILE.2, FILE.3, ... */
+	for (k = 0; k < REPRO_RECORDINGS; k++) {
+		snprintf(name, sizeof(name), k ? "%s.%d" : "%s", file, k + 1);
+		if (!err && !pred_recording_read(REPRO_PROG, name, &s->rec[k]))
+			s->nr++;
+		else
+			err = 1;
+		unlink(name);
+	}
 	return err ? -1 : 0;
 }
 
 /*
  * A side at @cpus: both placements of mem_cgroup_per_node (as recorded,
  * and 64 bytes the other way), averaged, as the mail's 7 memcgs landed
- * at both; each draw of the machine the same for every side.
+ * at both; each its recordings pooled, each draw of the machine the same
+ * for every side and placement.
  */
-static int s3_point(const struct pred_recording *rec, const struct pred_profile *pf, int cpus,
+static int s3_point(const struct side *s, const struct pred_profile *pf, int cpus,
 		    double *central, double *draws, int *nr_draws)
 {
 	struct pred_point pt[2];
@@ -533,7 +543,7 @@ static int s3_point(const struct pred_recording *rec, const struct pred_profile 
 			.acquisitions = 400000, .other_placement = k,
 		};
 
-		if (pred_model_point(rec, pf, cpus, &mo, &pt[k])) {
+		if (pred_model_pooled(s->rec, s->nr, pf, cpus, &mo, &pt[k])) {
 			if (k)
 				pred_point_free(&pt[0]);
 			return -1;
@@ -568,7 +578,7 @@ static const struct { const char *type; int threads; } s3_rows[] = {
 	{ "shmem", 20 }, { "shmem", 80 }, { "anon", 20 },
 };
 
-static int s3_type_rows(const char *type, const struct pred_recording *rec,
+static int s3_type_rows(const char *type, const struct side *sides,
 			const struct pred_profile *pf, struct repro_table *t)
 {
 	static const char *const suffix[S3_SIDES] = { NULL, "patch 1", "patch 1+2" };
@@ -582,7 +592,7 @@ static int s3_type_rows(const char *type, const struct pred_recording *rec,
 		if (strcmp(s3_rows[i].type, type))
 			continue;
 		for (k = 0; k < S3_SIDES; k++) {
-			if (s3_point(&rec[k], pf, s3_rows[i].threads, &c[k], d[k], &n))
+			if (s3_point(&sides[k], pf, s3_rows[i].threads, &c[k], d[k], &n))
 				return -1;
 			nd = n < nd ? n : nd;
 		}
@@ -605,7 +615,7 @@ static int predict_s3(const struct repro_opts *ro, struct repro_table *t)
 	const char *before = json_string_value(json_object_get(t->extra, "before_bin"));
 	const char *after = json_string_value(json_object_get(t->extra, "after_bin"));
 	const char *bins[S3_SIDES] = { before, after, after };
-	struct pred_recording rec[S3_SIDES];
+	struct side sides[S3_SIDES];
 	struct pred_profile pf;
 	int k, i, err = 0;
 
@@ -621,21 +631,22 @@ static int predict_s3(const struct repro_opts *ro, struct repro_table *t)
 	for (i = 0; i < 2 && !err; i++) {
 		const char *type = i ? "anon" : "shmem";
 
-		memset(rec, 0, sizeof(rec));
+		memset(sides, 0, sizeof(sides));
 		if (ro->progress) {
 			fprintf(ro->progress, "  predicting %s: recording 1 thread with each build\n",
 				type);
 			fflush(ro->progress);
 		}
 		for (k = 0; k < S3_SIDES && !err; k++)
-			err = s3_record(ro, bins[k], type, k == 2, &rec[k]);
+			err = s3_record(ro, bins[k], type, k == 2, &sides[k]);
 		if (!err)
-			err = s3_type_rows(type, rec, &pf, t);
+			err = s3_type_rows(type, sides, &pf, t);
 		for (k = 0; k < S3_SIDES; k++)
-			pred_recording_free(&rec[k]);
+			side_free(&sides[k]);
 	}
 	if (!err)
-		repro_table_note(t, "predicted: each side recorded by its own build (1 thread, `predict --save`), replayed with mem_cgroup_per_node as recorded and 64 bytes the other way, averaged (the mail's memcgs landed at both)");
+		repro_table_note(t, "predicted: each side recorded by its own build (1 thread, `predict --recordings %d --save`), replayed with mem_cgroup_per_node as recorded and 64 bytes the other way, averaged (the mail's memcgs landed at both)",
+				 REPRO_RECORDINGS);
 	return err;
 }
 
