@@ -158,6 +158,39 @@ static void fill(struct repro_row *row, double b, double a, const double *db,
 	paired_band(b, a, db, da, n, &row->ci_low_pct, &row->ci_high_pct);
 }
 
+/*
+ * A side at @cpus: both placements of mem_cgroup_per_node (as recorded,
+ * and 64 bytes the other way), averaged, as the s0 and s3 mails' 7 memcgs
+ * a run landed at both; each its recordings pooled, each draw of the
+ * machine the same for every side and placement.
+ */
+static int placements_point(const struct side *s, const struct pred_profile *pf, int cpus,
+		    double *central, double *draws, int *nr_draws)
+{
+	struct pred_point pt[2];
+	int k, d;
+
+	for (k = 0; k < 2; k++) {
+		struct pred_model_opts mo = {
+			.impl = LOCK_QSPINLOCK, .draws = REPRO_DRAWS, .seed = 1,
+			.acquisitions = 400000, .other_placement = k,
+		};
+
+		if (pred_model_pooled(s->rec, s->nr, pf, cpus, &mo, &pt[k])) {
+			if (k)
+				pred_point_free(&pt[0]);
+			return -1;
+		}
+	}
+	*central = (pt[0].pages_per_sec + pt[1].pages_per_sec) / 2;
+	*nr_draws = pt[0].nr_draws < pt[1].nr_draws ? pt[0].nr_draws : pt[1].nr_draws;
+	for (d = 0; d < *nr_draws; d++)
+		draws[d] = (pt[0].draws[d] + pt[1].draws[d]) / 2;
+	pred_point_free(&pt[0]);
+	pred_point_free(&pt[1]);
+	return 0;
+}
+
 static const struct { const char *type; int threads; } s0_rows[] = {
 	{ "shmem", 20 }, { "shmem", 80 }, { "anon", 20 }, { "anon", 80 },
 };
@@ -185,13 +218,15 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 		    record_side(ro, "fault-free", !k, 0, "lru-stat-batch", true, &s[1]))
 			err = -1;
 		for (i = 0; !err && i < ARRAY_SIZE(s0_rows); i++) {
-			struct pred_point b, a;
+			double cb, ca, db[PRED_MAX_DRAWS], da[PRED_MAX_DRAWS];
 			struct repro_row *row;
 			char prefix[64];
+			int nb, na;
 
 			if (strcmp(s0_rows[i].type, type))
 				continue;
-			if (points(s, &pf, s0_rows[i].threads, &b, &a)) {
+			if (placements_point(&s[0], &pf, s0_rows[i].threads, &cb, db, &nb) ||
+			    placements_point(&s[1], &pf, s0_rows[i].threads, &ca, da, &na)) {
 				err = -1;
 				break;
 			}
@@ -200,11 +235,8 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 			if (row) {
 				snprintf(row->label, sizeof(row->label),
 					 "  predicted: %d CPUs of %.24s", s0_rows[i].threads, pf.name);
-				fill(row, b.pages_per_sec, a.pages_per_sec, b.draws, a.draws,
-				     b.nr_draws);
+				fill(row, cb, ca, db, da, nb < na ? nb : na);
 			}
-			pred_point_free(&b);
-			pred_point_free(&a);
 		}
 		side_free(&s[0]);
 		side_free(&s[1]);
@@ -525,39 +557,6 @@ static int s3_record(const struct repro_opts *ro, const char *bin, const char *t
 	return err ? -1 : 0;
 }
 
-/*
- * A side at @cpus: both placements of mem_cgroup_per_node (as recorded,
- * and 64 bytes the other way), averaged, as the mail's 7 memcgs landed
- * at both; each its recordings pooled, each draw of the machine the same
- * for every side and placement.
- */
-static int s3_point(const struct side *s, const struct pred_profile *pf, int cpus,
-		    double *central, double *draws, int *nr_draws)
-{
-	struct pred_point pt[2];
-	int k, d;
-
-	for (k = 0; k < 2; k++) {
-		struct pred_model_opts mo = {
-			.impl = LOCK_QSPINLOCK, .draws = REPRO_DRAWS, .seed = 1,
-			.acquisitions = 400000, .other_placement = k,
-		};
-
-		if (pred_model_pooled(s->rec, s->nr, pf, cpus, &mo, &pt[k])) {
-			if (k)
-				pred_point_free(&pt[0]);
-			return -1;
-		}
-	}
-	*central = (pt[0].pages_per_sec + pt[1].pages_per_sec) / 2;
-	*nr_draws = pt[0].nr_draws < pt[1].nr_draws ? pt[0].nr_draws : pt[1].nr_draws;
-	for (d = 0; d < *nr_draws; d++)
-		draws[d] = (pt[0].draws[d] + pt[1].draws[d]) / 2;
-	pred_point_free(&pt[0]);
-	pred_point_free(&pt[1]);
-	return 0;
-}
-
 /* the measured row "TYPE, N threads (here M): SUFFIX" */
 static int s3_row(const struct repro_table *t, const char *type, int threads, const char *suffix)
 {
@@ -592,7 +591,7 @@ static int s3_type_rows(const char *type, const struct side *sides,
 		if (strcmp(s3_rows[i].type, type))
 			continue;
 		for (k = 0; k < S3_SIDES; k++) {
-			if (s3_point(&sides[k], pf, s3_rows[i].threads, &c[k], d[k], &n))
+			if (placements_point(&sides[k], pf, s3_rows[i].threads, &c[k], d[k], &n))
 				return -1;
 			nd = n < nd ? n : nd;
 		}
@@ -671,6 +670,8 @@ int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char
 		repro_table_note(t, "predicted: lrulab predict, 1-thread recordings here (%d a side), profiles/skylake-2s-80; the central figures are the median recording's, the CI column the P10-P90 of %d paired draws of the profile's ranges for every recording, so it holds their spread",
 				 strcmp(which, "s1") ? REPRO_RECORDINGS : REPRO_S1_RECORDINGS,
 				 REPRO_DRAWS);
+		if (!strcmp(which, "s0"))
+			repro_table_note(t, "predicted: each side the mean of mem_cgroup_per_node's two placements in its 128-byte pair (as recorded, and 64 bytes the other way), as the mail's fresh memcgs landed at both");
 	}
 	return err;
 }
