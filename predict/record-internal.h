@@ -23,13 +23,12 @@ struct rec_event {
 
 /*
  * A model CPU's events as they happen, in its thread's own storage: a
- * small ring, emptied into the CPU's buffer when the thread's outermost
- * hold has been timed, and the acquisition events go with now (kept by
- * the lock hooks).  A store into the big buffer, or into a ring in a
- * global array, from inside a hold cost lru_lock's holds 10-25%: a page
- * the hold's own work does not touch (a TLB miss under a guest's nested
- * paging) and lines to fetch.  Thread-local, it costs them nothing
- * measurable.
+ * small ring, emptied into the CPU's buffer by the thread when its
+ * outermost hold has been timed, and the acquisition events go with now
+ * (kept by the lock hooks).  Appending is a handful of stores, no call
+ * and no clock read; it still lengthens the holds it happens in (shmem
+ * fault-free, one thread: lru_lock's holds by 5-11%, about 10 ns an
+ * event), which is not taken off.
  */
 #define EV_RING		64
 

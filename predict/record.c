@@ -72,9 +72,9 @@ static struct rec_cpu rec_cpus[LRULAB_MAX_CPUS];
 static __thread char thread_token;
 __thread struct rec_ev_cursor rec_ev_cur;
 
-/* Where the CPU's next event goes: in the innermost open hold, or before the next acquisition. */
 static u32 rec_gen;
 
+/* Where the CPU's next event goes: in the innermost open hold, or before the next acquisition. */
 static void cursor_sync(struct rec_cpu *rc)
 {
 	struct rec_ev_cursor *c = &rec_ev_cur;
@@ -266,12 +266,7 @@ void pred_record_released(spinlock_t *l, u64 t_req, u64 hold, u64 now)
 	rc->depth--;
 	if (!rc->depth) {
 		rc->mark = now;
-		/*
-		 * The hold is timed: the ring goes to the buffer now, so that
-		 * the stores drain during the work that follows.  Before an
-		 * acquisition they drained into its hold, the stores of which
-		 * queue behind them.
-		 */
+		/* the hold is timed: the thread's ring goes to the buffer */
 		if (rec_ev_cur.nr)
 			pred_record_ev_flush();
 	}
