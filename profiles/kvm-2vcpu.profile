@@ -1,5 +1,6 @@
 # This machine, measured by `lrulab calibrate --name kvm-2vcpu --out profiles/kvm-2vcpu.profile`:
-# a KVM guest with 2 vCPUs, shared with other work while it ran (ranges are wide).
+# a KVM guest with 2 vCPUs, quiet (nothing else running) when measured on 2026-12-01 20:40 UTC.
+# An earlier measurement taken while other work ran gave line transfers of 112 ns [75 419].
 # lrulab machine profile (lrulab predict --machine); every cost is
 # VALUE [LO HI] source: WHERE IT CAME FROM
 name = kvm-2vcpu
@@ -8,16 +9,16 @@ sockets = 1
 cores_per_socket = 2
 threads_per_core = 1
 cpu_order = smt-last
-xfer_smt_ns = 111.9 [74.82 418.7] source: no such pair of processors here; xfer_socket_ns, unused for this topology
-xfer_socket_ns = 111.9 [74.82 418.7] source: lrulab calibrate: CAS ping-pong CPU 0 <-> 1, round trip / 2, median of 5 (range: min-max)
-xfer_remote_ns = 111.9 [74.82 418.7] source: no such pair of processors here; xfer_socket_ns, unused for this topology
-lock_local_ns = 8.143 [7.381 28.03] source: lrulab calibrate: qspinlock lock+unlock, one thread, median of 5
-handoff_qspinlock_ns = 24.14 [0 33.14] source: lrulab calibrate: qspinlock release to the waiter's grant, 1 waiter, median 136.0 ns (P10-P90 42.0-145.0) less xfer_socket_ns
-ticket_slope_ns = 0 [0 55.93] source: lrulab calibrate: ticket handoff with 1 waiter 60.0 ns less xfer_socket_ns (no processors for a slope)
-tas_beta = 0.5019 [0 1.253] source: lrulab calibrate: test-and-set handoff with 1 waiter 168.0 ns / xfer_socket_ns - 1
-clock_read_ns = 11 [11 11] source: lrulab_clock_cost_ns(): median of back-to-back reads (tsc)
+xfer_smt_ns = 64.6 [59.8 71.48] source: no such pair of processors here; xfer_socket_ns, unused for this topology
+xfer_socket_ns = 64.6 [59.8 71.48] source: lrulab calibrate: CAS ping-pong CPU 0 <-> 1, round trip / 2, median of 5 (range: min-max)
+xfer_remote_ns = 64.6 [59.8 71.48] source: no such pair of processors here; xfer_socket_ns, unused for this topology
+lock_local_ns = 8.375 [7.777 8.956] source: lrulab calibrate: qspinlock lock+unlock, one thread, median of 5
+handoff_qspinlock_ns = 70.4 [0 87.4] source: lrulab calibrate: qspinlock release to the waiter's grant, 1 waiter, median 135.0 ns (P10-P90 42.0-152.0) less xfer_socket_ns
+ticket_slope_ns = 67.4 [0 133.4] source: lrulab calibrate: ticket handoff with 1 waiter 132.0 ns less xfer_socket_ns (no processors for a slope)
+tas_beta = 1.415 [0 2.622] source: lrulab calibrate: test-and-set handoff with 1 waiter 156.0 ns / xfer_socket_ns - 1
+clock_read_ns = 10 [10 10] source: lrulab_clock_cost_ns(): median of back-to-back reads (tsc)
 freq_one_busy_mhz = 2600 [2600 2600] source: /proc/cpuinfo cpu MHz (the system shows no cpufreq)
-freq_all_busy_mhz = 2600 [2470 2600] source: lrulab calibrate: a busy loop 29.047 ms alone, 29.047 ms with all 2 processors busy (medians of 5), times freq_one_busy_mhz
+freq_all_busy_mhz = 2667 [2534 2667] source: lrulab calibrate: a busy loop 16.738 ms alone, 16.317 ms with all 2 processors busy (medians of 5), times freq_one_busy_mhz
 smt_speed = 1 [1 1] source: no SMT siblings here; unused
 core_speed = 1 [1 1] source: the recording machine itself
-adjacent_line_prefetch = 1 [1 1] source: lrulab calibrate: /proc/cpuinfo vendor_id GenuineIntel; Intel's optimization manual: the L2 spatial prefetcher fetches lines in 128-byte aligned pairs
+adjacent_line_prefetch = 1 [1 1] source: lrulab calibrate: /proc/cpuinfo vendor_id GenuineIntel; Intel's optimization manual: the L2 spatial prefetcher fetches 128-byte aligned pairs
