@@ -28,7 +28,7 @@ u64 bench_rng_next(struct bench_rng *r)
 	return z ^ (z >> 31);
 }
 
-static int double_cmp(const void *a, const void *b)
+int bench_double_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -50,7 +50,7 @@ double bench_median(const double *v, int n)
 	if (!s)
 		return NAN;
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), double_cmp);
+	qsort(s, n, sizeof(*s), bench_double_cmp);
 	m = median_sorted(s, n);
 	free(s);
 	return m;
@@ -63,7 +63,7 @@ static double resampled_median(const double *v, int n, double *scratch,
 
 	for (i = 0; i < n; i++)
 		scratch[i] = v[bench_rng_next(rng) % n];
-	qsort(scratch, n, sizeof(*scratch), double_cmp);
+	qsort(scratch, n, sizeof(*scratch), bench_double_cmp);
 	return median_sorted(scratch, n);
 }
 
@@ -103,7 +103,7 @@ int bench_ratio_ci(const double *a, int na, const double *b, int nb,
 		}
 		ratios[i] = mb / ma;
 	}
-	qsort(ratios, iters, sizeof(*ratios), double_cmp);
+	qsort(ratios, iters, sizeof(*ratios), bench_double_cmp);
 	*lo = quantile_sorted(ratios, iters, 0.025);
 	*hi = quantile_sorted(ratios, iters, 0.975);
 out:
@@ -113,6 +113,18 @@ out:
 }
 
 /* ---- runs in fresh processes ---- */
+
+int bench_tmpfile(const char *stem, char *path, size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+	int n = snprintf(path, len, "%s/lrulab-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", stem);
+
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkstemp(path);
+}
 
 const char *bench_self_exe(void)
 {

@@ -475,14 +475,7 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 	return err;
 }
 
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double percentile(const double *sorted, int n, double q)
+double pred_percentile(const double *sorted, int n, double q)
 {
 	double pos = q * (n - 1);
 	int i = (int)pos;
@@ -659,9 +652,9 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 		pred_result_free(&res);
 	}
 	band[mo->draws] = pt->pages_per_sec;
-	qsort(band, mo->draws + 1, sizeof(*band), dbl_cmp);
-	pt->band_low = percentile(band, mo->draws + 1, 0.1);
-	pt->band_high = percentile(band, mo->draws + 1, 0.9);
+	qsort(band, mo->draws + 1, sizeof(*band), bench_double_cmp);
+	pt->band_low = pred_percentile(band, mo->draws + 1, 0.1);
+	pt->band_high = pred_percentile(band, mo->draws + 1, 0.9);
 out:
 	free(topo);
 	free(band);

@@ -14,24 +14,6 @@
 
 #include "predict-internal.h"
 
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* P(q) of @n sorted values, interpolated as the single recording's band is */
-static double rank(const double *v, int n, double q)
-{
-	double pos = q * (n - 1);
-	int i = (int)pos;
-
-	if (i >= n - 1)
-		return v[n - 1];
-	return v[i] + (pos - i) * (v[i + 1] - v[i]);
-}
-
 /* the recording whose central pages/s is the median of @k */
 static int median_index(const struct pred_point *pts, int k)
 {
@@ -74,9 +56,9 @@ void pred_pool_points(struct pred_point *pts, int k, struct pred_point *out)
 		if (i != m)
 			pred_point_free(&pts[i]);
 	}
-	qsort(v, n, sizeof(v[0]), dcmp);
-	out->band_low = rank(v, n, 0.1);
-	out->band_high = rank(v, n, 0.9);
+	qsort(v, n, sizeof(v[0]), bench_double_cmp);
+	out->band_low = pred_percentile(v, n, 0.1);
+	out->band_high = pred_percentile(v, n, 0.9);
 	out->nr_recordings = k;
 }
 

@@ -50,7 +50,7 @@ static int usemem_once(const char *prog, const struct bench_opts *o, long thread
 int pred_record_usemem(const char *prog, const struct bench_opts *o, long threads,
 		       struct pred_recording *rec, double *steal_per_access)
 {
-	char path[] = "/tmp/lrulab-usemem-record-XXXXXX";
+	char path[4096];
 	struct bench_opts p = *o;
 	json_t *j = NULL;
 	double plain;
@@ -62,7 +62,7 @@ int pred_record_usemem(const char *prog, const struct bench_opts *o, long thread
 	json_decref(j);
 	if (err)
 		return -1;
-	fd = mkstemp(path);
+	fd = bench_tmpfile("usemem-record", path, sizeof(path));
 	if (fd < 0) {
 		fprintf(stderr, "%s: cannot make a file for the recording: %s\n", prog,
 			strerror(errno));

@@ -63,13 +63,6 @@ static int record_side(const struct repro_opts *ro, const char *workload, bool s
 	return 0;
 }
 
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* P10 and P90 of the paired deltas and the central one (@cb, @ca), in percent */
 static void paired_band(double cb, double ca, const double *b, const double *a, int n,
 			double *lo, double *hi)
@@ -87,7 +80,7 @@ static void paired_band(double cb, double ca, const double *b, const double *a, 
 		*lo = *hi = NAN;
 		return;
 	}
-	qsort(d, k, sizeof(d[0]), dcmp);
+	qsort(d, k, sizeof(d[0]), bench_double_cmp);
 	*lo = d[(k - 1) / 10];
 	*hi = d[k - 1 - (k - 1) / 10];
 }
@@ -479,7 +472,7 @@ static int s3_record(const struct repro_opts *ro, const char *bin, const char *t
 		     bool direct, struct side *s)
 {
 	const char *work = repro_fault_work(ro, "fault-free", type, 0);
-	char prof[4096], file[] = "/tmp/lrulab-s3-XXXXXX", secs[16], nrec[8], name[64];
+	char prof[4096], file[4096], secs[16], nrec[8], name[4160];
 	const char *argv[32];
 	int n = 0, fd, status, err, k;
 	pid_t pid;
@@ -489,9 +482,10 @@ static int s3_record(const struct repro_opts *ro, const char *bin, const char *t
 			REPRO_PROG);
 		return -1;
 	}
-	fd = mkstemp(file);
+	fd = bench_tmpfile("s3", file, sizeof(file));
 	if (fd < 0) {
-		fprintf(stderr, "%s: --predict: cannot make a temporary file in /tmp\n", REPRO_PROG);
+		fprintf(stderr, "%s: --predict: cannot make a temporary file: %s\n", REPRO_PROG,
+			strerror(errno));
 		return -1;
 	}
 	close(fd);

@@ -414,6 +414,13 @@ int bench_collect(const char *prog, const struct bench_config *cfg, int ncfg,
 double bench_json_number(json_t *run, const char *key);
 /* The binary this process runs (/proc/self/exe), or argv0's resolution. */
 const char *bench_self_exe(void);
+/* qsort()'s comparison of doubles, ascending */
+int bench_double_cmp(const void *a, const void *b);
+/*
+ * A new empty file $TMPDIR/lrulab-@stem-XXXXXX (/tmp without TMPDIR), its
+ * name in @path: its descriptor, or -1 with errno set.
+ */
+int bench_tmpfile(const char *stem, char *path, size_t len);
 
 /* "Intel(R) Xeon(R) ..., 2 processors, Linux 6.1.0" */
 void bench_machine_describe(char *buf, size_t len);
