@@ -11,12 +11,15 @@ GITREV := $(shell git describe --always --dirty 2>/dev/null)
 CC ?= gcc
 B := build/$(VARIANT)
 
-PKGS := liburcu-memb liburcu-cds ck jansson libzstd zlib
-DEPS_OK := $(shell pkg-config --exists $(PKGS) cmocka 2>/dev/null && echo yes)
-ifneq ($(DEPS_OK),yes)
+LIB_PKGS := liburcu-memb liburcu-cds ck libzstd
+PKGS := $(LIB_PKGS) jansson zlib
+# The library needs liburcu, ck and zstd (swap's compressed store); the
+# command also jansson and zlib;
+# the tests cmocka.  Installing is scripts/install-deps.sh's job, not make's.
+DEPS_MISSING := $(shell for p in $(PKGS) cmocka; do pkg-config --exists $$p 2>/dev/null || echo $$p; done)
+ifneq ($(strip $(DEPS_MISSING)),)
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
-$(info make: dependencies missing; running scripts/install-deps.sh)
-$(shell ./scripts/install-deps.sh >&2)
+$(error missing libraries: $(strip $(DEPS_MISSING)); run ./scripts/install-deps.sh (as root) first)
 endif
 endif
 
@@ -40,9 +43,16 @@ LDFLAGS := -pthread $(filter -fsanitize=%,$(CFLAGS_$(VARIANT))) $(LDFLAGS_$(VARI
 LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 TEST_LDLIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
-LIB_SRC := $(wildcard lib/*.c mm/*.c bench/*.c replay/*.c predict/*.c)
+# The library is the model: lib/ and mm/, whose headers are include/lrulab/.
+# The command (bench/, replay/, predict/, tools/) is built on it and keeps
+# its headers beside its code, included as "dir/name.h" from the tree's
+# root: only the command's objects and the tests get -I. for that.
+LIB_SRC := $(wildcard lib/*.c mm/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 LIB := $(B)/liblrulab.a
+CMD_SRC := $(filter-out tools/lrulab.c,$(wildcard bench/*.c replay/*.c predict/*.c tools/*.c))
+CMD_OBJ := $(CMD_SRC:%.c=$(B)/%.o)
+CMD_LIB := $(B)/liblrulab-cmd.a
 TOOL := $(B)/lrulab
 TEST_SRC := $(wildcard tests/test_*.c)
 TESTS := $(TEST_SRC:tests/%.c=$(B)/tests/%)
@@ -54,20 +64,25 @@ STRESS := $(STRESS_SRC:tests/%.c=$(B)/tests/%)
 
 all: $(LIB) $(TOOL)
 
-# The release build also makes build/pncold/lrulab, the same command
-# with the pn-cold-pairing layout, so that both layouts sit side by side.
+# build/pncold/lrulab: the same command with the pn-cold-pairing layout,
+# which `repro s3` runs beside build/release/lrulab; `make run` and
+# `make check` build it, `make` alone does not.
 .PHONY: pncold check-pncold pncold-run
-ifeq ($(VARIANT),release)
-all: pncold
-endif
 pncold:
-	$(MAKE) VARIANT=pncold all
+	$(MAKE) --no-print-directory VARIANT=pncold all
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+$(CMD_OBJ) $(B)/tools/lrulab.o $(TESTS:=.o) $(STRESS:=.o): CFLAGS += -I.
+
 $(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(CMD_LIB): $(CMD_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
@@ -84,10 +99,10 @@ $(B)/tools/lrulab.o: $(B)/version.h
 .PHONY: FORCE
 FORCE:
 
-$(TOOL): $(B)/tools/lrulab.o $(LIB)
+$(TOOL): $(B)/tools/lrulab.o $(CMD_LIB) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(B)/tests/%: $(B)/tests/%.o $(LIB)
+$(B)/tests/%: $(B)/tests/%.o $(CMD_LIB) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) $(TEST_LDLIBS) -o $@
 
 # Unit tests, then the stress tests under ThreadSanitizer and AddressSanitizer.
@@ -146,7 +161,7 @@ stress-run: $(TESTS) $(STRESS)
 		$(STEP) run $(CHECK_DIR) $(VARIANT) "$$t $$a" $$t $$a; done
 	@$(STEP) end $(CHECK_DIR) $(VARIANT)
 
-run: all
+run: all pncold
 	$(TOOL) demo
 	$(TOOL) repro all --predict
 
@@ -155,8 +170,9 @@ static:
 	$(MAKE) VARIANT=static-pncold all
 	@echo "static binaries: build/static/lrulab, build/static-pncold/lrulab (s3's layout)"
 
-# The command, the library, its headers and a pkg-config file.  The
-# library is static, so lrulab.pc names what it links against.
+# The command, the library, the library's headers (include/lrulab/ only:
+# the command's stay in the tree) and a pkg-config file.  The library is
+# static, so lrulab.pc names what it links against.
 PREFIX ?= /usr/local
 BINDIR := $(PREFIX)/bin
 LIBDIR := $(PREFIX)/lib
@@ -176,7 +192,7 @@ install: $(LIB) $(TOOL)
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/liblrulab.a
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCDIR)/lrulab/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
-		-e 's|@REQUIRES@|$(PKGS)|' lrulab.pc.in >$(DESTDIR)$(PCDIR)/lrulab.pc
+		-e 's|@REQUIRES@|$(LIB_PKGS)|' lrulab.pc.in >$(DESTDIR)$(PCDIR)/lrulab.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lrulab $(DESTDIR)$(LIBDIR)/liblrulab.a \
@@ -191,4 +207,4 @@ deps:
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(TESTS:=.d) $(STRESS:=.d) $(B)/tools/lrulab.d
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TESTS:=.d) $(STRESS:=.d) $(B)/tools/lrulab.d

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <lrulab/bench.h>
-#include <lrulab/commands.h>
-#include <lrulab/parse.h>
+#include "bench/bench.h"
+#include "tools/commands.h"
+#include "tools/parse.h"
 
 #define AB_PROG "lrulab ab"
 

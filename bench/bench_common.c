@@ -16,8 +16,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <lrulab/bench.h>
-#include <lrulab/host.h>
+#include "bench/bench.h"
+#include "bench/host.h"
 #include <lrulab/lru_gen_debugfs.h>
 #include <lrulab/workqueue.h>
 
@@ -420,7 +420,8 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	r->cpus = lrulab_nr_processors();
 
 	apply_switches(o);
-	lru_hold_profile_enabled = o->profile_hold;
+	if (o->profile_hold)
+		lru_hold_profile_start();
 	cfg.nr_cpus = (int)threads;
 	/*
 	 * Room for every thread's region plus what per-CPU page lists and
@@ -446,7 +447,7 @@ int bench_run(const struct bench_workload *w, const struct bench_opts *o,
 	cfg.lru_gen = bench_lru_gen_caps(o);
 	err = lrulab_init(&cfg);
 	if (err) {
-		lru_hold_profile_enabled = false;
+		lru_hold_profile_stop();
 		lrulab_switches_clear();
 		return err;
 	}
@@ -539,7 +540,7 @@ out:
 	r->lru_gen_show = bench_show_capture(o);
 	lrulab_exit();
 	/* a later run, or a test, starts from the kernel before every patch */
-	lru_hold_profile_enabled = false;
+	lru_hold_profile_stop();
 	lrulab_switches_clear();
 	fault_extra_ns = 0;
 	return 0;

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 #include <lrulab/mglru.h>
-#include <lrulab/parse.h>
+#include "tools/parse.h"
 
 static const struct bench_workload *const bench_workloads[] = {
 	&fault_free_workload,

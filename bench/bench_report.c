@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lrulab/bench.h>
-#include <lrulab/commands.h>
-#include <lrulab/host.h>
-#include <lrulab/predict.h>
+#include "bench/bench.h"
+#include "tools/commands.h"
+#include "bench/host.h"
+#include "predict/predict.h"
 
 /* ---- output ---- */
 

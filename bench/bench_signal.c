@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 
 volatile sig_atomic_t bench_interrupted;
 

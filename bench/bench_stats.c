@@ -15,7 +15,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 
 /* ---- statistics ---- */
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lrulab/host.h>
+#include "bench/host.h"
 
 #define CALIB_HOST_REPS		5
 #define CALIB_MODEL_REPS	3

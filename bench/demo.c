@@ -14,9 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include <lrulab/commands.h>
+#include "tools/commands.h"
 #include <lrulab/lrulab.h>
-#include <lrulab/parse.h>
+#include "tools/parse.h"
 #include <lrulab/workqueue.h>
 
 struct demo_opts {

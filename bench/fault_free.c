@@ -10,7 +10,7 @@
  */
 #include <errno.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 
 static void fault_free_defaults(struct bench_opts *o)
 {

@@ -29,9 +29,9 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 
-#include <lrulab/commands.h>
-#include <lrulab/host.h>
-#include <lrulab/parse.h>
+#include "tools/commands.h"
+#include "bench/host.h"
+#include "tools/parse.h"
 
 /* Regions start on a PMD boundary, so every folio size is aligned. */
 #define HOST_REGION_ALIGN	(2UL << 20)

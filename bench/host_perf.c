@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <lrulab/host.h>
+#include "bench/host.h"
 
 /* ---- perf's table ---- */
 

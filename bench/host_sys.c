@@ -20,7 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
-#include <lrulab/host.h>
+#include "bench/host.h"
 
 #define THP_DIR		"/sys/kernel/mm/transparent_hugepage"
 #define HOST_MAX_UNDO	64

@@ -4,7 +4,7 @@
  * readahead tracepoints (page_cache_sync_ra, page_cache_async_ra,
  * page_cache_ra_order) recorded in a tracefs instance of the run's own,
  * filtered to the run's files, over the timed window, and counted as the
- * model counts them (mm/readahead.c's readahead_events()).  The kernel
+ * model counts them (bench/ra_events.c, from mm/readahead.c's trace events).  The kernel
  * has no counter for readahead: tracing is the only account of it.
  *
  * The instance is made by the run's parent with its undo registered, so

@@ -40,9 +40,9 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-#include <lrulab/host.h>
+#include "bench/host.h"
 #include <lrulab/memcontrol.h>
-#include <lrulab/parse.h>
+#include "tools/parse.h"
 
 #include "host_usemem.h"
 

@@ -7,7 +7,7 @@
 #define LRULAB_BENCH_HOST_USEMEM_H
 
 #include <lrulab/fs.h>
-#include <lrulab/host.h>
+#include "bench/host.h"
 
 struct host_usemem_opts {
 	struct bench_opts b;		/* --mem, --max, --threads, --seconds, --pattern, ... */

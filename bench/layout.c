@@ -15,7 +15,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include <lrulab/commands.h>
+#include "tools/commands.h"
 #include <lrulab/memcontrol.h>
 #include <lrulab/switches.h>
 

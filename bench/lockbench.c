@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <lrulab/commands.h>
-#include <lrulab/parse.h>
+#include "tools/commands.h"
+#include "tools/parse.h"
 #include <lrulab/spinlock.h>
 
 #define PROG		"lrulab lockbench"

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 #include <lrulab/lru_gen_debugfs.h>
 #include <lrulab/mglru.h>
 #include <lrulab/mglru_walk.h>

@@ -11,7 +11,7 @@
  */
 #include <errno.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 
 static void mmap_madvise_defaults(struct bench_opts *o)
 {

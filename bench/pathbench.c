@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lrulab/commands.h>
+#include "tools/commands.h"
 #include <lrulab/lrulab.h>
-#include <lrulab/parse.h>
+#include "tools/parse.h"
 #include <lrulab/switches.h>
 
 struct path_sample {

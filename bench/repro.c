@@ -26,9 +26,9 @@
 #include <string.h>
 #include <time.h>
 
-#include <lrulab/bench.h>
-#include <lrulab/commands.h>
-#include <lrulab/parse.h>
+#include "bench/bench.h"
+#include "tools/commands.h"
+#include "tools/parse.h"
 
 #include "repro.h"
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 
 #define REPRO_PROG "lrulab repro"
 #define REPRO_MAX_ROWS 32

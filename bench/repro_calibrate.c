@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <lrulab/host.h>
+#include "bench/host.h"
 
 #include "repro.h"
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 
 #include "repro.h"
 

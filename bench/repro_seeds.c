@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 
 #include "repro.h"
 

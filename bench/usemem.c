@@ -28,12 +28,12 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
-#include <lrulab/bench.h>
-#include <lrulab/commands.h>
+#include "bench/bench.h"
+#include "tools/commands.h"
 #include <lrulab/fs.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/mglru.h>
-#include <lrulab/parse.h>
+#include "tools/parse.h"
 #include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
 #include <lrulab/vmscan.h>
@@ -496,6 +496,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	reclaim_throttle_stats(0, VMSCAN_THROTTLE_ISOLATED, &throttled0, &throttled_ns0);
 	if (o->regular)
 		usemem_stats_begin(&stats, leaf);
+	readahead_events_start();
 	readahead_events(ra0);
 	lockstat_reset();
 	getrusage(RUSAGE_SELF, &ru0);
@@ -516,6 +517,7 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	getrusage(RUSAGE_SELF, &ru1);
 	usemem_record_stop(o);
 	readahead_events(ra1);
+	readahead_events_stop();
 	all_vm_events(ev1);
 	usemem_lru_take(&snap1, leaf);
 	usemem_lru_delta(&snap1, &snap0);

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 #include <lrulab/fs.h>
 #include <lrulab/memcontrol.h>
 

@@ -9,7 +9,7 @@
  * but reading that exactly would flush the stats, which usemem leaves to
  * the kernel's timing).
  */
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 #include <lrulab/mglru.h>
 #include <lrulab/vmstat.h>
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 #include <lrulab/lrulab.h>
-#include <lrulab/parse.h>
+#include "tools/parse.h"
 
 int usemem_pattern_parse(const char *prog, const char *s, struct bench_opts *o)
 {

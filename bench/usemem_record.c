@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <lrulab/predict.h>
+#include "predict/predict.h"
 #include <lrulab/switches.h>
 
 #include "usemem.h"

@@ -22,9 +22,9 @@
 #include <string.h>
 
 #include <lrulab/spinlock.h>
+#include <lrulab/trace.h>
 
 #include "lockstat-internal.h"
-#include "../predict/record-internal.h"
 
 enum lockstat_mode lockstat_mode = LOCKSTAT_SAMPLED;
 
@@ -206,8 +206,8 @@ void __lockstat_acquired(spinlock_t *l, struct lock_site *site, u64 wait_t0,
 	period = lockstat_hold_sampled(READ_ONCE(lockstat_mode));
 	if (unlikely(!period))
 		return;			/* switched off while we waited */
-	/* a recording for the predictor times every hold */
-	if (unlikely(READ_ONCE(pred_recording)))
+	/* a consumer of every acquisition and release wants every hold timed */
+	if (trace_on(lock_acquired) || trace_on(lock_released))
 		period = 1;
 	s = &b->slow[id];
 	STAT_ADD(b->acquired[id], 1);
@@ -221,6 +221,7 @@ void __lockstat_acquired(spinlock_t *l, struct lock_site *site, u64 wait_t0,
 			STAT_SET(s->wait_max_ns, wait);
 		if (!n || wait < STAT_READ(s->wait_min_ns))
 			STAT_SET(s->wait_min_ns, wait);
+		trace_lock_contended(l, site, wait);
 	}
 
 	left = STAT_READ(b->countdown);
@@ -251,8 +252,7 @@ void __lockstat_acquired(spinlock_t *l, struct lock_site *site, u64 wait_t0,
 	b->held[left].lock = l;
 	b->held[left].id = id;
 	STAT_SET(b->nr_held, left + 1);
-	if (unlikely(READ_ONCE(pred_recording)))
-		pred_record_acquired(l, site);
+	trace_lock_acquired(l, site);
 	b->held[left].t0 = lrulab_now_ns();
 	b->held[left].treq = wait_t1 ? wait_t0 : b->held[left].t0;
 }
@@ -267,8 +267,7 @@ void __lockstat_released(struct lockstat_block *b, struct held_lock *h, u64 now)
 	if (i >= n)
 		return;
 	hold = hold > cost ? hold - cost : 0;
-	if (unlikely(READ_ONCE(pred_recording)))
-		pred_record_released(h->lock, h->treq, hold, now);
+	trace_lock_released(h->lock, h->treq, hold, now);
 	STAT_ADD(s->hold_timed, 1);
 	STAT_ADD(s->hold_timed_ns, hold);
 	if (hold > STAT_READ(s->hold_max_ns))
@@ -458,8 +457,7 @@ void lockstat_reset(void)
 	}
 	blocks_restart();
 	pthread_mutex_unlock(&block_mutex);
-	if (READ_ONCE(pred_recording))
-		pred_record_reset();
+	trace_lockstat_reset();
 }
 
 /* ---- the table ---- */

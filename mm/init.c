@@ -63,7 +63,6 @@ int lrulab_init(const struct lrulab_config *cfg)
 	}
 	mthp_stats_reset();
 	reclaim_throttle_reset();
-	readahead_events_reset();
 	lrulab_up = true;
 	return 0;
 

@@ -17,10 +17,10 @@
 #include <lrulab/memcontrol.h>
 #include <lrulab/workqueue.h>
 #include <lrulab/swap.h>
+#include <lrulab/trace.h>
 #include <lrulab/vmscan.h>
 
 #include "memcontrol-internal.h"
-#include "../predict/record-internal.h"
 
 /*
  * ---------------------------------------------------------------------
@@ -37,22 +37,22 @@ void page_counter_init(struct page_counter *counter, struct page_counter *parent
 }
 
 /*
- * For the predictor: a counter's usage is one atomic that every CPU
- * charging the memcg or a descendant writes, when its stock runs out
- * and when it uncharges freed folios.  Out of line, for the same reason
- * as mm/vmstat.c's record_fold().
+ * A counter's usage is one atomic that every CPU charging the memcg or a
+ * descendant writes, when its stock runs out and when it uncharges freed
+ * folios: a shared line, traced.  Out of line, so that the charge path
+ * stays what it is with no probe on.
  */
-static __attribute__((noinline, cold)) void record_usage(struct page_counter *counter)
+static __attribute__((noinline, cold)) void trace_usage(struct page_counter *counter)
 {
-	pred_record_event_fast(PRED_EV_PAGE_COUNTER, &counter->usage, NULL, 0, 0, 0);
+	trace_page_counter(&counter->usage);
 }
 
 static void page_counter_cancel(struct page_counter *counter, unsigned long nr_pages)
 {
 	long new = atomic_long_sub_return(nr_pages, &counter->usage);
 
-	if (unlikely(READ_ONCE(pred_recording)))
-		record_usage(counter);
+	if (trace_on(page_counter))
+		trace_usage(counter);
 
 	/* more uncharged than charged: a caller bug, keep the counter sane */
 	if (new < 0) {
@@ -75,8 +75,8 @@ bool page_counter_try_charge(struct page_counter *counter, unsigned long nr_page
 	for (c = counter; c; c = c->parent) {
 		long new = atomic_long_add_return(nr_pages, &c->usage);
 
-		if (unlikely(READ_ONCE(pred_recording)))
-			record_usage(c);
+		if (trace_on(page_counter))
+			trace_usage(c);
 		if (new > (long)READ_ONCE(c->max)) {
 			atomic_long_sub(nr_pages, &c->usage);
 			atomic_long_inc(&c->failcnt);

@@ -20,11 +20,11 @@
 #include <lrulab/memcontrol.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/switches.h>
+#include <lrulab/trace.h>
 #include <lrulab/vmstat.h>
 #include <lrulab/workqueue.h>
 
 #include "memcontrol-internal.h"
-#include "../predict/record-internal.h"
 
 static pthread_mutex_t memcg_rstat_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -134,18 +134,17 @@ static unsigned int memcg_event_weight(unsigned long count)
  * every level above it does too.
  */
 /*
- * For the predictor: the memcg's stats_updates is one atomic every CPU
- * charged to the memcg (or below it) adds to.  The batches a pending
- * flush holds back are not counted: that would cost every update, inside
+ * The memcg's stats_updates is one atomic every CPU charged to the memcg
+ * (or below it) adds to: a shared line, traced.  The batches a pending
+ * flush holds back are not traced: that would cost every update, inside
  * lru_lock's holds too, and with N CPUs the atomic takes at most N + 1
  * batches a flush period anyway.  Out of line, so that the update path
- * stays what it is without a recording.
+ * stays what it is with no probe on.
  */
 static __attribute__((noinline, cold))
-void record_spill(struct memcg_vmstats_percpu *statc, unsigned int updates)
+void trace_spill(struct memcg_vmstats_percpu *statc, unsigned int updates)
 {
-	pred_record_event_fast(PRED_EV_MEMCG_SPILL, &statc->vmstats->stats_updates, NULL,
-			       updates, 0, 0);
+	trace_memcg_batch(&statc->vmstats->stats_updates, updates);
 }
 
 static void memcg_rstat_updated(struct mem_cgroup *memcg, unsigned int weight, int cpu)
@@ -172,8 +171,8 @@ static void memcg_rstat_updated(struct mem_cgroup *memcg, unsigned int weight, i
 		}
 		smp_store_release(&statc->stats_updates, 0U);
 		atomic_add((int)updates, &statc->vmstats->stats_updates);
-		if (unlikely(READ_ONCE(pred_recording)))
-			record_spill(statc, updates);
+		if (trace_on(memcg_batch))
+			trace_spill(statc, updates);
 	}
 }
 
@@ -222,36 +221,36 @@ static void __mod_memcg_node_state(struct mem_cgroup *memcg, int nid,
 }
 
 /*
- * For the predictor: the lines of mem_cgroup_per_node an update reads,
- * whose 128-byte pair partners a prefetching CPU fetches with them
- * (predict/record_gather.c works out the partners).  Out of line, so
- * that the update path stays what it is without a recording.
+ * The lines of mem_cgroup_per_node an update reads, whose 128-byte pair
+ * partners a prefetching CPU fetches with them (a consumer works out the
+ * partners from the addresses).  Out of line, so that the update path
+ * stays what it is with no probe on.
  */
 static __attribute__((noinline, cold))
-void record_pn_reads(const void *read_mostly, const void *pgdat)
+void trace_pn_reads(const void *read_mostly, const void *pgdat)
 {
-	pred_record_pair_read_fast(read_mostly);
+	trace_pair_read(read_mostly);
 	if (pgdat)
-		pred_record_pair_read_fast(pgdat);
+		trace_pair_read(pgdat);
 }
 
 /*
  * Not inside a section of the object's own lru_lock: the lines these
  * reads and their partners fall on are written, when at all, under that
  * lock (list heads, lru_zone_size[]), so such a read costs nothing; and
- * recording it, or even calling to find that out, would lengthen the
- * recorded holds (an LRU size update per folio).
+ * tracing it, or even calling to find that out, would lengthen the
+ * traced holds (an LRU size update per folio).
  */
-static inline bool pn_reads_recorded(struct mem_cgroup_per_node *pn)
+static inline bool pn_reads_traced(struct mem_cgroup_per_node *pn)
 {
-	return rec_ev_cur.lock != &pn->lruvec.lru_lock;
+	return trace_on(pair_read) && trace_ring.ctx_lock != &pn->lruvec.lru_lock;
 }
 
 static void mod_memcg_node_state(struct mem_cgroup *memcg, int nid,
 				 enum node_stat_item idx, int val)
 {
-	if (unlikely(READ_ONCE(pred_recording)) && pn_reads_recorded(memcg->nodeinfo[nid]))
-		record_pn_reads(&memcg->nodeinfo[nid]->lruvec_stats_percpu, NULL);
+	if (pn_reads_traced(memcg->nodeinfo[nid]))
+		trace_pn_reads(&memcg->nodeinfo[nid]->lruvec_stats_percpu, NULL);
 	__mod_memcg_node_state(memcg, nid, idx, val);
 }
 
@@ -267,8 +266,8 @@ void __mod_memcg_lruvec_state(struct lruvec *lruvec, enum node_stat_item idx, in
 	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 	int nid = lruvec_pgdat(lruvec)->node_id;
 
-	if (unlikely(READ_ONCE(pred_recording)) && pn_reads_recorded(lruvec_pn(lruvec)))
-		record_pn_reads(&lruvec_pn(lruvec)->memcg, &lruvec->pgdat);
+	if (pn_reads_traced(lruvec_pn(lruvec)))
+		trace_pn_reads(&lruvec_pn(lruvec)->memcg, &lruvec->pgdat);
 	__mod_memcg_node_state(memcg, nid, idx, val);
 }
 

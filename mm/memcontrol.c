@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include <lrulab/memcontrol.h>
+#include <lrulab/trace.h>
 #include <lrulab/mglru.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/workqueue.h>
@@ -298,6 +299,32 @@ static void css_ref_kill(struct mem_cgroup *memcg)
  * The tree and the lifetime of a memcg
  * ---------------------------------------------------------------------
  */
+/*
+ * What every lru_lock hold writes besides the lock word, for consumers
+ * that cost line transfers: the lruvec's list heads and the memcg's
+ * lru_zone_size[], and the folio next to the ones a section links or
+ * unlinks, written last by whoever held the lock before; that one has
+ * no address of its own, so it gets an id no address can have.
+ */
+static int lru_lock_lines(const spinlock_t *lock, uintptr_t *lines, int max)
+{
+	const struct lruvec *lruvec = container_of(lock, struct lruvec, lru_lock);
+	const struct mem_cgroup_per_node *pn = lruvec_pn((struct lruvec *)lruvec);
+	uintptr_t cand[] = {
+		(uintptr_t)&lruvec->lists[0] >> 6,
+		(uintptr_t)&lruvec->lists[NR_LRU_LISTS - 1] >> 6,
+		(uintptr_t)&pn->lru_zone_size[0][0] >> 6,
+		((uintptr_t)lock >> 6) | (1ULL << 60),
+	};
+	int n = 0;
+
+	while (n < max && n < (int)ARRAY_SIZE(cand)) {
+		lines[n] = cand[n];
+		n++;
+	}
+	return n;
+}
+
 static void memcg_lruvec_init(struct lruvec *lruvec, struct pglist_data *pgdat)
 {
 	enum lru_list lru;
@@ -306,6 +333,7 @@ static void memcg_lruvec_init(struct lruvec *lruvec, struct pglist_data *pgdat)
 	for_each_lru(lru)
 		INIT_LIST_HEAD(&lruvec->lists[lru]);
 	spin_lock_init(&lruvec->lru_lock);
+	lock_class_set_lines("lru_lock", lru_lock_lines);
 	lruvec->pgdat = pgdat;
 	lru_gen_init_lruvec(lruvec);
 }

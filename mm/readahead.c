@@ -31,26 +31,9 @@
 
 #include <lrulab/fs.h>
 #include <lrulab/mm.h>
+#include <lrulab/trace.h>
 
 #include "file-internal.h"
-
-static atomic_long_t ra_events[NR_RA_EVENTS];
-
-void readahead_events(unsigned long ev[NR_RA_EVENTS])
-{
-	int i;
-
-	for (i = 0; i < NR_RA_EVENTS; i++)
-		ev[i] = (unsigned long)atomic_long_read(&ra_events[i]);
-}
-
-void readahead_events_reset(void)
-{
-	int i;
-
-	for (i = 0; i < NR_RA_EVENTS; i++)
-		atomic_long_set(&ra_events[i], 0);
-}
 
 static void do_page_cache_ra(struct file *file, unsigned long index,
 			     unsigned long nr_to_read, unsigned long lookahead_size,
@@ -62,7 +45,7 @@ static unsigned int ilog2_ul(unsigned long n)
 }
 
 /*
- * page_cache_ra_order(), less the large folios: counted where its
+ * page_cache_ra_order(), less the large folios: traced where its
  * tracepoint is, then the order it would allocate at, kept in ra->order
  * (the stream's, no more than the mapping's nor the window's; 0 in a
  * mapping without large folios), then the window read in order-0 folios.
@@ -72,8 +55,7 @@ static void page_cache_ra_order(struct file *file, struct file_ra_state *ra,
 {
 	unsigned int max_order = file->f_mapping->max_folio_order;
 
-	atomic_long_inc(&ra_events[RA_WINDOWS]);
-	atomic_long_add((long)ra->size, &ra_events[RA_WINDOW_PAGES]);
+	trace_readahead_window(ra->start, ra->size, ra->async_size);
 	if (!max_order)
 		ra->order = 0;
 	else
@@ -192,7 +174,7 @@ void page_cache_sync_ra(struct file *file, unsigned long index,
 	bool forced = file->f_mode & FMODE_RANDOM;
 	unsigned long max_pages, prev_index, miss, contig;
 
-	atomic_long_inc(&ra_events[RA_SYNC_RA]);
+	trace_readahead_sync(index, req_count);
 	/* readahead off: still read the demanded page as readahead does */
 	if (!ra->ra_pages) {
 		req_count = 1;
@@ -246,7 +228,7 @@ void page_cache_async_ra(struct file *file, struct folio *folio,
 	/* PG_readahead is PG_reclaim: under writeback it is the latter */
 	if (folio_test_writeback(folio))
 		return;
-	atomic_long_inc(&ra_events[RA_ASYNC_RA]);
+	trace_readahead_async(index);
 	folio_clear_readahead(folio);
 	max_pages = ra_max_pages(ra);
 	if (index == ra->start + ra->size - ra->async_size) {

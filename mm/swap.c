@@ -93,66 +93,6 @@ void lru_batches_exit(void)
 	cpu_fbatches = NULL;
 }
 
-/* ---- lru_lock hold profile (--profile-hold) ---- */
-
-bool lru_hold_profile_enabled;
-static struct lru_hold_profile lru_hold_profiles[LRULAB_MAX_CPUS + 1];
-
-static const char *const lru_hold_names[NR_LRU_HOLD_SECTIONS] = {
-	[LRU_HOLD_LIST] = "list operations",
-	[LRU_HOLD_LRU_SIZE] = "lru_zone_size updates",
-	[LRU_HOLD_STAT] = "node+memcg stat updates",
-	[LRU_HOLD_ZONE_STAT] = "zone stat updates",
-};
-
-const char *lru_hold_section_name(enum lru_hold_section sec)
-{
-	return sec < NR_LRU_HOLD_SECTIONS ? lru_hold_names[sec] : NULL;
-}
-
-/* Threads that are not model CPUs share the last slot, atomically. */
-static struct lru_hold_profile *this_profile(void)
-{
-	int cpu = smp_processor_id();
-
-	return &lru_hold_profiles[cpu >= 0 ? cpu : LRULAB_MAX_CPUS];
-}
-
-void lru_hold_profile_add(enum lru_hold_section sec, u64 ns)
-{
-	struct lru_hold_profile *p = this_profile();
-
-	__atomic_fetch_add(&p->ns[sec], ns, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&p->count[sec], 1, __ATOMIC_RELAXED);
-}
-
-void lru_hold_profile_deferred(void)
-{
-	__atomic_fetch_add(&this_profile()->deferred_stat_updates, 1, __ATOMIC_RELAXED);
-}
-
-void lru_hold_profile_read(struct lru_hold_profile *out)
-{
-	int cpu, sec;
-
-	memset(out, 0, sizeof(*out));
-	for (cpu = 0; cpu <= LRULAB_MAX_CPUS; cpu++) {
-		struct lru_hold_profile *p = &lru_hold_profiles[cpu];
-
-		for (sec = 0; sec < NR_LRU_HOLD_SECTIONS; sec++) {
-			out->ns[sec] += __atomic_load_n(&p->ns[sec], __ATOMIC_RELAXED);
-			out->count[sec] += __atomic_load_n(&p->count[sec], __ATOMIC_RELAXED);
-		}
-		out->deferred_stat_updates +=
-			__atomic_load_n(&p->deferred_stat_updates, __ATOMIC_RELAXED);
-	}
-}
-
-void lru_hold_profile_reset(void)
-{
-	memset(lru_hold_profiles, 0, sizeof(lru_hold_profiles));
-}
-
 /* ---- lru_lock with the LRU size stats deferred past the unlock (s0) ---- */
 
 /*
@@ -178,8 +118,7 @@ static void lruvec_unlock_batched(struct lruvec *lruvec, struct lru_size_batch *
 			continue;
 		mod_lruvec_state(lruvec, NR_LRU_BASE + lru, nr_pages);
 		batch->nr_pages[lru] = 0;
-		if (unlikely(lru_hold_profile_enabled))
-			lru_hold_profile_deferred();
+		trace_lru_stat_deferred();
 	}
 	rcu_read_unlock();
 }

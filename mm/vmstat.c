@@ -23,11 +23,9 @@
 #include <limits.h>
 #include <string.h>
 
-#include <lrulab/predict.h>
+#include <lrulab/trace.h>
 #include <lrulab/vmstat.h>
 #include <lrulab/workqueue.h>
-
-#include "../predict/record-internal.h"
 
 #ifndef HPAGE_PMD_NR
 #define HPAGE_PMD_NR (1UL << HPAGE_PMD_ORDER)
@@ -214,21 +212,19 @@ static long diff_mod(s8 *p, const s8 *threshold, long delta, int overstep)
 }
 
 /*
- * For the predictor, while it records: a fold wrote the zone's (node's)
- * atomic and the global one, lines every CPU's folds write.  How often
- * depends on the threshold, which depends on the CPU count, so the
- * threshold in force, the step and the memory it was computed from go
- * with it.  A few stores, inline: a call from here cost lru_lock's
- * holds more than the rest of the recording.
+ * A fold wrote the zone's (node's) atomic and the global one, lines
+ * every CPU's folds write.  How often depends on the threshold, which
+ * depends on the CPU count, so the threshold in force, the step and the
+ * memory it was computed from go with it.  A ring event: a call from
+ * here would lengthen lru_lock's holds.
  */
-static inline void record_fold(const void *line, const void *global, const s8 *threshold,
-			       unsigned long managed_pages, long delta, int overstep)
+static inline void trace_fold(const void *line, const void *global, const s8 *threshold,
+			      unsigned long managed_pages, long delta, int overstep)
 {
 	long step = delta < 0 ? -delta : delta;
 
-	pred_record_event_fast(PRED_EV_VMSTAT_FOLD, line, global,
-			  (u32)(managed_pages >> (27 - PAGE_SHIFT)), READ_ONCE(*threshold),
-			  overstep ? 0 : step > 255 ? 255 : (int)step);
+	trace_vmstat_fold(line, global, (u32)(managed_pages >> (27 - PAGE_SHIFT)),
+			  READ_ONCE(*threshold), overstep ? 0 : step);
 }
 
 /* A node's threshold is that of its largest zone (refresh_zone_stat_thresholds). */
@@ -260,9 +256,9 @@ static void mod_zone_state(struct zone *zone, enum zone_stat_item item,
 			delta, overstep);
 	if (fold) {
 		zone_page_state_add(fold, zone, item);
-		if (unlikely(READ_ONCE(pred_recording)))
-			record_fold(&zone->vm_stat[item], &vm_zone_stat[item],
-				    &pzstats->stat_threshold, zone->managed_pages, delta, overstep);
+		if (trace_on(vmstat_fold))
+			trace_fold(&zone->vm_stat[item], &vm_zone_stat[item],
+				   &pzstats->stat_threshold, zone->managed_pages, delta, overstep);
 	}
 }
 
@@ -283,10 +279,10 @@ static void mod_node_state(struct pglist_data *pgdat, enum node_stat_item item,
 			&pnstats->stat_threshold, delta, overstep);
 	if (fold) {
 		node_page_state_add(fold, pgdat, item);
-		if (unlikely(READ_ONCE(pred_recording)))
-			record_fold(&pgdat->vm_stat[item], &vm_node_stat[item],
-				    &pnstats->stat_threshold, node_managed_max(pgdat), delta,
-				    overstep);
+		if (trace_on(vmstat_fold))
+			trace_fold(&pgdat->vm_stat[item], &vm_node_stat[item],
+				   &pnstats->stat_threshold, node_managed_max(pgdat), delta,
+				   overstep);
 	}
 }
 

@@ -52,7 +52,7 @@
 #include <string.h>
 
 #include <lrulab/memcontrol.h>
-#include <lrulab/predict.h>
+#include "predict/predict.h"
 #include <lrulab/vmstat.h>
 
 enum { EV_REQUEST, EV_RELEASE };

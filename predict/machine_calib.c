@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <lrulab/bench.h>
-#include <lrulab/commands.h>
-#include <lrulab/parse.h>
-#include <lrulab/predict.h>
+#include "bench/bench.h"
+#include "tools/commands.h"
+#include "tools/parse.h"
+#include "predict/predict.h"
 
 #define PROG "lrulab calibrate"
 #define REPS 5

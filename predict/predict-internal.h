@@ -3,8 +3,8 @@
 #ifndef LRULAB_PREDICT_INTERNAL_H
 #define LRULAB_PREDICT_INTERNAL_H
 
-#include <lrulab/bench.h>
-#include <lrulab/predict.h>
+#include "bench/bench.h"
+#include "predict/predict.h"
 
 struct pred_model_opts {
 	enum lock_impl impl;

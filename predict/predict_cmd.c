@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lrulab/commands.h>
-#include <lrulab/host.h>
-#include <lrulab/parse.h>
+#include "tools/commands.h"
+#include "bench/host.h"
+#include "tools/parse.h"
 
 #include "predict-internal.h"
 

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <lrulab/predict.h>
+#include "predict/predict.h"
 
 static const char *const param_names[NR_PRED_PARAMS] = {
 	[PP_XFER_SMT] = "xfer_smt_ns",

@@ -5,18 +5,19 @@
  * release, hold), and per lock the shared cache lines its critical
  * sections write.
  *
- * The lock statistics call in here only while a recording is on, from
- * their slow paths (lib/lockstat.c): recording turns every acquisition
- * into a timed one, as full statistics do, and appends to the CPU's own
- * buffer.  Nothing here runs when no recording is on.
+ * The recorder is a consumer of the trace events (<lrulab/trace.h>): its
+ * probes are registered only while a recording is on, and lib/lockstat.c
+ * then times every hold, as full statistics do, and calls them from its
+ * slow paths; each appends to the CPU's own buffer.  Nothing here runs
+ * when no recording is on.
  *
  * Nested sections are flattened: an inner section's span (its wait and
  * hold) is taken off the hold of the section around it, and it is
  * recorded with no work before it, so that the sum over a trace is still
  * the thread's time and each lock is held for what it really was.
  *
- * Besides the locks, mm/ reports here the shared lines a thread writes
- * that the kernel shares between CPUs (events): a vmstat fold (the
+ * Besides the locks, mm/ traces the shared lines a thread writes that
+ * the kernel shares between CPUs (events): a vmstat fold (the
  * zone's or node's atomic and the global one), a memcg stats_updates
  * batch reaching the memcg's atomic, a page_counter charge or uncharge.
  * Each goes with the acquisition whose hold it happened in, or the one
@@ -24,10 +25,11 @@
  * stats_updates, its charge stock, the mm counters of one thread's own
  * mm) is not shared and is not reported.  Events are rarer than
  * acquisitions (a fold every few dozen updates, a charge every
- * MEMCG_CHARGE_BATCH pages), and appending one is a few stores into a
- * small ring, inline at the hook (record-internal.h), that the release
- * of the outermost hold empties into the CPU's buffer once the hold is
- * timed.
+ * MEMCG_CHARGE_BATCH pages), and each is a few stores into the thread's
+ * trace ring, inline where it happens, that the release of the outermost
+ * hold drains into the CPU's buffer once the hold is timed.  The ring's
+ * entries carry the context the lock probes set: the acquisition they
+ * go with, inside its hold or before it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,10 +38,9 @@
 #include <string.h>
 
 #include <lrulab/cpu.h>
-#include <lrulab/memcontrol.h>
-#include <lrulab/predict.h>
+#include <lrulab/trace.h>
 
-#include "../lib/lockstat-internal.h"
+#include "predict/predict.h"
 #include "record-internal.h"
 
 #define CHUNK_OPS	(1U << 16)
@@ -70,24 +71,21 @@ struct rec_cpu {
 
 static struct rec_cpu rec_cpus[LRULAB_MAX_CPUS];
 static __thread char thread_token;
-__thread struct rec_ev_cursor rec_ev_cur;
+/* the recording (or reset) this thread's ring entries belong to */
+static __thread u32 ring_gen;
 
 static u32 rec_gen;
 
 /* Where the CPU's next event goes: in the innermost open hold, or before the next acquisition. */
 static void cursor_sync(struct rec_cpu *rc)
 {
-	struct rec_ev_cursor *c = &rec_ev_cur;
-
 	/* a ring from before a reset goes with acquisitions no longer kept */
-	if (c->gen != READ_ONCE(rec_gen)) {
-		c->nr = 0;
-		c->gen = READ_ONCE(rec_gen);
+	if (ring_gen != READ_ONCE(rec_gen)) {
+		trace_ring_discard();
+		ring_gen = READ_ONCE(rec_gen);
 	}
-
-	c->inside = rc->depth > 0;
-	c->op = rc->depth ? rc->open[rc->depth - 1].slot : rc->nr;
-	c->lock = rc->depth ? rc->open[rc->depth - 1].lock : NULL;
+	trace_ring_set_context(rc->depth ? rc->open[rc->depth - 1].slot : rc->nr, rc->depth > 0,
+			       rc->depth ? rc->open[rc->depth - 1].lock : NULL);
 }
 
 /* address -> lock index; lines and class kept for the file */
@@ -103,27 +101,13 @@ bool pred_recording_active(void)
 	return READ_ONCE(pred_recording);
 }
 
-/* lru_lock sits in a lruvec: its list heads and the memcg's lru_zone_size */
+/* the lines its class says its holds write (mm/ attaches them), less the lock word's own */
 static void lock_lines(struct rec_lock *rl, spinlock_t *l, const char *cls)
 {
 	uintptr_t word = (uintptr_t)l >> 6;
 	uintptr_t cand[PRED_MAX_LINES];
-	int n = 0, i, j;
+	int n = lock_class_lines(cls, l, cand, PRED_MAX_LINES), i, j;
 
-	if (!strcmp(cls, "lru_lock")) {
-		struct lruvec *lruvec = container_of(l, struct lruvec, lru_lock);
-		struct mem_cgroup_per_node *pn = lruvec_pn(lruvec);
-
-		cand[n++] = (uintptr_t)&lruvec->lists[0] >> 6;
-		cand[n++] = (uintptr_t)&lruvec->lists[NR_LRU_LISTS - 1] >> 6;
-		cand[n++] = (uintptr_t)&pn->lru_zone_size[0][0] >> 6;
-		/*
-		 * The folio next to the ones the section links or unlinks:
-		 * written last by whoever held the lock before.  No address
-		 * of its own, so a line id no address can have.
-		 */
-		cand[n++] = word | (1ULL << 60);
-	}
 	rl->nr_lines = 0;
 	for (i = 0; i < n; i++) {
 		bool dup = cand[i] == word;
@@ -206,7 +190,7 @@ static struct rec_cpu *this_rec(void)
 	return cpu >= 0 && cpu < LRULAB_MAX_CPUS ? &rec_cpus[cpu] : NULL;
 }
 
-void pred_record_acquired(spinlock_t *l, struct lock_site *site)
+static void rec_acquired(void *data, spinlock_t *l, struct lock_site *site)
 {
 	struct rec_cpu *rc = this_rec();
 	struct pred_op *op;
@@ -239,7 +223,7 @@ static u32 clamp32(u64 v)
 	return v > 0xffffffffULL ? 0xffffffffU : (u32)v;
 }
 
-void pred_record_released(spinlock_t *l, u64 t_req, u64 hold, u64 now)
+static void rec_released(void *data, spinlock_t *l, u64 t_req, u64 hold, u64 now)
 {
 	struct rec_cpu *rc = this_rec();
 	struct pred_op *op;
@@ -267,13 +251,18 @@ void pred_record_released(spinlock_t *l, u64 t_req, u64 hold, u64 now)
 	if (!rc->depth) {
 		rc->mark = now;
 		/* the hold is timed: the thread's ring goes to the buffer */
-		if (rec_ev_cur.nr)
-			pred_record_ev_flush();
+		if (trace_ring.nr)
+			trace_ring_drain();
 	}
 	cursor_sync(rc);
 }
 
 /* lockstat_reset(): what was recorded so far was the warm-up */
+static void rec_reset(void *data)
+{
+	pred_record_reset();
+}
+
 void pred_record_reset(void)
 {
 	int c;
@@ -309,11 +298,38 @@ static void rec_free_all(void)
 	lock_overflow = false;
 }
 
+static void rec_event(void *data, const struct trace_entry *e);
+
+static const enum trace_event_id ring_events[] = {
+	[PRED_EV_VMSTAT_FOLD] = TRACE_ID_vmstat_fold,
+	[PRED_EV_MEMCG_SPILL] = TRACE_ID_memcg_batch,
+	[PRED_EV_PAGE_COUNTER] = TRACE_ID_page_counter,
+	[PRED_EV_PAIR_READ] = TRACE_ID_pair_read,
+};
+
+void pred_record_probes(bool on)
+{
+	int (*reg)(enum trace_event_id, trace_probe_fn, void *) =
+		on ? trace_probe_register : trace_probe_unregister;
+	unsigned int k;
+
+	if (on == READ_ONCE(pred_recording))
+		return;
+	WRITE_ONCE(pred_recording, on);
+	reg(TRACE_ID_lock_acquired, (trace_probe_fn)rec_acquired, NULL);
+	reg(TRACE_ID_lock_released, (trace_probe_fn)rec_released, NULL);
+	reg(TRACE_ID_lockstat_reset, (trace_probe_fn)rec_reset, NULL);
+	for (k = 0; k < ARRAY_SIZE(ring_events); k++)
+		reg(ring_events[k], (trace_probe_fn)rec_event, (void *)(uintptr_t)k);
+	/* every thread's countdown to 0: the next acquisition takes the slow path */
+	lockstat_set_mode(lockstat_mode);
+}
+
 int pred_record_start(void)
 {
 	rec_free_all();
 	rec_overhead_ns = pred_record_overhead_ns();
-	WRITE_ONCE(pred_recording, true);
+	pred_record_probes(true);
 	/* every thread's countdown to 0: the next acquisition takes the slow path */
 	lockstat_set_mode(lockstat_mode == LOCKSTAT_OFF ? LOCKSTAT_SAMPLED : lockstat_mode);
 	return 0;
@@ -356,30 +372,28 @@ static struct rec_event *reserve_event(struct rec_cpu *rc)
 }
 
 /*
- * The ring into the buffer, in order; an event that finds no memory is
- * lost, and so is a ring whose thread is no model CPU (any more) or
- * began before the recording (what it holds is older than the buffer).
+ * A ring entry into the buffer, @data its kind; an event that finds no
+ * memory is lost, and so is one whose thread is no model CPU (any more)
+ * or has not taken a lock in this recording (its context is not ours).
  */
-void pred_record_ev_flush(void)
+static void rec_event(void *data, const struct trace_entry *te)
 {
-	struct rec_ev_cursor *c = &rec_ev_cur;
 	struct rec_cpu *rc = this_rec();
-	u32 i;
+	struct rec_event *e;
 
-	for (i = 0; rc && rc->thread == &thread_token && i < c->nr; i++) {
-		struct rec_event *e = reserve_event(rc);
-
-		if (!e)
-			break;
-		*e = c->ring[i];
-	}
-	c->nr = 0;
-}
-
-void pred_record_event(enum pred_event_kind kind, const void *line, const void *line2,
-		       u32 arg, int threshold, int step)
-{
-	pred_record_event_fast(kind, line, line2, arg, threshold, step);
+	if (!rc || rc->thread != &thread_token || ring_gen != READ_ONCE(rec_gen))
+		return;
+	e = reserve_event(rc);
+	if (!e)
+		return;
+	e->op = te->ctx;
+	e->inside = te->ctx_in;
+	e->kind = (u8)(uintptr_t)data;
+	e->threshold = te->b0;
+	e->step = te->b1;
+	e->arg = te->arg;
+	e->addr = te->p0;
+	e->addr2 = te->p1;
 }
 
 u32 pred_record_events_len(int cpu)

@@ -19,7 +19,7 @@
 #include <zstd.h>
 
 #include <lrulab/cpu.h>
-#include <lrulab/predict.h>
+#include "predict/predict.h"
 
 #include "record-internal.h"
 
@@ -67,17 +67,14 @@ static void *overhead_thread(void *p)
 	for (r = 0; r < 3; r++) {
 		double off, on;
 
-		WRITE_ONCE(pred_recording, false);
-		lockstat_set_mode(lockstat_mode);
+		pred_record_probes(false);
 		off = time_pairs(&l, site, 20000);
-		WRITE_ONCE(pred_recording, true);
-		lockstat_set_mode(lockstat_mode);
+		pred_record_probes(true);
 		on = time_pairs(&l, site, 20000);
 		if (on - off < best)
 			best = on - off;
 	}
-	WRITE_ONCE(pred_recording, false);
-	lockstat_set_mode(lockstat_mode);
+	pred_record_probes(false);
 	lrulab_cpu = -1;
 	a->ns = best > 0 ? best : 0;
 	return NULL;

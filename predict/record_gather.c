@@ -12,7 +12,7 @@
 
 #include <lrulab/cpu.h>
 #include <lrulab/memcontrol.h>
-#include <lrulab/predict.h>
+#include "predict/predict.h"
 
 #include "record-internal.h"
 
@@ -179,7 +179,7 @@ int pred_record_stop(struct pred_recording *rec)
 	uintptr_t *lines = line_table(), *counters = line_table();
 	int cpu_of[LRULAB_MAX_CPUS];
 
-	WRITE_ONCE(pred_recording, false);
+	pred_record_probes(false);
 	memset(rec, 0, sizeof(*rec));
 	rec->traces = calloc(LRULAB_MAX_CPUS, sizeof(*rec->traces));
 	rec->sites = calloc(nsites + 1, sizeof(*rec->sites));

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../bench/repro.h"
+#include "bench/repro.h"
 #include "predict-internal.h"
 
 #define REPRO_DRAWS 6

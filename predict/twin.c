@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include <lrulab/predict.h>
+#include "predict/predict.h"
 
 double pred_mva(int n, double z, int k, const double *d, double *resp)
 {

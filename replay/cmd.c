@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include <lrulab/cpu.h>
-#include <lrulab/parse.h>
+#include "tools/parse.h"
 
 #include "replay-cmd.h"
 

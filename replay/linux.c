@@ -43,7 +43,7 @@
 #include <time.h>
 
 #include <lrulab/lrulab.h>
-#include <lrulab/replay.h>
+#include "replay/replay.h"
 #include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
 #include <lrulab/workqueue.h>

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lrulab/replay.h>
+#include "replay/replay.h"
 
 struct fenwick {
 	uint32_t *t;

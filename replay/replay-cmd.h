@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include <lrulab/replay.h>
+#include "replay/replay.h"
 #include <lrulab/swap.h>
 
 #define REPLAY_PROG "lrulab replay"

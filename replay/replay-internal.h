@@ -8,7 +8,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include <lrulab/replay.h>
+#include "replay/replay.h"
 
 /*
  * A trace file read front to back: plain, or decompressed on the fly

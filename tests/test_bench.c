@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 
 /* ---- statistics ---- */
 
@@ -246,7 +246,9 @@ static void test_run_mthp_exact(void **state)
 	assert_int_equal(r.lru.hold_sampled, 1);
 	assert_int_equal(r.lru.hold_timed, r.lru.acquired);
 	bench_result_free(&r);
-	assert_false(lru_hold_profile_enabled);
+	/* and the run takes its probes off again */
+	assert_false(trace_on(lru_hold_section));
+	assert_false(trace_on(lru_stat_deferred));
 }
 
 static void test_run_switches_applied(void **state)

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include <lrulab/host.h>
+#include "bench/host.h"
 
 /* ---- the calibration search ---- */
 

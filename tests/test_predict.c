@@ -22,10 +22,10 @@
 #include <lrulab/cpu.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/memcontrol.h>
-#include <lrulab/predict.h>
+#include "predict/predict.h"
 #include <lrulab/vmstat.h>
 
-#include "../predict/predict-internal.h"
+#include "predict/predict-internal.h"
 
 /* ---- a generated source: exponential or constant work and holds ---- */
 

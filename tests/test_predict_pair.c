@@ -21,7 +21,7 @@
 #include <lrulab/cpu.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/memcontrol.h>
-#include <lrulab/predict.h>
+#include "predict/predict.h"
 
 /* ---- the engine ---- */
 

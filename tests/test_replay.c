@@ -22,7 +22,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include <lrulab/replay.h>
+#include "replay/replay.h"
 
 /* tests/data beside this file; the suite runs from the repository's root */
 #define DATA_DIR "tests/data/"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../bench/repro.h"
+#include "bench/repro.h"
 
 #define REPS 4
 

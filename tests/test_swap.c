@@ -13,6 +13,7 @@
 #include <lrulab/lrulab.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/switches.h>
+#include <lrulab/trace.h>
 #include <lrulab/workqueue.h>
 
 #define NODE_PAGES 16384
@@ -40,9 +41,23 @@ static int teardown(void **state)
 	cpu_exit();
 	lrulab_exit();
 	lrulab_switches_clear();
-	lru_hold_profile_enabled = false;
-	lru_hold_profile_reset();
 	return 0;
+}
+
+/* the hold sections and deferred updates, counted by probes of the test's own */
+struct hold_counts {
+	u64 count[NR_LRU_HOLD_SECTIONS];
+	u64 deferred;
+};
+
+static void count_section(void *data, enum lru_hold_section sec, u64 ns)
+{
+	((struct hold_counts *)data)->count[sec]++;
+}
+
+static void count_deferred(void *data)
+{
+	((struct hold_counts *)data)->deferred++;
 }
 
 static struct folio *new_folio(unsigned int order, bool anon)
@@ -495,13 +510,13 @@ static void stat_batch_case(bool on, u64 locked_updates, u64 deferred)
 {
 	struct lruvec *lruvec = test_lruvec();
 	struct folio_batch fb;
-	struct lru_hold_profile prof;
+	struct hold_counts prof = { { 0 }, 0 };
 	struct folio *f[FOLIO_BATCH_SIZE];
 	int i;
 
 	lrulab_switches[SW_LRU_STAT_BATCH] = on;
-	lru_hold_profile_enabled = true;
-	lru_hold_profile_reset();
+	assert_int_equal(register_trace_lru_hold_section(count_section, &prof), 0);
+	assert_int_equal(register_trace_lru_stat_deferred(count_deferred, &prof), 0);
 	for (i = 0; i < FOLIO_BATCH_SIZE; i++) {
 		f[i] = new_folio(0, i & 1);
 		folio_add_lru(f[i]);
@@ -527,9 +542,10 @@ static void stat_batch_case(bool on, u64 locked_updates, u64 deferred)
 	assert_int_equal(lruvec_page_state_local(lruvec, NR_INACTIVE_FILE), 0);
 	assert_int_equal(node_page_state(NODE_DATA(0), NR_INACTIVE_FILE), 0);
 
-	lru_hold_profile_read(&prof);
+	assert_int_equal(unregister_trace_lru_hold_section(count_section, &prof), 0);
+	assert_int_equal(unregister_trace_lru_stat_deferred(count_deferred, &prof), 0);
 	assert_int_equal(prof.count[LRU_HOLD_STAT], locked_updates);
-	assert_int_equal(prof.deferred_stat_updates, deferred);
+	assert_int_equal(prof.deferred, deferred);
 	/* zone stats and lru_zone_size stay under the lock in both */
 	assert_int_equal(prof.count[LRU_HOLD_ZONE_STAT], 2 * FOLIO_BATCH_SIZE);
 	assert_int_equal(prof.count[LRU_HOLD_LRU_SIZE], 2 * FOLIO_BATCH_SIZE);

@@ -83,24 +83,6 @@ unsigned long get_init_ra_size(unsigned long size, unsigned long max);
 unsigned long get_next_ra_size(struct file_ra_state *ra, unsigned long max);
 
 /*
- * What the kernel's readahead tracepoints would have reported, counted
- * since lrulab_init(): page_cache_sync_ra calls (every miss that reached
- * readahead), page_cache_async_ra calls (PG_readahead hits acted on),
- * and the windows set up (page_cache_ra_order) with their pages, so that
- * a run's windows can be set beside a host's traced ones.
- */
-enum ra_event {
-	RA_SYNC_RA,
-	RA_ASYNC_RA,
-	RA_WINDOWS,
-	RA_WINDOW_PAGES,
-	NR_RA_EVENTS,
-};
-
-void readahead_events(unsigned long ev[NR_RA_EVENTS]);
-void readahead_events_reset(void);
-
-/*
  * posix_fadvise(2) (generic_fadvise) for POSIX_FADV_NORMAL, RANDOM and
  * SEQUENTIAL; 0, or -EINVAL for any other advice.
  */

@@ -9,6 +9,7 @@
 #include <lrulab/memcontrol.h>
 #include <lrulab/mglru.h>
 #include <lrulab/vmstat.h>
+#include <lrulab/trace.h>
 
 static inline enum lru_list folio_lru_list(const struct folio *folio)
 {
@@ -23,35 +24,15 @@ static inline enum lru_list folio_lru_list(const struct folio *folio)
 }
 
 /*
- * --profile-hold: where lru_lock hold time goes.  Off by default; when on,
- * each section below is timed and its count recorded per CPU.
+ * The sections of an lru_lock hold, timed only while a probe is on the
+ * lru_hold_section event (--profile-hold): the clock reads would
+ * otherwise lengthen every hold.
  */
-enum lru_hold_section {
-	LRU_HOLD_LIST,		/* list_add / list_del */
-	LRU_HOLD_LRU_SIZE,	/* mem_cgroup_update_lru_size */
-	LRU_HOLD_STAT,		/* mod_lruvec_state under the lock */
-	LRU_HOLD_ZONE_STAT,	/* __mod_zone_page_state */
-	NR_LRU_HOLD_SECTIONS
-};
-
-struct lru_hold_profile {
-	u64 ns[NR_LRU_HOLD_SECTIONS];
-	u64 count[NR_LRU_HOLD_SECTIONS];
-	u64 deferred_stat_updates;	/* applied after unlock (s0) */
-};
-
-extern bool lru_hold_profile_enabled;
-void lru_hold_profile_add(enum lru_hold_section sec, u64 ns);
-void lru_hold_profile_deferred(void);
-void lru_hold_profile_read(struct lru_hold_profile *out);
-void lru_hold_profile_reset(void);
-const char *lru_hold_section_name(enum lru_hold_section sec);
-
 #define lru_hold_timed(sec, stmt) do {					\
-	if (unlikely(lru_hold_profile_enabled)) {			\
+	if (trace_on(lru_hold_section)) {				\
 		u64 __t0 = lrulab_now_ns();				\
 		stmt;							\
-		lru_hold_profile_add((sec), lrulab_now_ns() - __t0);	\
+		trace_lru_hold_section((sec), lrulab_now_ns() - __t0);	\
 	} else {							\
 		stmt;							\
 	}								\

@@ -91,8 +91,6 @@ static inline bool folio_may_be_lru_cached(const struct folio *folio)
 	return !folio_test_large(folio);
 }
 
-/* The lru_lock hold profile behind --profile-hold (lru_hold_profile_read,
- * lru_hold_profile_enabled, ...) is declared in <lrulab/mm_inline.h>. */
 int lru_batches_init(void);
 void lru_batches_exit(void);
 

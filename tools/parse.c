@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lrulab/parse.h>
+#include "tools/parse.h"
 
 /* "1G" for a power-of-1024 size, "1536K" otherwise: how a limit is quoted */
 static void fmt_size(char *buf, size_t len, unsigned long long v)

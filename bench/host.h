@@ -14,7 +14,7 @@
 
 #include <sys/types.h>
 
-#include <lrulab/bench.h>
+#include "bench/bench.h"
 
 struct host_opts {
 	bool shmem;

@@ -20,6 +20,43 @@
 #include <lrulab/lrulab.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/switches.h>
+#include <lrulab/trace.h>
+
+/* ---- trace consumers of the benchmarks ---- */
+
+/* --profile-hold (bench/hold_profile.c): lru_lock hold time by section */
+struct lru_hold_profile {
+	u64 ns[NR_LRU_HOLD_SECTIONS];
+	u64 count[NR_LRU_HOLD_SECTIONS];
+	u64 deferred_stat_updates;	/* applied after unlock (s0) */
+};
+
+/* probes on (and the sums cleared) and off, at quiescent points */
+void lru_hold_profile_start(void);
+void lru_hold_profile_stop(void);
+void lru_hold_profile_reset(void);
+void lru_hold_profile_read(struct lru_hold_profile *out);
+const char *lru_hold_section_name(enum lru_hold_section sec);
+
+/*
+ * The model's readahead (bench/ra_events.c), counted as the kernel's
+ * readahead tracepoints would have reported it: page_cache_sync_ra calls
+ * (every miss that reached readahead), page_cache_async_ra calls
+ * (PG_readahead hits acted on), the windows set up (page_cache_ra_order)
+ * and their pages.  A host's traced windows use the same slots.
+ */
+enum ra_event {
+	RA_SYNC_RA,
+	RA_ASYNC_RA,
+	RA_WINDOWS,
+	RA_WINDOW_PAGES,
+	NR_RA_EVENTS,
+};
+
+/* counts cleared and probes on; off */
+void readahead_events_start(void);
+void readahead_events_stop(void);
+void readahead_events(unsigned long ev[NR_RA_EVENTS]);
 
 #define BENCH_MAX_THREAD_COUNTS	16
 #define BENCH_MAX_MEMCGS	64
