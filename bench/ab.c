@@ -258,7 +258,7 @@ static int ab_one(const struct ab_opts *o, const struct bench_workload *w, long 
 		goto out;
 	for (side = 0; side < 2; side++) {
 		for (i = 0; i < o->reps; i++) {
-			double v = bench_json_number(runs[side][i], o->metric);
+			double v = json_number(runs[side][i], o->metric);
 
 			if (isnan(v)) {
 				fprintf(stderr, "%s: --metric: the runs report no number '%s'\n",
@@ -269,8 +269,8 @@ static int ab_one(const struct ab_opts *o, const struct bench_workload *w, long 
 		}
 		res.layout[side] = json_string_value(json_object_get(runs[side][0], "pn_layout"));
 	}
-	res.ma = bench_median(res.a, (int)o->reps);
-	res.mb = bench_median(res.b, (int)o->reps);
+	res.ma = median_double(res.a, (int)o->reps);
+	res.mb = median_double(res.b, (int)o->reps);
 	res.ratio = res.ma ? res.mb / res.ma : NAN;
 	res.ci_ok = !bench_ratio_ci(res.a, (int)o->reps, res.b, (int)o->reps,
 				    BENCH_BOOTSTRAP_ITERS, BENCH_BOOTSTRAP_SEED,

@@ -22,6 +22,8 @@
 #include <lrulab/switches.h>
 #include <lrulab/trace.h>
 
+#include "tools/util.h"
+
 /* ---- trace consumers of the benchmarks ---- */
 
 /* --profile-hold (bench/hold_profile.c): lru_lock hold time by section */
@@ -408,8 +410,6 @@ struct bench_rng {
 };
 u64 bench_rng_next(struct bench_rng *r);
 
-/* Median of @n values (@v is not changed); NAN when @n is 0. */
-double bench_median(const double *v, int n);
 /*
  * 95% bootstrap confidence interval of median(@b) / median(@a): @iters
  * resamples of each side with replacement, the 2.5th and 97.5th
@@ -447,17 +447,30 @@ struct bench_config {
 int bench_collect(const char *prog, const struct bench_config *cfg, int ncfg,
 		  int argc, char *const *argv, int reps, json_t ***out,
 		  FILE *progress);
-/* A numeric member of a run's JSON object; NAN when missing. */
-double bench_json_number(json_t *run, const char *key);
 /* The binary this process runs (/proc/self/exe), or argv0's resolution. */
 const char *bench_self_exe(void);
-/* qsort()'s comparison of doubles, ascending */
-int bench_double_cmp(const void *a, const void *b);
+
 /*
- * A new empty file $TMPDIR/lrulab-@stem-XXXXXX (/tmp without TMPDIR), its
- * name in @path: its descriptor, or -1 with errno set.
+ * What records a run for --record FILE: the predictor's recorder, which
+ * its command layer registers (predict/record_hooks.c) before a command
+ * runs.  bench knows nothing of recordings but these calls.
  */
-int bench_tmpfile(const char *stem, char *path, size_t len);
+struct bench_recorder {
+	/* before the run's threads start: 0, or -1 after one error line */
+	int (*start)(const char *prog);
+	/* after bench_run(): stop, describe the run and write @path */
+	int (*write_run)(const char *prog, const char *path, const struct bench_workload *w,
+			 const struct bench_opts *o, const struct bench_result *r);
+	/* usemem: stop when its window's threads are joined, before the teardown */
+	void (*stop)(void);
+	/* usemem: once its invariants were checked, what stop() kept into @path */
+	int (*write_usemem)(const char *prog, const char *path, const char *type,
+			    long threads, unsigned long accesses, double secs,
+			    const char *failed);
+};
+void bench_recorder_register(const struct bench_recorder *r);
+/* the registered recorder, or NULL after one error line (prefixed @prog) */
+const struct bench_recorder *bench_recorder_get(const char *prog);
 
 /* "Intel(R) Xeon(R) ..., 2 processors, Linux 6.1.0" */
 void bench_machine_describe(char *buf, size_t len);

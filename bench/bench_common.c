@@ -583,3 +583,19 @@ void bench_result_free(struct bench_result *r)
 	bench_deltas_free(&r->memory_stat);
 	bench_deltas_free(&r->mthp);
 }
+
+/* ---- the recorder --record goes through ---- */
+
+static const struct bench_recorder *recorder;
+
+void bench_recorder_register(const struct bench_recorder *r)
+{
+	recorder = r;
+}
+
+const struct bench_recorder *bench_recorder_get(const char *prog)
+{
+	if (!recorder)
+		fprintf(stderr, "%s: --record: this build has no recorder\n", prog);
+	return recorder;
+}

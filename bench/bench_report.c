@@ -12,7 +12,6 @@
 #include "bench/bench.h"
 #include "tools/commands.h"
 #include "bench/host.h"
-#include "predict/predict.h"
 
 /* ---- output ---- */
 
@@ -425,6 +424,7 @@ bool bench_has_metric(const struct bench_workload *w, const struct bench_opts *o
 /* `lrulab bench WORKLOAD [options]` */
 int cmd_bench(int argc, char **argv)
 {
+	const struct bench_recorder *rc = NULL;
 	const struct bench_workload *w;
 	json_t *calib = NULL;
 	struct bench_opts o;
@@ -458,14 +458,19 @@ int cmd_bench(int argc, char **argv)
 	    bench_calibrate(w, "lrulab bench", &o, o.json ? NULL : stdout, &calib))
 		return bench_exit_status(1);
 
+	if (o.record && !(rc = bench_recorder_get("lrulab bench")))
+		return bench_exit_status(1);
 	for (i = 0; i < o.nr_threads; i++) {
 		struct bench_result r;
-		int err = o.record ? pred_record_start() : 0;
+		int err = o.record ? rc->start("lrulab bench") : 0;
 
-		if (!err)
-			err = bench_run(w, &o, o.threads[i], &r);
+		if (err) {
+			json_decref(calib);
+			return bench_exit_status(1);
+		}
+		err = bench_run(w, &o, o.threads[i], &r);
 		if (o.record && !err &&
-		    pred_bench_record_write("lrulab bench", o.record, w, &o, &r))
+		    rc->write_run("lrulab bench", o.record, w, &o, &r))
 			status = 1;
 		if (err) {
 			fprintf(stderr, "lrulab bench: cannot set up the model for %ld threads: %s\n",

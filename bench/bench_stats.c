@@ -28,32 +28,9 @@ u64 bench_rng_next(struct bench_rng *r)
 	return z ^ (z >> 31);
 }
 
-int bench_double_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double median_sorted(const double *v, int n)
 {
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double bench_median(const double *v, int n)
-{
-	double *s, m;
-
-	if (n <= 0)
-		return NAN;
-	s = malloc(n * sizeof(*s));
-	if (!s)
-		return NAN;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), bench_double_cmp);
-	m = median_sorted(s, n);
-	free(s);
-	return m;
 }
 
 static double resampled_median(const double *v, int n, double *scratch,
@@ -63,19 +40,8 @@ static double resampled_median(const double *v, int n, double *scratch,
 
 	for (i = 0; i < n; i++)
 		scratch[i] = v[bench_rng_next(rng) % n];
-	qsort(scratch, n, sizeof(*scratch), bench_double_cmp);
+	qsort(scratch, n, sizeof(*scratch), cmp_double);
 	return median_sorted(scratch, n);
-}
-
-/* Linear interpolation between order statistics of a sorted sample. */
-static double quantile_sorted(const double *v, int n, double q)
-{
-	double pos = q * (n - 1);
-	int i = (int)pos;
-
-	if (i >= n - 1)
-		return v[n - 1];
-	return v[i] + (pos - i) * (v[i + 1] - v[i]);
 }
 
 int bench_ratio_ci(const double *a, int na, const double *b, int nb,
@@ -103,7 +69,7 @@ int bench_ratio_ci(const double *a, int na, const double *b, int nb,
 		}
 		ratios[i] = mb / ma;
 	}
-	qsort(ratios, iters, sizeof(*ratios), bench_double_cmp);
+	qsort(ratios, iters, sizeof(*ratios), cmp_double);
 	*lo = quantile_sorted(ratios, iters, 0.025);
 	*hi = quantile_sorted(ratios, iters, 0.975);
 out:
@@ -113,18 +79,6 @@ out:
 }
 
 /* ---- runs in fresh processes ---- */
-
-int bench_tmpfile(const char *stem, char *path, size_t len)
-{
-	const char *tmp = getenv("TMPDIR");
-	int n = snprintf(path, len, "%s/lrulab-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", stem);
-
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return mkstemp(path);
-}
 
 const char *bench_self_exe(void)
 {
@@ -139,13 +93,6 @@ const char *bench_self_exe(void)
 	else
 		path[n] = '\0';
 	return path;
-}
-
-double bench_json_number(json_t *run, const char *key)
-{
-	json_t *v = json_object_get(run, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 /*

@@ -46,7 +46,7 @@ static double median_of(calib_rate_fn rate, void *arg, unsigned long work, int r
 		if (!(v[i] > 0))
 			return -1;
 	}
-	return bench_median(v, reps);
+	return median_double(v, reps);
 }
 
 static int host_sample(const struct calib_sources *src, struct calib_result *res)
@@ -59,7 +59,7 @@ static int host_sample(const struct calib_sources *src, struct calib_result *res
 	if (!(r > 0))
 		return -1;
 	res->host[res->nr_host++] = r;
-	res->target = bench_median(res->host, res->nr_host);
+	res->target = median_double(res->host, res->nr_host);
 	return 0;
 }
 

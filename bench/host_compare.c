@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "host_usemem.h"
+#include "tools/util.h"
 
 enum cmp_kind {
 	CMP_PER_READ,		/* pgpgin pages per read */
@@ -84,13 +85,6 @@ static double cmp_value(const struct cmp_metric *m, json_t *run)
 		       json_num(ra, m->key) / json_num(ra, "windows") : NAN;
 	}
 	return NAN;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* The median of @n values, NANs left out; NAN if none is left. */

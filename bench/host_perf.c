@@ -362,7 +362,7 @@ static double per_1k(double n, double pages)
 static void perf_print(const struct host_opts *o, long threads, const struct perf_side *ps,
 		       double host_pages, const struct bench_result *r)
 {
-	double rate = bench_json_number(ps->host, "pages_per_sec");
+	double rate = json_number(ps->host, "pages_per_sec");
 
 	printf("== host kernel (Linux %s): %s, %ld thread%s, %luK folios, %.0f pages/s under perf\n",
 		json_string_value(json_object_get(ps->host, "kernel")),
@@ -443,8 +443,8 @@ int host_perf_lock(const char *prog, const struct host_opts *o)
 			status = 1;
 		}
 		if (!status) {
-			host_pages = bench_json_number(ps.host, "pages") +
-				     bench_json_number(ps.host, "warmup_pages");
+			host_pages = json_number(ps.host, "pages") +
+				     json_number(ps.host, "warmup_pages");
 			if (o->json) {
 				json_t *j = perf_json(&bo, &ps, host_pages, &r);
 

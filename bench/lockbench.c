@@ -18,6 +18,7 @@
 #include "tools/commands.h"
 #include "tools/parse.h"
 #include <lrulab/spinlock.h>
+#include "tools/util.h"
 
 #define PROG		"lrulab lockbench"
 #define NR_RUNS		7
@@ -50,19 +51,6 @@ static double run_pairs(long iters, enum lockstat_mode mode)
 	return (double)(t1 - t0) / iters;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 #define NR_MODES	3
 
 static void bench_impl(enum lock_impl impl, long iters)
@@ -80,7 +68,8 @@ static void bench_impl(enum lock_impl impl, long iters)
 			v[mode][r] = run_pairs(iters, mode);
 	printf("%-14s", lock_impl_name(impl));
 	for (mode = 0; mode < NR_MODES; mode++) {
-		m[mode] = median(v[mode], NR_RUNS);
+		qsort(v[mode], NR_RUNS, sizeof(v[mode][0]), cmp_double);
+		m[mode] = median_double(v[mode], NR_RUNS);
 		printf(" %8.2f %6.2f-%-6.2f", m[mode], v[mode][0], v[mode][NR_RUNS - 1]);
 	}
 	printf(" %9.2f %9.2f\n", m[LOCKSTAT_SAMPLED] - m[LOCKSTAT_OFF],

@@ -92,7 +92,7 @@ static double median_of(const struct mglru_age_pass *p, long n,
 		return 0;
 	for (i = 0; i < n; i++)
 		v[i] = get(&p[i]);
-	m = bench_median(v, (int)n);
+	m = median_double(v, (int)n);
 	free(v);
 	return m;
 }

@@ -19,6 +19,7 @@
 #include <lrulab/lrulab.h>
 #include "tools/parse.h"
 #include <lrulab/switches.h>
+#include "tools/util.h"
 
 struct path_sample {
 	double add_ns;		/* per folio_add_lru */
@@ -130,13 +131,6 @@ out:
 	return err;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double median_of(struct path_sample *s, int n, size_t off)
 {
 	double v[64];
@@ -144,8 +138,7 @@ static double median_of(struct path_sample *s, int n, size_t off)
 
 	for (i = 0; i < n; i++)
 		v[i] = *(double *)((char *)&s[i] + off);
-	qsort(v, n, sizeof(v[0]), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return median_double(v, n);
 }
 
 #define NR_CONFIGS 6

@@ -47,6 +47,13 @@ json_t *repro_jreal(double v)
 	return isnan(v) ? json_null() : json_real(v);
 }
 
+static repro_predict_fn repro_predictor;
+
+void repro_predict_register(repro_predict_fn fn)
+{
+	repro_predictor = fn;
+}
+
 void repro_table_note(struct repro_table *t, const char *fmt, ...)
 {
 	va_list ap;
@@ -128,22 +135,22 @@ static double run_number(json_t *run, const char *key)
 	char head[64];
 
 	if (!dot)
-		return bench_json_number(run, key);
+		return json_number(run, key);
 	snprintf(head, sizeof(head), "%.*s", (int)(dot - key), key);
-	return bench_json_number(json_object_get(run, head), dot + 1);
+	return json_number(json_object_get(run, head), dot + 1);
 }
 
 /* The median absolute deviation of @v: how far a run strays from the median. */
 static double repro_mad(const double *v, int n)
 {
-	double m = bench_median(v, n), *d = malloc(n * sizeof(*d)), mad;
+	double m = median_double(v, n), *d = malloc(n * sizeof(*d)), mad;
 	int i;
 
 	if (!d)
 		return NAN;
 	for (i = 0; i < n; i++)
 		d[i] = fabs(v[i] - m);
-	mad = bench_median(d, n);
+	mad = median_double(d, n);
 	free(d);
 	return mad;
 }
@@ -167,8 +174,8 @@ int repro_row_fill(struct repro_row *row, const struct repro_cell *c, int ka, in
 		}
 	}
 	row->n = (int)c->reps;
-	row->before = bench_median(a, row->n);
-	row->after = bench_median(b, row->n);
+	row->before = median_double(a, row->n);
+	row->after = median_double(b, row->n);
 	row->delta_pct = row->before ? 100.0 * (row->after - row->before) / row->before : NAN;
 	row->ci_low_pct = row->ci_high_pct = NAN;
 	if (row->n > 1 && !bench_ratio_ci(a, row->n, b, row->n, BENCH_BOOTSTRAP_ITERS,
@@ -331,7 +338,7 @@ static int repro_one(struct repro_opts *ro, const char *which, const char *machi
 	else
 		err = repro_s4(ro, &t);
 	if (!err && ro->predict)
-		err = repro_predict(ro, &t, which);
+		err = repro_predictor(ro, &t, which);
 	if (err) {
 		json_decref(t.runs);
 		json_decref(t.extra);
@@ -488,6 +495,11 @@ int cmd_repro(int argc, char **argv)
 			ro.json = true;
 			break;
 		case 'P':
+			if (!repro_predictor) {
+				fprintf(stderr, "%s: --predict: this build has no predictor\n",
+					REPRO_PROG);
+				return 2;
+			}
 			ro.predict = true;
 			break;
 		case 'h':

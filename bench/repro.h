@@ -149,8 +149,14 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t);
 int repro_s3(struct repro_opts *ro, struct repro_table *t,
 	     struct s3_mail_row *mail, int *nr_mail);
 int repro_s4(const struct repro_opts *ro, struct repro_table *t);
-/* predict/repro_predict.c: the predicted rows of seed @which */
-int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char *which);
+/*
+ * --predict: the predicted rows of seed @which, from the predictor's
+ * command layer (predict/repro_predict.c), which registers them before a
+ * command runs; repro itself knows only this call.
+ */
+typedef int (*repro_predict_fn)(const struct repro_opts *ro, struct repro_table *t,
+				const char *which);
+void repro_predict_register(repro_predict_fn fn);
 /* bench/repro_s2.c */
 int repro_s2(const struct repro_opts *ro, struct repro_table *t);
 

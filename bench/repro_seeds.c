@@ -250,7 +250,7 @@ int repro_s0(const struct repro_opts *ro, struct repro_table *t)
  */
 static void s1_add_sites(json_t *run)
 {
-	double reclaimed = bench_json_number(run, "pgsteal");
+	double reclaimed = json_number(run, "pgsteal");
 	json_t *o = json_object(), *l;
 	char key[96];
 	size_t i, k;
@@ -265,8 +265,8 @@ static void s1_add_sites(json_t *run)
 			if (!cls || !fn || strcmp(cls, s1_sites[k].cls) ||
 			    !s1_site_has(&s1_sites[k], fn))
 				continue;
-			acq += bench_json_number(l, "acquired");
-			wait += bench_json_number(l, "wait_total_ns");
+			acq += json_number(l, "acquired");
+			wait += json_number(l, "wait_total_ns");
 		}
 		snprintf(key, sizeof(key), "%s_wait_ms", s1_sites[k].fn);
 		json_object_set_new(o, key, json_real(wait / 1e6));
@@ -274,7 +274,7 @@ static void s1_add_sites(json_t *run)
 		json_object_set_new(o, key, json_real(reclaimed > 0 ? 1000 * acq / reclaimed : 0));
 	}
 	json_object_set_new(o, "lru_lock_wait_ms",
-			    json_real(bench_json_number(run, "lru_lock_wait_total_ns") / 1e6));
+			    json_real(json_number(run, "lru_lock_wait_total_ns") / 1e6));
 	json_object_set_new(run, "s1_sites", o);
 }
 
@@ -458,16 +458,16 @@ static json_t *offset_split(json_t **runs, long reps, double rel[2], int cnt[2])
 
 	cnt[0] = cnt[1] = 0;
 	for (r = 0; r < reps; r++) {
-		double mean = bench_json_number(runs[r], "pages_per_sec");
+		double mean = json_number(runs[r], "pages_per_sec");
 		json_t *m, *memcgs = json_object_get(runs[r], "memcgs");
 		size_t i;
 
 		if (!(mean > 0))
 			continue;
 		json_array_foreach(memcgs, i, m) {
-			int off = bench_json_number(m, "pn_offset128") >= 64;
+			int off = json_number(m, "pn_offset128") >= 64;
 
-			sum[off] += bench_json_number(m, "pages_per_sec") / mean;
+			sum[off] += json_number(m, "pages_per_sec") / mean;
 			cnt[off]++;
 		}
 	}
@@ -546,8 +546,8 @@ int repro_s3(struct repro_opts *ro, struct repro_table *t,
 				break;
 			}
 			for (r = 0; r < c.reps; r++)
-				a[r] = bench_json_number(c.runs[k][r], "pages_per_sec");
-			mr->ours[k] = bench_median(a, (int)c.reps);
+				a[r] = json_number(c.runs[k][r], "pages_per_sec");
+			mr->ours[k] = median_double(a, (int)c.reps);
 			free(a);
 			o = offset_split(c.runs[k], c.reps, mr->rel[k], mr->cnt[k]);
 			json_object_set_new(o, "cell", json_string(what));

@@ -132,13 +132,6 @@ static double xfer_once(int a, int b)
 	return ns;
 }
 
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* median, min and max of REPS runs of @fn */
 static void repeat(struct pred_value *v, double (*fn)(void *), void *arg)
 {
@@ -147,7 +140,7 @@ static void repeat(struct pred_value *v, double (*fn)(void *), void *arg)
 
 	for (i = 0; i < REPS; i++)
 		r[i] = fn(arg);
-	qsort(r, REPS, sizeof(r[0]), dcmp);
+	qsort(r, REPS, sizeof(r[0]), cmp_double);
 	v->v = r[REPS / 2];
 	v->lo = r[0];
 	v->hi = r[REPS - 1];
@@ -288,7 +281,7 @@ static double handoff_k(const struct topo *t, enum lock_impl impl, int k, double
 	for (i = 0; i <= k; i++)
 		pthread_join(th[i], NULL);
 	pthread_barrier_destroy(&h->start);
-	qsort(h->samples, HANDOFFS, sizeof(double), dcmp);
+	qsort(h->samples, HANDOFFS, sizeof(double), cmp_double);
 	med = h->samples[HANDOFFS / 2];
 	*lo = h->samples[HANDOFFS / 10];
 	*hi = h->samples[HANDOFFS * 9 / 10];
@@ -518,8 +511,8 @@ static void measure_speed(const struct topo *t, struct pred_profile *pf)
 			o[i] = spin_ns(1, cpus);
 			a[i] = spin_ns(t->n, cpus);
 		}
-		qsort(o, REPS, sizeof(o[0]), dcmp);
-		qsort(a, REPS, sizeof(a[0]), dcmp);
+		qsort(o, REPS, sizeof(o[0]), cmp_double);
+		qsort(a, REPS, sizeof(a[0]), cmp_double);
 		one = o[REPS / 2];
 		all = a[REPS / 2];
 	}

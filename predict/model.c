@@ -135,20 +135,6 @@ int pred_record_workload(const char *prog, const struct bench_workload *w,
 	return err;
 }
 
-int pred_bench_record_write(const char *prog, const char *path,
-			    const struct bench_workload *w, const struct bench_opts *o,
-			    const struct bench_result *r)
-{
-	struct pred_recording rec;
-	int err;
-
-	if (pred_record_finish(prog, w, o, r, &rec))
-		return -1;
-	err = pred_recording_write(prog, path, &rec);
-	pred_recording_free(&rec);
-	return err;
-}
-
 /* ---- replaying it ---- */
 
 struct replay {
@@ -475,16 +461,6 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 	return err;
 }
 
-double pred_percentile(const double *sorted, int n, double q)
-{
-	double pos = q * (n - 1);
-	int i = (int)pos;
-
-	if (i >= n - 1)
-		return sorted[n - 1];
-	return sorted[i] + (pos - i) * (sorted[i + 1] - sorted[i]);
-}
-
 /* The site with the most wait (then hold) among those of @cls */
 static void name_bottleneck(const struct pred_recording *rec, const struct pred_result *res,
 			    int lock, struct pred_point *pt)
@@ -652,9 +628,9 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 		pred_result_free(&res);
 	}
 	band[mo->draws] = pt->pages_per_sec;
-	qsort(band, mo->draws + 1, sizeof(*band), bench_double_cmp);
-	pt->band_low = pred_percentile(band, mo->draws + 1, 0.1);
-	pt->band_high = pred_percentile(band, mo->draws + 1, 0.9);
+	qsort(band, mo->draws + 1, sizeof(*band), cmp_double);
+	pt->band_low = quantile_sorted(band, mo->draws + 1, 0.1);
+	pt->band_high = quantile_sorted(band, mo->draws + 1, 0.9);
 out:
 	free(topo);
 	free(band);

@@ -56,9 +56,9 @@ void pred_pool_points(struct pred_point *pts, int k, struct pred_point *out)
 		if (i != m)
 			pred_point_free(&pts[i]);
 	}
-	qsort(v, n, sizeof(v[0]), bench_double_cmp);
-	out->band_low = pred_percentile(v, n, 0.1);
-	out->band_high = pred_percentile(v, n, 0.9);
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	out->band_low = quantile_sorted(v, n, 0.1);
+	out->band_high = quantile_sorted(v, n, 0.9);
 	out->nr_recordings = k;
 }
 

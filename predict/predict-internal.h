@@ -73,8 +73,6 @@ void pred_point_free(struct pred_point *pt);
  * points over: only @out is freed afterwards.
  */
 void pred_pool_points(struct pred_point *pts, int k, struct pred_point *out);
-/* P(@q) of @n ascending values, interpolated between neighbours */
-double pred_percentile(const double *sorted, int n, double q);
 /* pred_model_point() of each of @nr recordings, pooled: 0, or -1 (out of memory) */
 int pred_model_pooled(const struct pred_recording *recs, int nr, const struct pred_profile *pf,
 		      int cpus, const struct pred_model_opts *mo, struct pred_point *pt);

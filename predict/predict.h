@@ -5,6 +5,16 @@
  * profile), and a discrete-event simulation of N CPUs of that machine
  * replaying the recording, with an analytic twin (mean-value analysis)
  * beside it.  See docs and `lrulab predict --help`.
+ *
+ * Two layers.  This header is the lower one, which needs neither bench/
+ * nor the command: the recorder, a consumer of the library's trace
+ * events (record.c, record_gather.c, record_file.c), the machine
+ * profiles (profile.c), the simulation (engine.c) and the twin (twin.c).
+ * Above bench/ sits the command layer (predict-internal.h): from a
+ * workload to predicted points and their tables (model.c, pool.c), the
+ * commands (predict_cmd.c, machine_calib.c), repro --predict's rows
+ * (repro_predict.c), usemem's recordings (record_usemem.c) and the hooks
+ * that let bench and repro reach it without naming it (record_hooks.c).
  */
 #ifndef LRULAB_PREDICT_H
 #define LRULAB_PREDICT_H
@@ -133,30 +143,11 @@ int pred_record_stop(struct pred_recording *rec);
 bool pred_recording_active(void);
 void pred_recording_free(struct pred_recording *rec);
 /*
- * From mm/ while recording (callers test pred_recording first): @kind
- * wrote @line (and @line2, or NULL) at this point of the thread.
- */
-void pred_record_event(enum pred_event_kind kind, const void *line, const void *line2,
-		       u32 arg, int threshold, int step);
-
-
-/*
  * What recording costs per acquisition, outside the critical section,
  * measured on one lock (ns): taken off the recorded work.
  */
 u32 pred_record_overhead_ns(void);
 
-/*
- * `lrulab bench --record`: after a bench_run() that ran between
- * pred_record_start() and here, stop and write the recording of @r to
- * @path.  0, or -1 after one error line.
- */
-struct bench_workload;
-struct bench_opts;
-struct bench_result;
-int pred_bench_record_write(const char *prog, const char *path,
-			    const struct bench_workload *w, const struct bench_opts *o,
-			    const struct bench_result *r);
 
 /*
  * A workload that runs its own model (usemem) stops the recording itself

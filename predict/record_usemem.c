@@ -18,13 +18,13 @@
 /* CPU time per access outside lock waits: 0 when the run says nothing */
 static double usemem_plain_ns(json_t *j)
 {
-	double cpu = bench_json_number(j, "user_s") + bench_json_number(j, "sys_s");
-	double accesses = bench_json_number(j, "accesses"), wait = 0;
+	double cpu = json_number(j, "user_s") + json_number(j, "sys_s");
+	double accesses = json_number(j, "accesses"), wait = 0;
 	json_t *l;
 	size_t i;
 
 	json_array_foreach(json_object_get(j, "locks"), i, l)
-		wait += bench_json_number(l, "wait_total_ns");
+		wait += json_number(l, "wait_total_ns");
 	cpu = cpu * 1e9 - wait;
 	return accesses > 0 && cpu > 0 ? cpu / accesses : 0;
 }
@@ -62,7 +62,7 @@ int pred_record_usemem(const char *prog, const struct bench_opts *o, long thread
 	json_decref(j);
 	if (err)
 		return -1;
-	fd = bench_tmpfile("usemem-record", path, sizeof(path));
+	fd = tmpfile_create("usemem-record", path, sizeof(path));
 	if (fd < 0) {
 		fprintf(stderr, "%s: cannot make a file for the recording: %s\n", prog,
 			strerror(errno));
@@ -73,8 +73,8 @@ int pred_record_usemem(const char *prog, const struct bench_opts *o, long thread
 	j = NULL;
 	err = usemem_once(prog, &p, threads, &j);
 	if (!err && steal_per_access)
-		*steal_per_access = bench_json_number(j, "pgsteal") /
-				    bench_json_number(j, "accesses");
+		*steal_per_access = json_number(j, "pgsteal") /
+				    json_number(j, "accesses");
 	json_decref(j);
 	if (!err)
 		err = pred_recording_read(prog, path, rec);

@@ -80,7 +80,7 @@ static void paired_band(double cb, double ca, const double *b, const double *a, 
 		*lo = *hi = NAN;
 		return;
 	}
-	qsort(d, k, sizeof(d[0]), bench_double_cmp);
+	qsort(d, k, sizeof(d[0]), cmp_double);
 	*lo = d[(k - 1) / 10];
 	*hi = d[k - 1 - (k - 1) / 10];
 }
@@ -482,7 +482,7 @@ static int s3_record(const struct repro_opts *ro, const char *bin, const char *t
 			REPRO_PROG);
 		return -1;
 	}
-	fd = bench_tmpfile("s3", file, sizeof(file));
+	fd = tmpfile_create("s3", file, sizeof(file));
 	if (fd < 0) {
 		fprintf(stderr, "%s: --predict: cannot make a temporary file: %s\n", REPRO_PROG,
 			strerror(errno));
@@ -643,7 +643,7 @@ static int predict_s3(const struct repro_opts *ro, struct repro_table *t)
 	return err;
 }
 
-int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char *which)
+static int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char *which)
 {
 	int err;
 
@@ -668,4 +668,9 @@ int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char
 			repro_table_note(t, "predicted: each side the mean of mem_cgroup_per_node's two placements in its 128-byte pair (as recorded, and 64 bytes the other way), as the mail's fresh memcgs landed at both");
 	}
 	return err;
+}
+
+void repro_predict_hook(void)
+{
+	repro_predict_register(repro_predict);
 }

@@ -26,6 +26,7 @@
 #include <lrulab/vmstat.h>
 
 #include "predict/predict-internal.h"
+#include "tools/util.h"
 
 /* ---- a generated source: exponential or constant work and holds ---- */
 
@@ -423,13 +424,6 @@ static void spin_ns(u64 ns)
 
 	while (lrulab_now_ns() < end)
 		;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* sorts v */

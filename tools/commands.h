@@ -16,4 +16,12 @@ int cmd_replay(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 
+/*
+ * The predictor's hooks into the commands below it (predict/record_hooks.c):
+ * bench's recorder, repro's predicted rows.  Called once, before a command runs.
+ */
+void predict_hooks_register(void);
+/* repro --predict's rows (predict/repro_predict.c) */
+void repro_predict_hook(void);
+
 #endif /* LRULAB_COMMANDS_H */

@@ -125,8 +125,10 @@ int main(int argc, char **argv)
 		return check_stdout(0);
 	}
 	c = find_command(argv[1]);
-	if (c)
+	if (c) {
+		predict_hooks_register();
 		return check_stdout(c->fn(argc - 1, argv + 1));
+	}
 	fprintf(stderr, "lrulab: unknown command '%s' (try 'lrulab help')\n", argv[1]);
 	return 2;
 }

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/util.h"
+
+int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double median_double(const double *v, int n)
+{
+	double *s, m;
+
+	if (n <= 0)
+		return NAN;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return NAN;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
+	return m;
+}
+
+double quantile_sorted(const double *sorted, int n, double q)
+{
+	double pos = q * (n - 1);
+	int i = (int)pos;
+
+	if (i >= n - 1)
+		return sorted[n - 1];
+	return sorted[i] + (pos - i) * (sorted[i + 1] - sorted[i]);
+}
+
+int tmpfile_create(const char *stem, char *path, size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+	int n = snprintf(path, len, "%s/lrulab-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", stem);
+
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkstemp(path);
+}
+
+double json_number(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
