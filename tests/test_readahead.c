@@ -19,6 +19,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include <lrulab/trace.h>
 #include <lrulab/fs.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/mm_inline.h>
@@ -100,6 +101,28 @@ static void test_ra_sizes(void **state)
 	assert_int_equal(get_next_ra_size(&ra, 64), 64);
 }
 
+/* what the readahead trace events report, counted by the test's own probes */
+struct ra_counts {
+	unsigned long sync, async, windows, window_pages;
+};
+
+static void count_sync(void *data, unsigned long index, unsigned long req_count)
+{
+	((struct ra_counts *)data)->sync++;
+}
+
+static void count_async(void *data, unsigned long index)
+{
+	((struct ra_counts *)data)->async++;
+}
+
+static void count_window(void *data, unsigned long start, unsigned int size,
+			 unsigned int async_size)
+{
+	((struct ra_counts *)data)->windows++;
+	((struct ra_counts *)data)->window_pages += size;
+}
+
 /*
  * 4 KiB reads of a 256-page file from 0: one sync window of 4, async
  * windows of 8, 16, then 32 each started by the read of the page that
@@ -116,11 +139,15 @@ static void test_sequential_windows(void **state)
 		{ 188, 220, 32, 32 }, { 220, 252, 32, 32 },
 	};
 	struct address_space *mapping = file_setup(256);
-	unsigned long pgpgin = pgpgin_sectors(), seen = 0, i, last_start = ~0UL;
+	unsigned long pgpgin = pgpgin_sectors(), seen = 0, i, last_start = ~0UL, pages = 0;
+	struct ra_counts ra = { 0 };
 	struct file file;
 
 	assert_non_null(mapping);
 	file_open(&file, mapping);
+	assert_int_equal(register_trace_readahead_sync(count_sync, &ra), 0);
+	assert_int_equal(register_trace_readahead_async(count_async, &ra), 0);
+	assert_int_equal(register_trace_readahead_window(count_window, &ra), 0);
 	for (i = 0; i < 256; i++) {
 		read_page(&file, i);
 		if (file.f_ra.start == last_start)
@@ -137,6 +164,16 @@ static void test_sequential_windows(void **state)
 		seen++;
 	}
 	assert_int_equal(seen, ARRAY_SIZE(expect));
+	/* one miss reached readahead, each other window a mark's hit */
+	unregister_trace_readahead_sync(count_sync, &ra);
+	unregister_trace_readahead_async(count_async, &ra);
+	unregister_trace_readahead_window(count_window, &ra);
+	for (i = 0; i < ARRAY_SIZE(expect); i++)
+		pages += expect[i][2];
+	assert_int_equal(ra.sync, 1);
+	assert_int_equal(ra.async, ARRAY_SIZE(expect) - 1);
+	assert_int_equal(ra.windows, ARRAY_SIZE(expect));
+	assert_int_equal(ra.window_pages, pages);
 	assert_int_equal(file.f_ra.prev_pos, 256L * PAGE_SIZE);
 	for (i = 0; i < 256; i++)
 		assert_false(folio_flag(mapping, i, PG_readahead));
