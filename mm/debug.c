@@ -12,7 +12,26 @@
 #include <lrulab/lrulab.h>
 #include <lrulab/mglru.h>
 #include <lrulab/mm_inline.h>
+#include <lrulab/mmdebug.h>
 #include <lrulab/swap_state.h>
+
+/* ---- the assertions of <lrulab/mmdebug.h> ---- */
+
+void dump_folio(const struct folio *folio, const char *reason)
+{
+	fprintf(stderr, "folio: pfn:%#lx order:%u refcount:%d mapcount:%d mapping:%p index:%#lx memcg_data:%#lx\n",
+		folio_pfn(folio), folio_order(folio), folio_ref_count(folio),
+		atomic_read(&folio->_mapcount), (void *)folio->mapping, folio->index,
+		folio->memcg_data);
+	fprintf(stderr, "flags: %#lx\nfolio dumped because: %s\n", READ_ONCE(folio->flags), reason);
+}
+
+void mm_bug(const char *file, int line, const char *cond)
+{
+	fprintf(stderr, "BUG: %s:%d: %s\n", file, line, cond);
+	fflush(stderr);
+	abort();
+}
 
 struct check {
 	FILE *out;

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lrulab/mmdebug.h>
 #include <lrulab/huge_mm.h>
 #include <lrulab/memcontrol.h>
 #include <lrulab/mm_inline.h>
@@ -51,11 +52,6 @@ struct deferred_split {
 static struct deferred_split **memcg_split_queues;
 static struct deferred_split *node_split_queues;
 
-static void __attribute__((noreturn)) split_bug(struct folio *folio, const char *what)
-{
-	fprintf(stderr, "BUG: huge_memory: pfn %lu: %s\n", folio_pfn(folio), what);
-	abort();
-}
 
 static void deferred_split_queue_init(struct deferred_split *ds)
 {
@@ -250,8 +246,8 @@ static void split_find_ptes(struct folio *folio, struct split_state *st)
 			found++;
 		}
 	}
-	if (found != folio_mapcount(folio))
-		split_bug(folio, "PTEs and mapcount disagree");
+	/* the PTEs found are the folio's mappings */
+	VM_BUG_ON_FOLIO(found != folio_mapcount(folio), folio);
 }
 
 /*
@@ -407,8 +403,7 @@ static int split_folio_common(struct folio *folio, struct list_head *list,
 
 	if (!folio_test_large(folio) || !folio_test_anon(folio))
 		return -EINVAL;
-	if (!folio_test_locked(folio))
-		split_bug(folio, "split_folio() of a folio that is not locked");
+	VM_BUG_ON_FOLIO(!folio_test_locked(folio), folio);
 	if (smp_processor_id() < 0) {
 		fprintf(stderr, "lrulab: split_folio called from a thread that is not a model CPU\n");
 		abort();
@@ -446,8 +441,7 @@ int split_folio(struct folio *folio)
 
 int split_folio_to_list(struct folio *folio, struct list_head *list)
 {
-	if (folio_test_lru(folio))
-		split_bug(folio, "split_folio_to_list() of a folio still on the LRU");
+	VM_BUG_ON_FOLIO(folio_test_lru(folio), folio);
 	return split_folio_common(folio, list, NULL);
 }
 

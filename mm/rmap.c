@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <lrulab/mmdebug.h>
 #include <lrulab/huge_mm.h>
 #include <lrulab/memcontrol.h>
 #include <lrulab/mm.h>
@@ -29,12 +30,6 @@
 static atomic_t *folio_nr_pages_mapped(struct folio *folio)
 {
 	return &((struct folio_tail1 *)(folio + 1))->_nr_pages_mapped;
-}
-
-static void __attribute__((noreturn)) bad_rmap(struct folio *folio, const char *what, int val)
-{
-	fprintf(stderr, "BUG: rmap: pfn %lu %s (%d)\n", folio_pfn(folio), what, val);
-	abort();
 }
 
 void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
@@ -58,8 +53,7 @@ void folio_add_file_rmap_ptes(struct folio *folio, struct folio *page,
 			      int nr_pages, struct vm_area_struct *vma)
 {
 	/* without per-page mapcounts NR_FILE_MAPPED is only exact for small folios */
-	if (folio_test_large(folio))
-		bad_rmap(folio, "large file folio mapped by PTEs", nr_pages);
+	VM_BUG_ON_FOLIO(folio_test_large(folio), folio);
 	if (atomic_add_return(nr_pages, &folio->_mapcount) == nr_pages - 1)
 		lruvec_stat_mod_folio(folio, NR_FILE_MAPPED, 1);
 }
@@ -69,8 +63,7 @@ void folio_remove_rmap_ptes(struct folio *folio, struct folio *page,
 {
 	int left = atomic_sub_return(nr_pages, &folio->_mapcount);
 
-	if (left < -1)
-		bad_rmap(folio, "mapcount underflow", left + 1);
+	VM_BUG_ON_FOLIO(left < -1, folio);
 	if (folio_test_anon(folio)) {
 		if (folio_test_large(folio) &&
 		    atomic_sub_return(nr_pages, folio_nr_pages_mapped(folio)) > 0 &&

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lrulab/mmdebug.h>
 #include <lrulab/cpu.h>
 #include <lrulab/gfp.h>
 #include <lrulab/huge_mm.h>
@@ -359,11 +360,7 @@ static void __folio_batch_add_and_move(size_t batch_off, struct folio *folio,
 
 void folio_add_lru(struct folio *folio)
 {
-	if (folio_test_active(folio) && folio_test_unevictable(folio)) {
-		fprintf(stderr, "BUG: folio_add_lru: pfn %lu active and unevictable\n",
-			folio_pfn(folio));
-		abort();
-	}
+	VM_BUG_ON_FOLIO(folio_test_active(folio) && folio_test_unevictable(folio), folio);
 	if (folio_test_lru(folio)) {
 		fprintf(stderr, "BUG: folio_add_lru: pfn %lu already on the LRU\n",
 			folio_pfn(folio));

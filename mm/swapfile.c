@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lrulab/mmdebug.h>
 #include <lrulab/memcontrol.h>
 
 #include "swap-internal.h"
@@ -506,11 +507,7 @@ void swap_free(swp_entry_t entry)
 	if (!s)
 		return;
 	ci = lock_cluster(entry.val);
-	if (!s->count) {
-		unlock_cluster(ci);
-		fprintf(stderr, "BUG: swap_free: slot %lu has no count\n", entry.val);
-		abort();
-	}
+	VM_BUG_ON(!s->count);
 	s->count--;
 	data = slot_maybe_free(ci, s);
 	unlock_cluster(ci);

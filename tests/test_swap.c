@@ -8,6 +8,9 @@
 #include <string.h>
 #include <pthread.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include <lrulab/lrulab.h>
@@ -613,10 +616,53 @@ static void test_drain_stats(void **state)
 	assert_int_equal(d1.all - d0.all, 2);
 }
 
+/*
+ * VM_BUG_ON_FOLIO: adding a folio both active and unevictable stops the
+ * program, after the folio's dump and the broken condition with its place.
+ */
+static void test_add_active_unevictable_bugs(void **state)
+{
+	char buf[2048] = "";
+	int fds[2], status;
+	ssize_t len, got = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 };
+		struct folio *folio = new_folio(0, true);
+
+		setrlimit(RLIMIT_CORE, &no_core);
+		dup2(fds[1], STDERR_FILENO);
+		close(fds[0]);
+		folio_set_active(folio);
+		folio_set_unevictable(folio);
+		folio_add_lru(folio);
+		_exit(0);	/* not reached when the check works */
+	}
+	close(fds[1]);
+	while ((len = read(fds[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += len;
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGABRT);
+	assert_true(strncmp(buf, "folio: pfn:", 11) == 0);
+	assert_non_null(strstr(buf, " refcount:1 "));
+	assert_non_null(strstr(buf, "\nfolio dumped because: VM_BUG_ON_FOLIO("
+			       "folio_test_active(folio) && folio_test_unevictable(folio))\n"));
+	assert_non_null(strstr(buf, "\nBUG: mm/swap.c:"));
+	assert_non_null(strstr(buf, ": VM_BUG_ON_FOLIO(folio_test_active(folio) && "
+			       "folio_test_unevictable(folio))\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_batch_fills_then_moves, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_add_active_unevictable_bugs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_folio_bypasses_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lru_cache_disable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mark_accessed_activates, setup, teardown),
