@@ -125,6 +125,7 @@ check-unit: $(TESTS) $(STRESS) $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/host_cli.sh ./tests/host_cli.sh $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/predict_cli.sh ./tests/predict_cli.sh $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/install.sh ./tests/install.sh $(TOOL)
+	@$(STEP) run $(CHECK_DIR) unit tests/readme.sh ./tests/readme.sh $(TOOL)
 	@$(STEP) end $(CHECK_DIR) unit
 
 # In the pn-cold-pairing build: the layout test and the memcg test, whose

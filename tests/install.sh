@@ -23,18 +23,47 @@ done
 "$tmp/root/opt/lrulab/bin/lrulab" --version | grep -q '^lrulab [0-9]' ||
 	fail "installed lrulab --version"
 
-# a program against the installed tree, as a user would build one
+# only the library's headers, and they need nothing but libc, liburcu and ck
+for h in bench.h host.h replay.h predict.h parse.h commands.h; do
+	[ ! -e "$tmp/root/opt/lrulab/include/lrulab/$h" ] || fail "make install: the command's $h installed"
+done
+! grep -l 'jansson\|"bench/\|"predict/\|"replay/\|"tools/' "$tmp/root/opt/lrulab/include/lrulab/"*.h ||
+	fail "an installed header includes jansson or a command header"
+
+# a program against the installed tree, as a user would build one: the
+# model set up, a probe on a trace event, a lock taken ten times
 cat >"$tmp/use.c" <<'PROG'
 #include <stdio.h>
+#include <lrulab/lrulab.h>
 #include <lrulab/switches.h>
+#include <lrulab/trace.h>
+
+static int taken;
+
+static void on_acquired(void *data, spinlock_t *l, struct lock_site *site)
+{
+	taken++;
+}
 
 int main(void)
 {
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
 	enum lrulab_switch sw;
+	spinlock_t l;
+	int i;
 
-	if (lrulab_switch_parse("lru-stat-batch", &sw))
+	if (lrulab_switch_parse("lru-stat-batch", &sw) || lrulab_init(&cfg))
 		return 1;
-	printf("%s\n", lrulab_switch_seed(sw));
+	spin_lock_init(&l);
+	register_trace_lock_acquired(on_acquired, NULL);
+	lockstat_set_mode(LOCKSTAT_SAMPLED);
+	for (i = 0; i < 10; i++) {
+		spin_lock(&l);
+		spin_unlock(&l);
+	}
+	unregister_trace_lock_acquired(on_acquired, NULL);
+	lrulab_exit();
+	printf("%s %d\n", lrulab_switch_seed(sw), taken);
 	return 0;
 }
 PROG
@@ -43,7 +72,7 @@ export PKG_CONFIG_SYSROOT_DIR="$tmp/root"
 flags=$(pkg-config --cflags --libs lrulab) || fail "pkg-config --cflags --libs lrulab"
 # shellcheck disable=SC2086
 ${CC:-cc} -o "$tmp/use" "$tmp/use.c" $flags || fail "cc with pkg-config's flags"
-[ "$("$tmp/use" 2>&1)" = s0-lru-stat-batch ] || fail "a program built against the install"
+[ "$("$tmp/use" 2>&1)" = "s0-lru-stat-batch 10" ] || fail "a program built against the install"
 
 make --no-print-directory -s uninstall DESTDIR="$tmp/root" PREFIX=/opt/lrulab >"$tmp/log" 2>&1 ||
 	{ cat "$tmp/log"; fail "make uninstall: exit $?"; }
