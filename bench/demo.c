@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "tools/commands.h"
 #include <lrulab/lrulab.h>
+#include "tools/options.h"
 #include "tools/parse.h"
 #include <lrulab/workqueue.h>
 
@@ -224,22 +224,23 @@ static int run_demo(const struct demo_opts *o)
 	return err || bad ? 1 : 0;
 }
 
-static const struct option demo_options[] = {
-	{ "threads", required_argument, NULL, 't' },
-	{ "type", required_argument, NULL, 'T' },
-	{ "mem", required_argument, NULL, 'm' },
-	{ "loops", required_argument, NULL, 'l' },
-	{ "lock", required_argument, NULL, 'L' },
-	{ "no-lockstat", no_argument, NULL, 'n' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+enum { OPT_THREADS = 1, OPT_TYPE, OPT_MEM, OPT_LOOPS, OPT_LOCK, OPT_NO_LOCKSTAT };
+
+static const struct cmd_opt demo_opts[] = {
+	{ "threads", "N", OPT_THREADS, "model CPUs faulting and freeing (default 2)" },
+	{ "type", "shmem|anon", OPT_TYPE, "the memory faulted (default shmem)" },
+	{ "mem", "SIZE", OPT_MEM, "per thread, a multiple of 4K (default 4M)" },
+	{ "loops", "N", OPT_LOOPS, "fault/free passes (default 20)" },
+	{ "lock", "IMPL", OPT_LOCK, "qspinlock, ticket, tas, pthread-spin or mutex (default qspinlock)" },
+	{ "no-lockstat", NULL, OPT_NO_LOCKSTAT, "lock statistics off" },
+	{ NULL },
 };
 
-static void demo_usage(FILE *f)
-{
-	fprintf(f, "usage: lrulab demo [--threads N] [--type shmem|anon] [--mem SIZE]\n"
-		   "                   [--loops N] [--lock IMPL] [--no-lockstat]\n");
-}
+static const struct cmd_spec demo_spec = {
+	.prog = "lrulab demo",
+	.about = "A short fault/free run with every table: locks, figures, stats, invariants.",
+	.opts = demo_opts,
+};
 
 int cmd_demo(int argc, char **argv)
 {
@@ -247,59 +248,53 @@ int cmd_demo(int argc, char **argv)
 		.threads = 2, .shmem = true, .mem = 4UL << 20, .loops = 20,
 		.lock = LOCK_QSPINLOCK, .lockstat = LOCKSTAT_SAMPLED,
 	};
-	const char *p = "lrulab demo";
+	const char *p = demo_spec.prog, *arg;
+	struct cmd_parser cp;
 	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", demo_options, NULL)) != -1) {
+	cmd_parse_init(&cp, &demo_spec, argc, argv);
+	while ((c = cmd_parse_next(&cp, &arg)) != CMD_OPT_END) {
 		switch (c) {
-		case 't':
-			if (parse_long(p, "--threads", optarg, 1, LRULAB_MAX_CPUS, &o.threads))
+		case CMD_OPT_HELP:
+			return 0;
+		case CMD_OPT_ERROR:
+			return 2;
+		case OPT_THREADS:
+			if (parse_long(p, "--threads", arg, 1, LRULAB_MAX_CPUS, &o.threads))
 				return 2;
 			break;
-		case 'T':
-			if (!strcmp(optarg, "shmem") || !strcmp(optarg, "anon")) {
-				o.shmem = !strcmp(optarg, "shmem");
+		case OPT_TYPE:
+			if (!strcmp(arg, "shmem") || !strcmp(arg, "anon")) {
+				o.shmem = !strcmp(arg, "shmem");
 				break;
 			}
-			fprintf(stderr, "%s: --type: unknown type '%s' (shmem or anon)\n", p, optarg);
+			fprintf(stderr, "%s: --type: unknown type '%s' (shmem or anon)\n", p, arg);
 			return 2;
-		case 'm':
-			if (parse_size_max(p, "--mem", optarg, 1UL << 30,
-					   "per thread", &o.mem))
+		case OPT_MEM:
+			if (parse_size_max(p, "--mem", arg, 1UL << 30, "per thread", &o.mem))
 				return 2;
 			if (o.mem % PAGE_SIZE) {
 				fprintf(stderr, "%s: --mem: must be a multiple of 4K\n", p);
 				return 2;
 			}
 			break;
-		case 'l':
-			if (parse_long(p, "--loops", optarg, 1, 1000000, &o.loops))
+		case OPT_LOOPS:
+			if (parse_long(p, "--loops", arg, 1, 1000000, &o.loops))
 				return 2;
 			break;
-		case 'L':
-			if (lock_impl_parse(optarg, &o.lock)) {
+		case OPT_LOCK:
+			if (lock_impl_parse(arg, &o.lock)) {
 				fprintf(stderr, "%s: --lock: unknown lock '%s' (qspinlock, ticket, tas, pthread-spin, mutex)\n",
-					p, optarg);
+					p, arg);
 				return 2;
 			}
 			break;
-		case 'n':
+		case OPT_NO_LOCKSTAT:
 			o.lockstat = LOCKSTAT_OFF;
 			break;
-		case 'h':
-			demo_usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, "%s: unknown or incomplete option '%s'\n", p,
-				argv[optind - 1]);
-			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", p, argv[optind]);
+	if (cmd_parse_end(&cp))
 		return 2;
-	}
 	return run_demo(&o);
 }

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "tools/commands.h"
+#include "tools/options.h"
 #include <lrulab/memcontrol.h>
 #include <lrulab/switches.h>
 
@@ -447,35 +448,41 @@ static int print_json(void)
 	return ret ? 1 : 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: " PROG " [--json]\n"
-		"  the fields of struct lruvec and struct mem_cgroup_per_node in this\n"
-		"  binary's layout, their 64-byte lines and 128-byte pairs\n"
-		"  --json   the same as JSON\n");
-}
+enum { OPT_JSON = 1 };
+
+static const struct cmd_opt layout_opts[] = {
+	{ "json", NULL, OPT_JSON, "the same as JSON" },
+	{ NULL },
+};
+
+static const struct cmd_spec layout_spec = {
+	.prog = PROG,
+	.about = "The fields of struct lruvec and struct mem_cgroup_per_node in this binary's\n"
+		 "layout, their 64-byte lines and 128-byte pairs.",
+	.opts = layout_opts,
+};
 
 int cmd_layout(int argc, char **argv)
 {
+	struct cmd_parser cp;
 	bool json = false;
-	int i;
+	const char *arg;
+	int c;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
+	cmd_parse_init(&cp, &layout_spec, argc, argv);
+	while ((c = cmd_parse_next(&cp, &arg)) != CMD_OPT_END) {
+		switch (c) {
+		case CMD_OPT_HELP:
 			return 0;
-		} else if (!strcmp(a, "--json")) {
+		case CMD_OPT_ERROR:
+			return 2;
+		case OPT_JSON:
 			json = true;
-		} else if (a[0] == '-') {
-			fprintf(stderr, PROG ": unknown option '%s'\n", a);
-			return 2;
-		} else {
-			fprintf(stderr, PROG ": unexpected argument '%s'\n", a);
-			return 2;
+			break;
 		}
 	}
+	if (cmd_parse_end(&cp))
+		return 2;
 	if (json)
 		return print_json();
 	print_text();

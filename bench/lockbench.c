@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "tools/commands.h"
+#include "tools/options.h"
 #include "tools/parse.h"
 #include <lrulab/spinlock.h>
 #include "tools/util.h"
@@ -76,36 +77,21 @@ static void bench_impl(enum lock_impl impl, long iters)
 	       m[LOCKSTAT_FULL] - m[LOCKSTAT_OFF]);
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: " PROG " [--impl NAME] [--iters N]\n"
-		"  --impl NAME   qspinlock, ticket, tas, pthread-spin or mutex "
-		"(default: all)\n"
-		"  --iters N     lock/unlock pairs per run (default %ld)\n",
-		DEFAULT_ITERS);
-}
+enum { OPT_IMPL = 1, OPT_ITERS };
 
-/* "--opt VALUE" or "--opt=VALUE"; NULL after an error line if missing. */
-static const char *opt_value(int argc, char **argv, int *i, const char *opt)
-{
-	size_t len = strlen(opt);
-	const char *a = argv[*i];
+static const struct cmd_opt lockbench_opts[] = {
+	{ "impl", "NAME", OPT_IMPL, "qspinlock, ticket, tas, pthread-spin or mutex (default: all)" },
+	{ "iters", "N", OPT_ITERS, "lock/unlock pairs per run (default 1000000)" },
+	{ NULL },
+};
 
-	if (a[len] == '=')
-		return a + len + 1;
-	if (*i + 1 >= argc) {
-		fprintf(stderr, PROG ": option '%s' needs a value\n", opt);
-		return NULL;
-	}
-	return argv[++*i];
-}
-
-static bool is_opt(const char *arg, const char *opt)
-{
-	size_t len = strlen(opt);
-
-	return !strncmp(arg, opt, len) && (arg[len] == '\0' || arg[len] == '=');
-}
+static const struct cmd_spec lockbench_spec = {
+	.prog = PROG,
+	.about = "Uncontended spin_lock + spin_unlock on one thread, per lock implementation,\n"
+		 "with lock statistics off, sampled and full, alternated: what the statistics\n"
+		 "add to each acquisition.",
+	.opts = lockbench_opts,
+};
 
 int cmd_lockbench(int argc, char **argv)
 {
@@ -113,37 +99,33 @@ int cmd_lockbench(int argc, char **argv)
 	enum lockstat_mode saved_mode = READ_ONCE(lockstat_mode);
 	bool all = true;
 	long iters = DEFAULT_ITERS;
+	struct cmd_parser cp;
 	const char *v;
-	int i;
+	int i, c;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
+	cmd_parse_init(&cp, &lockbench_spec, argc, argv);
+	while ((c = cmd_parse_next(&cp, &v)) != CMD_OPT_END) {
+		switch (c) {
+		case CMD_OPT_HELP:
 			return 0;
-		} else if (is_opt(a, "--impl")) {
-			v = opt_value(argc, argv, &i, "--impl");
-			if (!v)
-				return 2;
+		case CMD_OPT_ERROR:
+			return 2;
+		case OPT_IMPL:
 			if (lock_impl_parse(v, &impl)) {
 				fprintf(stderr, PROG ": --impl: unknown lock implementation "
 					"'%s' (qspinlock, ticket, tas, pthread-spin, mutex)\n", v);
 				return 2;
 			}
 			all = false;
-		} else if (is_opt(a, "--iters")) {
-			v = opt_value(argc, argv, &i, "--iters");
-			if (!v || parse_long(PROG, "--iters", v, 1, 1000000000L, &iters))
+			break;
+		case OPT_ITERS:
+			if (parse_long(PROG, "--iters", v, 1, 1000000000L, &iters))
 				return 2;
-		} else if (a[0] == '-') {
-			fprintf(stderr, PROG ": unknown option '%s'\n", a);
-			return 2;
-		} else {
-			fprintf(stderr, PROG ": unexpected argument '%s'\n", a);
-			return 2;
+			break;
 		}
 	}
+	if (cmd_parse_end(&cp))
+		return 2;
 
 	lrulab_clock_init();
 	printf("lockbench: uncontended spin_lock + spin_unlock, one thread, "

@@ -78,6 +78,13 @@ says 'lrulab bench: --mem: 99999999999999999999G is too big (at most 1G per thre
 	bench fault-free --mem 99999999999999999999G
 says 'lrulab bench: --max: 2G is too big (at most 1G)' bench usemem --max 2G
 says 'lrulab demo: --mem: 1T is too big (at most 1G per thread)' demo --mem 1T
+# one option table per command (tools/options.c): its errors worded alike
+says "lrulab lockbench: unknown or incomplete option '--iters'" lockbench --iters
+says "lrulab layout: unknown or incomplete option '--bogus'" layout --bogus
+says "lrulab layout: unexpected argument 'x'" layout x
+says "lrulab pathbench: unexpected argument 'more'" pathbench more
+good '  --reps N    runs per configuration, alternated (default 7)' pathbench --help
+good 'usage: lrulab lockbench \[--impl NAME\] \[--iters N\]' lockbench --help
 says 'lrulab repro: --mem: 1T is too big (at most 1G per thread)' repro s0 --mem 1T
 says "lrulab bench: --mem: invalid size '1.5G' (expected e.g. 4K, 16M, 1G)" \
 	bench fault-free --mem 1.5G
