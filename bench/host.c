@@ -47,9 +47,10 @@ static int fault_free_main(const char *prog, int argc, char **argv);
 static const struct host_workload host_workloads[] = {
 	{ "fault-free", fault_free_main },
 	{ "usemem", host_usemem_main },
+	{ "replay", host_replay_main },
 };
 
-#define HOST_WORKLOAD_NAMES "fault-free, usemem"
+#define HOST_WORKLOAD_NAMES "fault-free, usemem, replay"
 
 /* ---- one run ---- */
 
@@ -388,7 +389,10 @@ static void host_usage(FILE *f)
 		   "over 4K sets that mTHP size to always for the run (root) and restores it after.\n"
 		   "--perf-lock runs it under `perf lock record` and prints the kernel's\n"
 		   "`perf lock contention` table, then lrulab's for the same workload (with\n"
-		   "--fault-work NS, e.g. what `lrulab bench fault-free --calibrate` chose).\n");
+		   "--fault-work NS, e.g. what `lrulab bench fault-free --calibrate` chose).\n\n"
+		   "Also `lrulab host usemem --type file ...` (usemem's file reads) and\n"
+		   "`lrulab host replay TRACE TYPE ...` (a trace through the page cache): see\n"
+		   "their --help.\n");
 }
 
 static int fault_free_parse(const char *prog, int argc, char **argv, struct host_opts *o)

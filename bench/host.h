@@ -55,6 +55,8 @@ json_t *host_result_json(const struct host_opts *o, const struct host_result *r)
 
 /* `lrulab host usemem` (bench/host_usemem.c): the exit status */
 int host_usemem_main(const char *prog, int argc, char **argv);
+/* `lrulab host replay` (bench/host_replay.c) */
+int host_replay_main(const char *prog, int argc, char **argv);
 
 /* ---- the machine (bench/host_sys.c) ---- */
 

@@ -41,6 +41,17 @@ expect 2 "$P" "$LRULAB" host usemem --type file --mem 4M --max 4M
 expect 2 "$P" "$LRULAB" host usemem --type file --mem 5000
 expect 2 "$P" "$LRULAB" host usemem --type file --reps 2
 expect 2 "$P" "$LRULAB" host usemem --type file --compare --reps 0
+R="lrulab host replay"
+seq 0 99 >"$tmp/scan.txt"
+expect 2 "$R" "$LRULAB" host replay
+expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt"
+expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt --reps 0
+expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt --fadvise willneed
+expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" nosuchtype
+expect 2 "$R" "$LRULAB" host replay "$tmp/nonexistent.txt" txt
+expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt extra
+LRULAB_CGROUP_ROOT=$tmp expect 1 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt
+grep -q 'no memory controller' "$err" || fail "host replay, no controller: wrong error"
 # no memory controller where cgroups are looked for
 LRULAB_CGROUP_ROOT=$tmp expect 1 "$P" "$LRULAB" host usemem --type file
 grep -q 'no memory controller' "$err" || fail "no controller: wrong error"
@@ -103,6 +114,27 @@ if [ "$(id -u)" -eq 0 ] && [ "$(stat -f -c %T "$files")" != tmpfs ] &&
 	jq -e '.lrulab_runs[0].memcg_flush == "kernel" and .lrulab_runs[0].fadvise == "random"' \
 		"$out" >/dev/null || fail "host usemem --compare: the model's options differ"
 	[ -z "$(leftovers $pid)" ] || fail "host usemem --compare: left $(leftovers $pid)"
+
+	# host replay: a scan of 100 objects misses each once whatever the
+	# size; 40 objects read 10 times each fit a 256-page cgroup and miss
+	# only their first reads, in each of two runs; nothing left behind
+	TMPDIR=$files "$LRULAB" host replay "$tmp/scan.txt" txt --sizes 64 --json \
+		>"$out" 2>"$err" &
+	pid=$!
+	wait $pid || fail "host replay: exit $?"
+	jq -e '.engine == "host-kernel" and .lru == "host-kernel" and .requests == 100 and
+		.misses == 100 and .memory_max == 64 and .fadvise == "random"' "$out" >/dev/null ||
+		fail "host replay scan: $(cat "$out")"
+	[ -z "$(leftovers $pid)" ] || fail "host replay: left $(leftovers $pid)"
+	for i in 1 2 3 4 5 6 7 8 9 10; do seq 0 39; done >"$tmp/hot.txt"
+	TMPDIR=$files "$LRULAB" host replay "$tmp/hot.txt" txt --sizes 256 --reps 2 --json \
+		>"$out" 2>"$err" &
+	pid=$!
+	wait $pid || fail "host replay --reps 2: exit $?"
+	[ "$(wc -l <"$out")" -eq 2 ] && jq -s -e '[.[].rep] == [0, 1] and
+		all(.requests == 400 and .misses == 40 and .page_misses == 40)' "$out" >/dev/null ||
+		fail "host replay hot: $(cat "$out")"
+	[ -z "$(leftovers $pid)" ] || fail "host replay --reps 2: left $(leftovers $pid)"
 
 	env --default-signal=INT true 2>/dev/null ||
 		{ echo "host_cli: env has no --default-signal: SIGINT run skipped"; exit $fails; }

@@ -86,7 +86,7 @@ LC_ALL=C MANWIDTH=80 man -l lrulab.1 >"$tmp/man" 2>"$tmp/err" && [ ! -s "$tmp/er
 # ...and names what the command has: options, switches, JSON keys
 page=$(sed 's/\\-/-/g' lrulab.1)
 for c in "bench fault-free" "bench mmap-madvise" "bench usemem" "bench mglru-age" usemem ab repro \
-	"host fault-free" "host usemem" replay demo layout pathbench lockbench predict calibrate; do
+	"host fault-free" "host usemem" "host replay" replay demo layout pathbench lockbench predict calibrate; do
 	# shellcheck disable=SC2086
 	for o in $("$LRULAB" $c --help | grep -o -- '[[|] *--[a-z-]*' | tr -d '[| ' | sort -u); do
 		echo "$page" | grep -q -- "$o" || fail "lrulab.1: no $o ($c)"
