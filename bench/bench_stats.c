@@ -102,23 +102,18 @@ const char *bench_self_exe(void)
  */
 static int run_capture(char *const *argv, char **out)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
 	int pfd[2], status;
+	char *buf;
 	pid_t pid;
-	ssize_t n;
 
 	*out = NULL;
-	if (!buf || pipe(pfd)) {
-		free(buf);
+	if (pipe(pfd))
 		return -1;
-	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		close(pfd[0]);
 		close(pfd[1]);
-		free(buf);
 		return -1;
 	}
 	if (!pid) {
@@ -140,23 +135,7 @@ static int run_capture(char *const *argv, char **out)
 	}
 	bench_signals_child(pid);
 	close(pfd[1]);
-	for (;;) {
-		if (len + 1 >= cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(pfd[0], buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	buf[len] = '\0';
+	buf = read_fd_all(pfd[0], NULL);
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
@@ -166,7 +145,7 @@ static int run_capture(char *const *argv, char **out)
 		}
 	bench_signals_child(0);
 	*out = buf;
-	return status;
+	return buf ? status : -1;
 }
 
 /* The last line of @text that is a JSON object. */

@@ -128,3 +128,39 @@ void cgroup_read_stat(const struct host_cgroup *cg, struct bench_deltas *d)
 		bench_deltas_parse(d, text);
 }
 
+
+/*
+ * A file of @size bytes under the undo, written, synced, out of the page
+ * cache and advised @advice; fd, or -1 after one error line.  Its first
+ * read is the first to charge a page.
+ */
+int host_file_make(const char *prog, const char *path, unsigned long size, int advice)
+{
+	static char chunk[1 << 20];
+	unsigned long off;
+	int fd;
+
+	if (host_undo_unlink(path)) {
+		fprintf(stderr, "%s: too many things to undo\n", prog);
+		return -1;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto fail;
+	memset(chunk, 0x5a, sizeof(chunk));
+	for (off = 0; off < size; off += sizeof(chunk)) {
+		size_t n = size - off < sizeof(chunk) ? size - off : sizeof(chunk);
+
+		if (pwrite(fd, chunk, n, (off_t)off) != (ssize_t)n)
+			goto fail;
+	}
+	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) ||
+	    posix_fadvise(fd, 0, 0, advice))
+		goto fail;
+	return fd;
+fail:
+	fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}

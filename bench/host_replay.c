@@ -221,68 +221,6 @@ static int reader(const char *prog, const struct replay_trace *t, int fd,
 
 /* ---- one run: the file and the cgroup here, the reader in a child ---- */
 
-static int file_make(const char *prog, const char *path, uint64_t pages, int advice)
-{
-	static char chunk[1 << 20];
-	uint64_t size = pages * PAGE_SIZE, off;
-	int fd;
-
-	if (host_undo_unlink(path)) {
-		fprintf(stderr, "%s: too many things to undo\n", prog);
-		return -1;
-	}
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		goto fail;
-	memset(chunk, 0x5a, sizeof(chunk));
-	for (off = 0; off < size; off += sizeof(chunk)) {
-		size_t n = size - off < sizeof(chunk) ? (size_t)(size - off) : sizeof(chunk);
-
-		if (pwrite(fd, chunk, n, (off_t)off) != (ssize_t)n)
-			goto fail;
-	}
-	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) ||
-	    posix_fadvise(fd, 0, 0, advice))
-		goto fail;
-	return fd;
-fail:
-	fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return -1;
-}
-
-static json_t *read_json_fd(int fd)
-{
-	size_t len = 0, cap = 1 << 16;
-	char *buf = malloc(cap);
-	json_t *j = NULL;
-	ssize_t n;
-
-	while (buf) {
-		if (len + 1 >= cap) {
-			char *more = realloc(buf, cap * 2);
-
-			if (!more)
-				break;
-			buf = more;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	if (buf) {
-		buf[len] = 0;
-		j = len ? json_loads(buf, 0, NULL) : NULL;
-	}
-	free(buf);
-	return j;
-}
-
 static int run_once(const char *prog, const struct host_replay_opts *ho,
 		    const struct replay_trace *t, uint64_t pages, const char *dir,
 		    struct host_cgroup *cg, json_t **out)
@@ -300,7 +238,7 @@ static int run_once(const char *prog, const struct host_replay_opts *ho,
 	if (cgroup_make(prog, cg, pages * PAGE_SIZE))
 		return 1;
 	snprintf(path, sizeof(path), "%s/objects", dir);
-	fd = file_make(prog, path, t->total_pages, ho->fadvise);
+	fd = host_file_make(prog, path, t->total_pages * PAGE_SIZE, ho->fadvise);
 	if (fd < 0)
 		return 1;
 	map = mmap(NULL, t->total_pages * PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
@@ -335,7 +273,7 @@ static int run_once(const char *prog, const struct host_replay_opts *ho,
 		goto out;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	*out = read_json_fd(pfd[0]);
+	*out = read_fd_json(pfd[0]);
 	/* left a zombie, so that the undo's kill cannot reach a reused pid */
 	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) && errno == EINTR)
 		;

@@ -43,6 +43,7 @@
 #include "bench/host.h"
 #include <lrulab/memcontrol.h>
 #include "tools/parse.h"
+#include "tools/util.h"
 
 #include "host_usemem.h"
 
@@ -90,37 +91,6 @@ static int file_disk_reads(int fd, unsigned long long *ios, unsigned long long *
 	    sscanf(buf, "%llu %*u %llu", ios, sectors) != 2)
 		return -1;
 	return 0;
-}
-
-/* A file of @size bytes, synced and out of the page cache; fd, or -1 after one error line. */
-static int file_make(const char *prog, const char *path, unsigned long size)
-{
-	static char chunk[1 << 20];
-	unsigned long off;
-	int fd;
-
-	if (host_undo_unlink(path)) {
-		fprintf(stderr, "%s: too many things to undo\n", prog);
-		return -1;
-	}
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		goto fail;
-	memset(chunk, 0x5a, sizeof(chunk));
-	for (off = 0; off < size; off += sizeof(chunk)) {
-		size_t n = size - off < sizeof(chunk) ? size - off : sizeof(chunk);
-
-		if (pwrite(fd, chunk, n, (off_t)off) != (ssize_t)n)
-			goto fail;
-	}
-	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
-		goto fail;
-	return fd;
-fail:
-	fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return -1;
 }
 
 /* ---- the run ---- */
@@ -413,38 +383,6 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	return status;
 }
 
-/* The child's JSON object from @fd, read to its end (the child's exit). */
-static json_t *read_json_from(int fd)
-{
-	size_t len = 0, cap = 65536;
-	char *buf = malloc(cap);
-	json_t *j;
-	ssize_t n;
-
-	if (!buf)
-		return NULL;
-	for (;;) {
-		if (len + 1 >= cap) {
-			char *more = realloc(buf, cap * 2);
-
-			if (!more)
-				break;
-			buf = more;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = 0;
-	j = len ? json_loads(buf, 0, NULL) : NULL;
-	free(buf);
-	return j;
-}
-
 /*
  * One run of @threads readers: the files here, the rest in a child that
  * joins the cgroup, so that whatever ends the child (the cgroup's OOM
@@ -470,7 +408,7 @@ static int host_usemem_run(const char *prog, const struct host_usemem_opts *ho,
 		char path[600];
 
 		snprintf(path, sizeof(path), "%s/file%ld", dir, i);
-		hr[i].fd = file_make(prog, path, ho->b.mem);
+		hr[i].fd = host_file_make(prog, path, ho->b.mem, POSIX_FADV_NORMAL);
 		if (hr[i].fd < 0 || usemem_stream_init(&hr[i].stream, &ho->b,
 						       ho->b.mem / PAGE_SIZE, (unsigned long)i))
 			goto out;
@@ -517,7 +455,7 @@ static int host_usemem_run(const char *prog, const struct host_usemem_opts *ho,
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (out)
-		*out = read_json_from(pfd[0]);
+		*out = read_fd_json(pfd[0]);
 	/* left a zombie, so that the undo's kill cannot reach a reused pid */
 	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) && errno == EINTR)
 		;

@@ -21,13 +21,14 @@ struct host_cgroup {
 	char dir[1024];			/* the run's cgroup */
 };
 
-/* bench/host_cgroup.c: 0 or -1 (cgroup_make and cgroup_join after one error line) */
+/* bench/host_cgroup.c: 0 or -1 (cgroup_make, cgroup_join, host_file_make after one error line) */
 int host_read_file(const char *path, char *buf, size_t len);
 int host_write_file(const char *path, const char *value);
 int cgroup_find(const char *root, struct host_cgroup *cg);
 int cgroup_make(const char *prog, struct host_cgroup *cg, unsigned long max);
 int cgroup_join(const char *prog, const struct host_cgroup *cg);
 void cgroup_read_stat(const struct host_cgroup *cg, struct bench_deltas *d);
+int host_file_make(const char *prog, const char *path, unsigned long size, int advice);
 
 /* bench/host_trace.c: the readahead tracepoints of the run's files */
 struct host_ra_trace {

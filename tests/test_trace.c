@@ -150,7 +150,7 @@ static void on_entry(void *data, const struct trace_entry *e)
 static void test_ring(void **state)
 {
 	static struct ring_seen s;
-	long x[16], y;
+	long x[16] = { 0 }, y = 0;
 	int i;
 
 	memset(&s, 0, sizeof(s));

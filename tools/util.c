@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tools/util.h"
 
@@ -57,4 +58,45 @@ double json_number(json_t *obj, const char *key)
 	json_t *v = json_object_get(obj, key);
 
 	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+char *read_fd_all(int fd, size_t *lenp)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	while (buf) {
+		if (len + 1 >= cap) {
+			char *more = realloc(buf, cap * 2);
+
+			if (!more) {
+				free(buf);
+				return NULL;
+			}
+			buf = more;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (buf)
+		buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+json_t *read_fd_json(int fd)
+{
+	size_t len;
+	char *buf = read_fd_all(fd, &len);
+	json_t *j = buf && len ? json_loads(buf, 0, NULL) : NULL;
+
+	free(buf);
+	return j;
 }

@@ -21,6 +21,13 @@ double quantile_sorted(const double *sorted, int n, double q);
  * name in @path: its descriptor, or -1 with errno set.
  */
 int tmpfile_create(const char *stem, char *path, size_t len);
+/*
+ * Everything @fd gives until its end, NUL-terminated, its length in
+ * *@len (when not NULL); NULL when out of memory.  To free.
+ */
+char *read_fd_all(int fd, size_t *len);
+/* The JSON value @fd gives until its end; NULL if none or bad. */
+json_t *read_fd_json(int fd);
 /* A numeric member of a JSON object; NAN when missing. */
 double json_number(json_t *obj, const char *key);
 

@@ -136,6 +136,16 @@ static inline struct trace_entry *trace_ring_log(enum trace_event_id id)
 
 /* ---- call events: trace_<name>(), register_trace_<name>() ---- */
 
+#define __TRACE_REGISTER(name)							\
+	static inline int register_trace_##name(trace_##name##_probe fn, void *data) \
+	{									\
+		return trace_probe_register(TRACE_ID_##name, (trace_probe_fn)fn, data); \
+	}									\
+	static inline int unregister_trace_##name(trace_##name##_probe fn, void *data) \
+	{									\
+		return trace_probe_unregister(TRACE_ID_##name, (trace_probe_fn)fn, data); \
+	}
+
 #define TRACE_EVENT(name, proto, args)						\
 	typedef void (*trace_##name##_probe)(void *data, proto);		\
 	void __trace_##name(proto) __attribute__((noinline, cold));		\
@@ -144,14 +154,7 @@ static inline struct trace_entry *trace_ring_log(enum trace_event_id id)
 		if (trace_on(name))						\
 			__trace_##name(args);					\
 	}									\
-	static inline int register_trace_##name(trace_##name##_probe fn, void *data) \
-	{									\
-		return trace_probe_register(TRACE_ID_##name, (trace_probe_fn)fn, data); \
-	}									\
-	static inline int unregister_trace_##name(trace_##name##_probe fn, void *data) \
-	{									\
-		return trace_probe_unregister(TRACE_ID_##name, (trace_probe_fn)fn, data); \
-	}
+	__TRACE_REGISTER(name)
 #define TRACE_EVENT_NOARGS(name)						\
 	typedef void (*trace_##name##_probe)(void *data);			\
 	void __trace_##name(void) __attribute__((noinline, cold));		\
@@ -160,24 +163,10 @@ static inline struct trace_entry *trace_ring_log(enum trace_event_id id)
 		if (trace_on(name))						\
 			__trace_##name();					\
 	}									\
-	static inline int register_trace_##name(trace_##name##_probe fn, void *data) \
-	{									\
-		return trace_probe_register(TRACE_ID_##name, (trace_probe_fn)fn, data); \
-	}									\
-	static inline int unregister_trace_##name(trace_##name##_probe fn, void *data) \
-	{									\
-		return trace_probe_unregister(TRACE_ID_##name, (trace_probe_fn)fn, data); \
-	}
+	__TRACE_REGISTER(name)
 #define TRACE_RING_EVENT(name, what)						\
 	typedef void (*trace_##name##_probe)(void *data, const struct trace_entry *e); \
-	static inline int register_trace_##name(trace_##name##_probe fn, void *data) \
-	{									\
-		return trace_probe_register(TRACE_ID_##name, (trace_probe_fn)fn, data); \
-	}									\
-	static inline int unregister_trace_##name(trace_##name##_probe fn, void *data) \
-	{									\
-		return trace_probe_unregister(TRACE_ID_##name, (trace_probe_fn)fn, data); \
-	}
+	__TRACE_REGISTER(name)
 #include <lrulab/trace_events.h>
 #undef TRACE_EVENT
 #undef TRACE_EVENT_NOARGS
