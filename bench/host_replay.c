@@ -311,11 +311,11 @@ static double jnum(json_t *j, const char *key)
 	return json_number(j, key);
 }
 
-static long long jstat(json_t *j, const char *name)
+static json_t *jstat(json_t *j, const char *name)
 {
 	json_t *v = json_object_get(json_object_get(j, "memory_stat"), name);
 
-	return json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+	return json_is_integer(v) ? v : NULL;
 }
 
 static const char *const refault_keys[] = {
@@ -352,8 +352,10 @@ static json_t *run_json(const struct host_replay_opts *ho, const struct replay_t
 	json_object_set_new(j, "page_misses", json_integer((json_int_t)jnum(r, "page_misses")));
 	json_object_set_new(j, "page_cache_share_end",
 			    json_real(jnum(r, "cache_end") / ((double)pages * PAGE_SIZE)));
+	/* those the cgroup's memory.stat has: v1's has no activate or restore */
 	for (k = 0; k < ARRAY_SIZE(refault_keys); k++)
-		json_object_set_new(j, refault_keys[k], json_integer(jstat(r, refault_keys[k])));
+		if (jstat(r, refault_keys[k]))
+			json_object_set(j, refault_keys[k], jstat(r, refault_keys[k]));
 	json_object_set(j, "memory_stat", json_object_get(r, "memory_stat"));
 	if (json_object_get(r, "error"))
 		json_object_set(j, "error", json_object_get(r, "error"));
@@ -377,11 +379,12 @@ static void print_size(const struct host_replay_opts *ho, uint64_t size, json_t 
 	if (n > 1)
 		printf(" (%d runs: %.4f-%.4f)", n, mr[0], mr[n - 1]);
 	printf(", %.3f M req/s\n", median_double(rate, n) / 1e6);
-	printf("    memory.max %.0f pages, page cache at the end %.1f%% of it, workingset_refault_file=%lld activate=%lld restore=%lld\n",
-	       jnum(m, "memory_max"), 100 * jnum(m, "page_cache_share_end"),
-	       (long long)jnum(m, "workingset_refault_file"),
-	       (long long)jnum(m, "workingset_activate_file"),
-	       (long long)jnum(m, "workingset_restore_file"));
+	printf("    memory.max %.0f pages, page cache at the end %.1f%% of it",
+	       jnum(m, "memory_max"), 100 * jnum(m, "page_cache_share_end"));
+	for (i = 0; i < (int)ARRAY_SIZE(refault_keys); i++)
+		if (json_object_get(m, refault_keys[i]))
+			printf(", %s=%.0f", refault_keys[i], jnum(m, refault_keys[i]));
+	printf("\n");
 }
 
 /*
