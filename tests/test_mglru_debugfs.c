@@ -451,6 +451,23 @@ static void test_write_swappiness0_leftovers(void **state)
 	swapoff();
 }
 
+/* a memcg's path is its ancestors' names from the root down */
+static void test_show_nested_path(void **state)
+{
+	struct mem_cgroup *a = mem_cgroup_create(memcg, "a");
+	struct mem_cgroup *b = mem_cgroup_create(a, "bb");
+	char want[64], *text;
+
+	assert_non_null(b);
+	text = show(false);
+	snprintf(want, sizeof(want), "memcg %u /test/a/bb\n", b->id);
+	if (!strstr(text, want))
+		fail_msg("no '%s' in:\n%s", want, text);
+	free(text);
+	mem_cgroup_offline(b);
+	mem_cgroup_offline(a);
+}
+
 static void test_show_parse(void **state)
 {
 	bool full = true;
@@ -471,6 +488,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_commands, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_evict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_swappiness0_leftovers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_show_nested_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_parse, setup, teardown),
 	};
 
