@@ -22,6 +22,17 @@ bad() {
 	fi
 }
 
+# bad, and stderr is exactly $1
+bad_is() {
+	want=$1
+	shift
+	bad "$@"
+	if [ "$(cat "$err")" != "$want" ]; then
+		echo "FAIL: lrulab replay $*: stderr '$(cat "$err")', want '$want'"
+		fails=$((fails + 1))
+	fi
+}
+
 good() {
 	want=$1
 	shift
@@ -67,6 +78,13 @@ bad "$D/cloudPhysicsIO.csv.zst" csv -t "obj-id-col=5, has-header=true, ttl-col=2
 bad "$OG" oracleGeneral --sizes 100 --lru classic
 bad "$tmp/bad.txt" txt
 bad "$tmp/cut.oracleGeneral.zst" oracleGeneral
+# issue 21 item 2: an access's size is bounded before its pages are requests
+printf ' L 0,18446744073709551615\n' >"$tmp/h.lackey"
+bad_is "lrulab replay: $tmp/h.lackey: line 1: access size 18446744073709551615 is over the bound of 65536 bytes" \
+	"$tmp/h.lackey" lackey --policy lru -n 1 --sizes 10
+# and -n stops inside one access: 17 pages, 3 of them requested
+printf ' L 0,65536\n' >"$tmp/big.lackey"
+good '3 req, miss ratio 1.0000' "$tmp/big.lackey" lackey --policy lru -n 3 --sizes 10
 
 # libCacheSim's parity: LRU at 4,897 objects, 91,657 misses of 113,872, in every format
 good 'cache size     4897,           113872 req, miss ratio 0.8049, throughput' \
