@@ -215,7 +215,7 @@ static int read_recordings(const struct predict_args *a, int nrest, char **rest,
 	for (*nr = 0; *nr < a->nr_files; (*nr)++)
 		if (pred_recording_read(PROG, a->files[*nr], &recs[*nr])) {
 			free_recordings(recs, *nr);
-			return 1;
+			return 2;
 		}
 	return 0;
 }

@@ -26,6 +26,14 @@
 #define REC_MAGIC	"LRULABRC"
 #define REC_VERSION	2
 #define REC_MAX_OPS	(1U << 28)
+/*
+ * What a reader takes in before it gives up: the file as stored and
+ * the stream inside its frame.  A recording of a few seconds' run is a
+ * few megabytes, inflated tens; these are far over both and far under
+ * a machine's memory.
+ */
+#define REC_MAX_FILE	(1ULL << 30)
+#define REC_MAX_RAW	(1ULL << 31)
 
 u32 rec_overhead_ns;
 
@@ -462,8 +470,13 @@ static int inflate(const u8 *z, size_t zn, u8 **out, unsigned long long *size,
 		ZSTD_outBuffer o;
 
 		if (*size == cap) {
-			u8 *p = cap < (1ULL << 34) ? realloc(buf, cap * 2) : NULL;
+			u8 *p;
 
+			if (cap >= REC_MAX_RAW) {
+				*why = "decompressed stream over the bound of 2 GiB";
+				goto fail;
+			}
+			p = realloc(buf, cap * 2);
 			if (!p) {
 				*why = "out of memory";
 				goto fail;
@@ -476,6 +489,11 @@ static int inflate(const u8 *z, size_t zn, u8 **out, unsigned long long *size,
 		*size = o.pos;
 		if (ZSTD_isError(r)) {
 			*why = "corrupt zstd frame";
+			goto fail;
+		}
+		/* the magic is checked as soon as it is out, not after all of it */
+		if (*size >= 8 && memcmp(buf, REC_MAGIC, 8)) {
+			*why = "not an lrulab recording (bad magic)";
 			goto fail;
 		}
 		if (r && in.pos == in.size && o.pos < o.size) {
@@ -510,19 +528,33 @@ int pred_recording_read(const char *prog, const char *path, struct pred_recordin
 	}
 	for (;;) {
 		if (zn == cap) {
-			u8 *p = realloc(z, cap = cap ? cap * 2 : 1 << 16);
+			u8 *p;
 
-			if (!p)
+			if (cap >= REC_MAX_FILE) {
+				why = "file over the bound of 1 GiB";
 				break;
+			}
+			p = realloc(z, cap = cap ? cap * 2 : 1 << 16);
+			if (!p) {
+				why = "out of memory";
+				break;
+			}
 			z = p;
 		}
 		r = fread(z + zn, 1, cap - zn, f);
 		zn += r;
 		if (!r)
 			break;
+		/* a zstd frame starts 28 b5 2f fd: anything else is not read on */
+		if (zn >= 4 && memcmp(z, "\x28\xb5\x2f\xfd", 4)) {
+			why = "not an lrulab recording (no zstd frame)";
+			break;
+		}
 	}
+	if (!why && ferror(f))
+		why = strerror(errno);
 	fclose(f);
-	if (!z || inflate(z, zn, &raw, &size, &why))
+	if (why || !z || inflate(z, zn, &raw, &size, &why))
 		goto bad;
 	b.p = raw;
 	b.n = size;

@@ -66,23 +66,34 @@ grep -q 'old.profile: adjacent_line_prefetch missing (a profile older than the k
 sed 's/ source: .*//' $M >$tmp/nosource.profile
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $tmp/nosource.profile
 grep -q "no 'source:'" "$err" || fail "no source: wrong error"
-# bad recordings
+# bad recordings: bad input, exit 2 (issue 21 item 6: a missing one was 1)
 echo hello >$tmp/bad.rec
-expect 1 "$P" "$LRULAB" predict --recording $tmp/bad.rec --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict --recording $tmp/bad.rec --cpus 2 --machine $M
 grep -q 'not an lrulab recording' "$err" || fail "bad recording: wrong error"
 printf 'LRULABRC\002' | zstd -q -c >$tmp/trunc.rec
-expect 1 "$P" "$LRULAB" predict --recording $tmp/trunc.rec --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict --recording $tmp/trunc.rec --cpus 2 --machine $M
 grep -q 'truncated' "$err" || fail "truncated recording: wrong error"
 printf 'LRULABRC\011' | zstd -q -c >$tmp/version.rec
-expect 1 "$P" "$LRULAB" predict --recording $tmp/version.rec --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict --recording $tmp/version.rec --cpus 2 --machine $M
 grep -q 'version 9, this lrulab reads 2$' "$err" || fail "version: wrong error"
 # a version 1 recording (before the shared-line events): say so, once
 printf 'LRULABRC\001' | zstd -q -c >$tmp/old.rec
-expect 1 "$P" "$LRULAB" predict --recording $tmp/old.rec --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict --recording $tmp/old.rec --cpus 2 --machine $M
 grep -q 'version 1, this lrulab reads 2 (an older recording, without the shared-line events: record it again)$' "$err" ||
 	fail "old recording: wrong error"
-expect 1 "$P" "$LRULAB" predict --recording $tmp/none.rec --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict --recording $tmp/none.rec --cpus 2 --machine $M
+grep -qx "$P: $tmp/none.rec: No such file or directory" "$err" || fail "missing recording: wrong error"
 expect 2 "$P" "$LRULAB" predict --recording $tmp/bad.rec fault-free --cpus 2 --machine $M
+
+# issue 21 item 3: the magic is checked as soon as it is out (67 KB of
+# zstd, 2 GB of zeros inside, took 2.1 GB before "bad magic"; 200 MB here), and a file
+# that does not start a zstd frame is not read on (/dev/zero never ended)
+head -c 200000000 /dev/zero | zstd -q -c >$tmp/zeros.rec
+expect 2 "$P" timeout 20 "$LRULAB" predict --recording $tmp/zeros.rec --cpus 2 --machine $M
+grep -qx "$P: $tmp/zeros.rec: not an lrulab recording (bad magic)" "$err" ||
+	fail "zeros: wrong error"
+expect 2 "$P" timeout 20 "$LRULAB" predict --recording /dev/zero --cpus 2 --machine $M
+grep -qx "$P: /dev/zero: not an lrulab recording (no zstd frame)" "$err" || fail "/dev/zero: wrong error"
 
 # every shipped profile loads
 for p in profiles/*.profile; do
