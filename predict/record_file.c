@@ -19,6 +19,7 @@
 #include <zstd.h>
 
 #include <lrulab/cpu.h>
+#include <lrulab/outfile.h>
 #include <lrulab/predict.h>
 
 #include "record-internal.h"
@@ -187,6 +188,7 @@ static void put_events(struct wbuf *b, const struct pred_trace *t)
 int pred_recording_write(const char *prog, const char *path, const struct pred_recording *rec)
 {
 	struct wbuf b = { 0 };
+	struct out_file of;
 	size_t bound, zn;
 	void *z;
 	FILE *f;
@@ -259,13 +261,21 @@ int pred_recording_write(const char *prog, const char *path, const struct pred_r
 		fprintf(stderr, "%s: %s: zstd: %s\n", prog, path, ZSTD_getErrorName(zn));
 		return -1;
 	}
-	f = fopen(path, "wb");
-	if (!f || fwrite(z, 1, zn, f) != zn || fclose(f)) {
+	/* under a temporary name until it is whole */
+	f = out_open(prog, path, &of);
+	if (!f) {
+		free(z);
+		return -1;
+	}
+	if (fwrite(z, 1, zn, f) != zn) {
 		fprintf(stderr, "%s: %s: cannot write: %s\n", prog, path, strerror(errno));
+		out_discard(&of);
 		free(z);
 		return -1;
 	}
 	free(z);
+	if (out_commit(prog, &of))
+		return -1;
 	return 0;
 }
 
