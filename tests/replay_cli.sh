@@ -108,6 +108,31 @@ good 'linux-classic cache size 5: not replayed: memory.max 5 pages is below 32' 
 	"$tmp/ok.txt" txt --sizes 5 --lru classic
 good 'usage: lrulab replay' --help
 
+# issue 21 item 4: a signal to replay reaches its per-size processes:
+# each is stopped and waited for, then replay exits 128 + the signal
+for sig in TERM:15 INT:2; do
+	num=${sig#*:}
+	sig=${sig%:*}
+	cp "$T" "$tmp/sig-$sig.txt.zst"
+	"$LRULAB" replay "$tmp/sig-$sig.txt.zst" txt --lru classic --sizes 0.1,0.5 --jobs 2 \
+		>"$out" 2>"$err" &
+	pid=$!
+	i=0
+	while [ "$(pgrep -f "replay $tmp/sig-$sig.txt.zst" | wc -l)" -lt 3 ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	want=$((128 + num))
+	[ "$rc" -eq "$want" ] || { echo "FAIL: replay --jobs 2, SIG$sig: exit $rc, not $want"; fails=$((fails + 1)); }
+	[ "$(cat "$err")" = "lrulab replay: stopped by SIG$sig: 2 replay processes stopped" ] ||
+		{ echo "FAIL: replay --jobs 2, SIG$sig: stderr '$(cat "$err")'"; fails=$((fails + 1)); }
+	left=$(pgrep -f "replay $tmp/sig-$sig.txt.zst" | wc -l)
+	[ "$left" -eq 0 ] || { echo "FAIL: replay --jobs 2, SIG$sig: $left processes left running"; fails=$((fails + 1)); }
+done
+
 if [ "$fails" -ne 0 ]; then
 	echo "replay cli: $fails failures"
 	exit 1
