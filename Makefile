@@ -1,6 +1,7 @@
 # lrulab build.  `make` builds the library and the command, `make check`
 # runs every test (plain, then the stress tests under TSan and ASan),
 # `make run` runs the main job, `make static` builds copyable binaries,
+# `make fuzz` runs every fuzz target (tests/fuzz/, FUZZ_SECONDS each),
 # `make install` (PREFIX, DESTDIR) installs the command and the library.
 
 VARIANT ?= release
@@ -13,9 +14,9 @@ B := build/$(VARIANT)
 
 LIB_PKGS := liburcu-memb liburcu-cds ck libzstd
 PKGS := $(LIB_PKGS) jansson zlib
-# The library needs liburcu, ck and zstd (swap's compressed store); the
-# command also jansson and zlib;
-# the tests cmocka.  Installing is scripts/install-deps.sh's job, not make's.
+# The library needs liburcu, ck and zstd (swap's compressed store), the
+# command also jansson and zlib, the tests cmocka.  Installing is
+# scripts/install-deps.sh's job, not make's.
 DEPS_MISSING := $(shell for p in $(PKGS) cmocka; do pkg-config --exists $$p 2>/dev/null || echo $$p; done)
 ifneq ($(strip $(DEPS_MISSING)),)
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
@@ -27,6 +28,9 @@ CFLAGS_release := -O2 -g
 CFLAGS_tsan := -O1 -g -fsanitize=thread -DLRULAB_SANITIZE
 CFLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -DLRULAB_SANITIZE
+# `make fuzz`'s build (clang): the library instrumented for libFuzzer
+CFLAGS_fuzz := -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer -DLRULAB_SANITIZE
 CFLAGS_static := -O2 -g
 LDFLAGS_static := -static
 # the pn-cold-pairing layout, static, for `repro s3` on another machine
@@ -112,7 +116,7 @@ CHECK_DIR := $(CURDIR)/build/check
 STEP := ./tests/check-step.sh
 check:
 	@rm -rf $(CHECK_DIR)
-	@$(MAKE) --no-print-directory -k check-unit check-pncold check-sanitize; \
+	@$(MAKE) --no-print-directory -k check-unit check-pncold check-sanitize check-fuzz; \
 	$(STEP) summary $(CHECK_DIR) $$?
 
 check-unit: $(TESTS) $(STRESS) $(TOOL)
@@ -162,6 +166,77 @@ stress-run: $(TESTS) $(STRESS)
 		$(STEP) run $(CHECK_DIR) $(VARIANT) "$$t $$a" $$t $$a; done
 	@$(STEP) end $(CHECK_DIR) $(VARIANT)
 
+# ---------------------------------------------------------------------
+# Fuzzing (tests/fuzz/): one target per parser, each an
+# LLVMFuzzerTestOneInput() over the library.
+#
+# `make fuzz` builds them with clang's libFuzzer, ASan and UBSan
+# (VARIANT=fuzz: the library too, with -fsanitize=fuzzer-no-link) and
+# runs each for FUZZ_SECONDS on its committed corpus plus what earlier
+# runs found (build/fuzz-corpus/TARGET); crashes, leaks and hangs land
+# in build/fuzz-artifacts/TARGET/, each target's log in
+# build/fuzz-logs/, one line per target at the end.  When clang cannot
+# link -fsanitize=fuzzer, scripts/install-deps.sh --fuzz installs it.
+#
+# `make check` (check-fuzz) needs no clang: the same targets are built
+# with gcc under ASan and UBSan (VARIANT=asan) against
+# tests/fuzz/driver.c's main(), which runs every file of
+# tests/fuzz/corpus/TARGET/ (seeds and every reproducer) through its
+# target once.
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_TARGETS := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+FUZZ_SECONDS ?= 600
+FUZZ_CC ?= clang
+FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(B)/tests/fuzz/replay_%)
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(B)/tests/fuzz/libfuzzer_%)
+
+.PHONY: fuzz fuzz-run fuzz-deps check-fuzz fuzz-replay-run
+$(B)/tests/fuzz/%.o: CFLAGS += -I.
+
+$(B)/tests/fuzz/replay_%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/common.o \
+		$(B)/tests/fuzz/driver.o $(CMD_LIB) $(LIB)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(B)/tests/fuzz/libfuzzer_%: $(B)/tests/fuzz/fuzz_%.o $(B)/tests/fuzz/common.o $(CMD_LIB) $(LIB)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+
+check-fuzz:
+	$(MAKE) --no-print-directory VARIANT=asan fuzz-replay-run
+
+fuzz-replay-run: $(FUZZ_REPLAY)
+	@$(STEP) begin $(CHECK_DIR) fuzz
+	@for t in $(FUZZ_TARGETS); do \
+		ASAN_OPTIONS="detect_leaks=1 $${ASAN_OPTIONS:-}" \
+		UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1 $${UBSAN_OPTIONS:-}" \
+		$(STEP) run $(CHECK_DIR) fuzz "corpus $$t" \
+			$(B)/tests/fuzz/replay_$$t tests/fuzz/corpus/$$t; done
+	@$(STEP) end $(CHECK_DIR) fuzz
+
+fuzz-deps:
+	@echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
+		$(FUZZ_CC) -x c -fsanitize=fuzzer,address,undefined - -o /dev/null 2>/dev/null || \
+		./scripts/install-deps.sh --fuzz
+
+fuzz: fuzz-deps
+	$(MAKE) --no-print-directory VARIANT=fuzz CC=$(FUZZ_CC) fuzz-run
+
+fuzz-run: $(FUZZ_BINS)
+	@mkdir -p build/fuzz-logs; rc=0; \
+	for t in $(FUZZ_TARGETS); do \
+		mkdir -p build/fuzz-corpus/$$t build/fuzz-artifacts/$$t; \
+		echo "fuzz $$t: $(FUZZ_SECONDS) s (log build/fuzz-logs/$$t.log)"; \
+		$(B)/tests/fuzz/libfuzzer_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+			-rss_limit_mb=2560 -print_final_stats=1 -close_fd_mask=3 \
+			-artifact_prefix=build/fuzz-artifacts/$$t/ \
+			build/fuzz-corpus/$$t tests/fuzz/corpus/$$t >build/fuzz-logs/$$t.log 2>&1 || rc=1; \
+	done; \
+	for t in $(FUZZ_TARGETS); do \
+		l=build/fuzz-logs/$$t.log; \
+		echo "fuzz $$t: $$(sed -n 's/^stat::number_of_executed_units: *//p' $$l) executions," \
+			"$$(grep -o 'cov: [0-9]*' $$l | tail -1), corpus $$(ls build/fuzz-corpus/$$t | wc -l) files," \
+			"artifacts $$(ls build/fuzz-artifacts/$$t | wc -l)"; \
+	done; exit $$rc
+
 run: all pncold
 	$(TOOL) demo
 	$(TOOL) repro all --predict
@@ -208,4 +283,5 @@ deps:
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TESTS:=.d) $(STRESS:=.d) $(B)/tools/lrulab.d
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d) $(TESTS:=.d) $(STRESS:=.d) $(B)/tools/lrulab.d \
+	$(wildcard $(B)/tests/fuzz/*.d)

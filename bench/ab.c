@@ -328,6 +328,8 @@ int cmd_ab(int argc, char **argv)
 			break;
 		case 'A':
 		case 'B':
+			if (parse_program(AB_PROG, c == 'B' ? "--b-bin" : "--a-bin", optarg))
+				return 2;
 			o.cfg[c == 'B'].bin = optarg;
 			break;
 		case '1':

@@ -64,6 +64,7 @@ void readahead_events(unsigned long ev[NR_RA_EVENTS]);
 #define BENCH_MAX_MEMCGS	64
 #define BENCH_MAX_MEM		(1UL << 30)
 #define BENCH_MAX_NODE_MEM	(1UL << 40)	/* --node-mem */
+#define BENCH_MIN_NODE_MEM	(16UL << 20)	/* --node-mem: the least node the model runs */
 
 /* Options a workload accepts on top of the common ones. */
 #define BENCH_OPT_TYPE		(1U << 0)	/* --type shmem|anon */

@@ -12,6 +12,7 @@
 
 #include "bench/bench.h"
 #include <lrulab/mglru.h>
+#include "tools/outfile.h"
 #include "tools/parse.h"
 
 static const struct bench_workload *const bench_workloads[] = {
@@ -254,6 +255,11 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 			if (parse_size_max(prog, "--node-mem", optarg, BENCH_MAX_NODE_MEM, NULL,
 					   &o->node_mem))
 				return 2;
+			if (o->node_mem < BENCH_MIN_NODE_MEM) {
+				fprintf(stderr, "%s: --node-mem: '%s' is too small (at least 16M)\n",
+					prog, optarg);
+				return 2;
+			}
 			break;
 		case 'P':
 		case 'Z':
@@ -443,6 +449,9 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 					prog, w->name);
 				return 2;
 			}
+			/* where the recording goes is checked before the run */
+			if (out_path_check(prog, "--record", optarg))
+				return 2;
 			o->record = optarg;
 			break;
 		case 'j':

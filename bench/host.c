@@ -551,9 +551,17 @@ int cmd_host(int argc, char **argv)
 		host_usage(stdout);
 		return 0;
 	}
-	for (i = 0; i < ARRAY_SIZE(host_workloads); i++)
-		if (!strcmp(argv[1], host_workloads[i].name))
-			return host_workloads[i].main("lrulab host", argc - 1, argv + 1);
+	for (i = 0; i < ARRAY_SIZE(host_workloads); i++) {
+		const char *root = getenv("LRULAB_CGROUP_ROOT");
+
+		if (strcmp(argv[1], host_workloads[i].name))
+			continue;
+		/* a run killed before its undo could run left these: say and clear */
+		if (argc < 3 || (strcmp(argv[2], "--help") && strcmp(argv[2], "-h")))
+			host_leftovers_clear("lrulab host",
+					     root && *root && strlen(root) < 256 ? root : "/sys/fs/cgroup");
+		return host_workloads[i].main("lrulab host", argc - 1, argv + 1);
+	}
 	fprintf(stderr, "lrulab host: unknown workload '%s' (" HOST_WORKLOAD_NAMES ")\n",
 		argv[1]);
 	return 2;

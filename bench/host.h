@@ -89,6 +89,17 @@ int host_undo_rmdir(const char *path);
 /* SIGKILL child @pid and reap it (one still running in a cgroup to remove) */
 int host_undo_kill(pid_t pid);
 void host_undo_all(void);
+/*
+ * What a host run that was killed (SIGKILL: no undo runs) left behind,
+ * each named by its PID: the memory cgroups lrulab-PID under
+ * @cgroup_root (and its v1 memory/), the tracefs instance lrulab-PID,
+ * and the folders lrulab-host-PID-* and lrulab-perf-PID-* under
+ * $TMPDIR, /var/tmp and /tmp.  Those of a PID that no lrulab process
+ * has any more are removed (a process still in such a cgroup is killed
+ * first), each with one line on stderr saying what went.  Returns how
+ * many were removed.
+ */
+int host_leftovers_clear(const char *prog, const char *cgroup_root);
 
 /* Pin the calling thread to the @n-th processor it may run on (modulo). */
 int host_pin(int n);

@@ -400,8 +400,9 @@ static int perf_files_make(const char *prog, struct perf_files *pf)
 {
 	const char *tmp = getenv("TMPDIR");
 
-	snprintf(pf->dir, sizeof(pf->dir), "%s/lrulab-perf-XXXXXX",
-		 tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+	/* the PID in the name: a later run clears it if this one is killed */
+	snprintf(pf->dir, sizeof(pf->dir), "%s/lrulab-perf-%d-XXXXXX",
+		 tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp", (int)getpid());
 	if (!mkdtemp(pf->dir)) {
 		fprintf(stderr, "%s: --perf-lock: cannot make a directory in %s: %s\n", prog,
 			tmp && *tmp ? tmp : "/tmp", strerror(errno));

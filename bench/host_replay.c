@@ -531,7 +531,9 @@ static int run_dir(const char *prog, char *dir, size_t len)
 		fprintf(stderr, "%s: TMPDIR: longer than 256 characters\n", prog);
 		return -1;
 	}
-	snprintf(dir, len, "%s/lrulab-host-XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
+	/* the PID in the name: a later run clears it if this one is killed */
+	snprintf(dir, len, "%s/lrulab-host-%d-XXXXXX", tmp && *tmp ? tmp : "/var/tmp",
+		 (int)getpid());
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "%s: cannot make a directory for the file: %s\n", prog,
 			strerror(errno));

@@ -11,6 +11,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <ftw.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "bench/host.h"
@@ -95,9 +98,17 @@ void host_undo_all(void)
 
 static void undo_signal(int sig)
 {
+	static const char intr[] = "lrulab host: stopped by SIGINT; what it set up is undone\n";
+	static const char term[] = "lrulab host: stopped by SIGTERM; what it set up is undone\n";
+	static const char hup[] = "lrulab host: stopped by SIGHUP; what it set up is undone\n";
+	const char *msg = sig == SIGINT ? intr : sig == SIGTERM ? term : hup;
 	int saved = errno;
 
 	undo_all_armed();
+	/* one line, so that a stopped run is not a silent one */
+	if (write(2, msg, strlen(msg)) < 0) {
+		/* nothing better to do from here */
+	}
 	errno = saved;
 	/* SA_RESETHAND made the default action current: die of the signal */
 	raise(sig);
@@ -174,6 +185,178 @@ int host_undo_rmdir(const char *path)
 int host_undo_kill(pid_t pid)
 {
 	return pid > 0 ? undo_add_pid(UNDO_KILL, "-", NULL, pid) : -1;
+}
+
+/* ---- what killed runs left ---- */
+
+/* @pid is not an lrulab process now (gone, or the PID reused by another). */
+static bool lrulab_pid_gone(pid_t pid)
+{
+	char path[64], comm[64];
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0 || pid == getpid())
+		return false;
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	comm[n] = '\0';
+	return strcmp(comm, "lrulab\n") != 0;
+}
+
+/* "PREFIX<pid>" or "PREFIX<pid>-...": the PID, or 0 */
+static pid_t leftover_pid(const char *name, const char *prefix, bool suffixed)
+{
+	size_t n = strlen(prefix);
+	char *end;
+	long v;
+
+	if (strncmp(name, prefix, n) || name[n] < '1' || name[n] > '9')
+		return 0;
+	v = strtol(name + n, &end, 10);
+	if (v <= 0 || v > INT_MAX || (suffixed ? *end != '-' : *end != '\0'))
+		return 0;
+	return (pid_t)v;
+}
+
+/* Every process left in cgroup @dir (and below) killed: they are the dead run's. */
+static void cgroup_empty(const char *dir)
+{
+	char path[4200], buf[4096];
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		char *p, *end;
+		bool any = false;
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return;
+		buf[n] = '\0';
+		for (p = buf; *p; p = end) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (v > 0 && v != getpid() && !kill((pid_t)v, SIGKILL))
+				any = true;
+		}
+		if (!any)
+			return;
+		usleep(10000);
+	}
+}
+
+/* rmdir @dir's sub-cgroups, deepest first, then @dir (a cgroup's files go with it) */
+static int cgroup_remove(const char *dir, int depth)
+{
+	char path[4200];
+	struct dirent *e;
+	DIR *d;
+
+	cgroup_empty(dir);
+	d = depth < 8 ? opendir(dir) : NULL;
+	while (d && (e = readdir(d))) {
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		cgroup_remove(path, depth + 1);
+	}
+	if (d)
+		closedir(d);
+	return rmdir(dir);
+}
+
+static unsigned long long tree_bytes;
+
+static int tree_unlink(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	if (flag == FTW_F || flag == FTW_SL || flag == FTW_SLN)
+		tree_bytes += (unsigned long long)st->st_size;
+	return remove(path) ? -1 : 0;
+}
+
+static void say_removed(const char *prog, const char *what, const char *path, pid_t pid)
+{
+	fprintf(stderr, "%s: removed %s %s, left by lrulab process %d, which is gone\n",
+		prog, what, path, (int)pid);
+}
+
+/* In @dir: entries named PREFIX<pid>[-...] of gone PIDs, removed by @kind */
+static int clear_in(const char *prog, const char *dir, const char *prefix, bool suffixed,
+		    int kind)
+{
+	char path[4200], what[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d))) {
+		pid_t pid = leftover_pid(e->d_name, prefix, suffixed);
+		int ret;
+
+		if (!pid || !lrulab_pid_gone(pid))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (kind == 0) {
+			ret = cgroup_remove(path, 0);
+			snprintf(what, sizeof(what), "the memory cgroup");
+		} else if (kind == 1) {
+			ret = rmdir(path);
+			snprintf(what, sizeof(what), "the tracefs instance");
+		} else {
+			tree_bytes = 0;
+			ret = nftw(path, tree_unlink, 16, FTW_DEPTH | FTW_PHYS);
+			snprintf(what, sizeof(what), "the folder (%llu KiB)", tree_bytes >> 10);
+		}
+		if (!ret) {
+			say_removed(prog, what, path, pid);
+			n++;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int host_leftovers_clear(const char *prog, const char *cgroup_root)
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *dirs[3] = { tmp && *tmp ? tmp : NULL, "/var/tmp", "/tmp" };
+	char path[4200];
+	int n = 0, i, j;
+
+	n += clear_in(prog, cgroup_root, "lrulab-", false, 0);
+	snprintf(path, sizeof(path), "%s/memory", cgroup_root);
+	n += clear_in(prog, path, "lrulab-", false, 0);
+	n += clear_in(prog, "/sys/kernel/tracing/instances", "lrulab-", false, 1);
+	for (i = 0; i < 3; i++) {
+		if (!dirs[i])
+			continue;
+		for (j = 0; j < i; j++)
+			if (dirs[j] && !strcmp(dirs[j], dirs[i]))
+				break;
+		if (j < i)
+			continue;
+		n += clear_in(prog, dirs[i], "lrulab-host-", true, 2);
+		n += clear_in(prog, dirs[i], "lrulab-perf-", true, 2);
+	}
+	return n;
 }
 
 /* ---- files ---- */

@@ -682,7 +682,9 @@ int host_usemem_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "%s: TMPDIR: longer than 256 characters\n", sprog);
 		return 2;
 	}
-	snprintf(dir, sizeof(dir), "%s/lrulab-host-XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
+	/* the PID in the name: a later run clears it if this one is killed */
+	snprintf(dir, sizeof(dir), "%s/lrulab-host-%d-XXXXXX", tmp && *tmp ? tmp : "/var/tmp",
+		 (int)getpid());
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "%s: cannot make a directory for the files: %s\n", sprog,
 			strerror(errno));

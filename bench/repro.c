@@ -28,6 +28,7 @@
 
 #include "bench/bench.h"
 #include "tools/commands.h"
+#include "tools/outfile.h"
 #include "tools/parse.h"
 
 #include "repro.h"
@@ -486,9 +487,13 @@ int cmd_repro(int argc, char **argv)
 			ro.calibrate = true;
 			break;
 		case 'B':
+			if (parse_program(REPRO_PROG, "--before-bin", optarg))
+				return 2;
 			ro.before_bin = optarg;
 			break;
 		case 'A':
+			if (parse_program(REPRO_PROG, "--after-bin", optarg))
+				return 2;
 			ro.after_bin = optarg;
 			break;
 		case 'j':
@@ -526,6 +531,12 @@ int cmd_repro(int argc, char **argv)
 		fprintf(stderr, "%s: unexpected argument '%s'\n", REPRO_PROG, argv[optind + 1]);
 		return 2;
 	}
+	/* the two builds are s3's (a struct layout); no other seed runs them */
+	if ((ro.before_bin || ro.after_bin) && strcmp(which, "s3") && strcmp(which, "all")) {
+		fprintf(stderr, "%s: %s: only s3 runs two builds (%s is not s3 or all)\n",
+			REPRO_PROG, ro.before_bin ? "--before-bin" : "--after-bin", which);
+		return 2;
+	}
 	/* --quick: the whole path in seconds, for tests; the figures mean nothing */
 	if (ro.quick) {
 		/* beside a full run's tables, never over them */
@@ -548,11 +559,9 @@ int cmd_repro(int argc, char **argv)
 			ro.s2_mem_bytes = 256UL << 10;
 		}
 	}
-	if (repro_mkdir_p(ro.out_dir)) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", REPRO_PROG, ro.out_dir,
-			strerror(errno));
+	/* made if need be and written to once, before any run starts */
+	if (out_dir_check(REPRO_PROG, ro.out_dir, true))
 		return 2;
-	}
 	ro.progress = ro.json ? NULL : stdout;
 
 	bench_machine_describe(machine, sizeof(machine));

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "tools/outfile.h"
+
 #include "repro.h"
 
 /* ---- output ---- */
@@ -433,13 +435,21 @@ int repro_check_replace(const struct repro_opts *ro, const char *path)
 	return 0;
 }
 
+/* Whole under a temporary name, then renamed: never a partial table. */
 int repro_write_json_file(const char *path, json_t *j)
 {
-	if (json_dump_file(j, path, JSON_INDENT(1))) {
-		fprintf(stderr, "%s: cannot write %s\n", REPRO_PROG, path);
+	struct out_file of;
+	FILE *f = out_open(REPRO_PROG, path, &of);
+
+	if (!f)
+		return -1;
+	if (json_dumpf(j, f, JSON_INDENT(1))) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", REPRO_PROG, path,
+			strerror(errno ? errno : EIO));
+		out_discard(&of);
 		return -1;
 	}
-	return 0;
+	return out_commit(REPRO_PROG, &of);
 }
 
 int repro_mkdir_p(const char *dir)

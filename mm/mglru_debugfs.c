@@ -21,10 +21,14 @@
 
 /* ---- reading ---- */
 
-/* cgroup_path(): "/" for the root, "/a/b" below it */
+/*
+ * cgroup_path(): "/" for the root, "/a/b" below it; each name is put in
+ * front of what is built so far, and a path longer than @len keeps its
+ * tail (@len is at least 2).
+ */
 static void memcg_path(struct mem_cgroup *memcg, char *buf, size_t len)
 {
-	char tmp[PATH_MAX];
+	size_t used = 0;
 
 	if (!memcg->parent) {
 		snprintf(buf, len, "/");
@@ -32,8 +36,14 @@ static void memcg_path(struct mem_cgroup *memcg, char *buf, size_t len)
 	}
 	buf[0] = '\0';
 	for (; memcg->parent; memcg = memcg->parent) {
-		snprintf(tmp, sizeof(tmp), "/%s%s", memcg->name, buf);
-		snprintf(buf, len, "%s", tmp);
+		size_t n = strlen(memcg->name) + 1;
+
+		if (used + n >= len)
+			break;
+		memmove(buf + n, buf, used + 1);
+		buf[0] = '/';
+		memcpy(buf + 1, memcg->name, n - 1);
+		used += n;
 	}
 }
 

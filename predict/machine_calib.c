@@ -9,6 +9,7 @@
  * Each value is the median of repetitions, its range their spread.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -19,6 +20,7 @@
 
 #include "bench/bench.h"
 #include "tools/commands.h"
+#include "tools/outfile.h"
 #include "tools/parse.h"
 #include "predict/predict.h"
 
@@ -548,6 +550,7 @@ int cmd_calibrate(int argc, char **argv)
 {
 	const char *out = NULL, *name = "this-machine";
 	struct pred_profile pf;
+	struct out_file of;
 	struct topo t;
 	char src[200];
 	FILE *f;
@@ -577,6 +580,16 @@ int cmd_calibrate(int argc, char **argv)
 		fprintf(stderr, "%s: --out FILE is required\n", PROG);
 		return 2;
 	}
+	/* a name predict reads back: one line, not empty, no blanks at its ends */
+	if (!*name || strlen(name) >= sizeof(pf.name) || strchr(name, '\n') ||
+	    isspace((unsigned char)name[0]) || isspace((unsigned char)name[strlen(name) - 1])) {
+		fprintf(stderr, "%s: --name '%s': 1 to %zu bytes on one line, without blanks at its ends\n",
+			PROG, name, sizeof(pf.name) - 1);
+		return 2;
+	}
+	/* where the profile goes is checked before minutes of measuring */
+	if (strcmp(out, "-") && out_path_check(PROG, "--out", out))
+		return 2;
 	memset(&pf, 0, sizeof(pf));
 	snprintf(pf.name, sizeof(pf.name), "%s", name);
 	bench_machine_describe(pf.description, sizeof(pf.description));
@@ -610,15 +623,14 @@ int cmd_calibrate(int argc, char **argv)
 	measure_speed(&t, &pf);
 	pair_prefetch(&pf);
 	lockstat_set_mode(LOCKSTAT_SAMPLED);
-	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
-	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, out, strerror(errno));
-		return 1;
+	if (!strcmp(out, "-")) {
+		pred_profile_write(stdout, &pf);
+		return fflush(stdout) ? 1 : 0;
 	}
+	/* written whole under a temporary name, then renamed to @out */
+	f = out_open(PROG, out, &of);
+	if (!f)
+		return 1;
 	pred_profile_write(f, &pf);
-	if (f != stdout && fclose(f)) {
-		fprintf(stderr, "%s: %s: %s\n", PROG, out, strerror(errno));
-		return 1;
-	}
-	return 0;
+	return out_commit(PROG, &of) ? 1 : 0;
 }

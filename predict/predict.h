@@ -194,7 +194,7 @@ enum pred_param {
 struct pred_value {
 	double v, lo, hi;
 	bool given;
-	char source[200];
+	char source[400];	/* fits a profile line (at most 510 bytes) with its key and values */
 };
 
 enum pred_cpu_order {

@@ -11,6 +11,7 @@
 
 #include "tools/commands.h"
 #include "bench/host.h"
+#include "tools/outfile.h"
 #include "tools/parse.h"
 
 #include "predict-internal.h"
@@ -73,11 +74,18 @@ static bool takes_value(const char *opt)
 static int own_option(struct predict_args *a, const char *opt, const char *val)
 {
 	if (!strcmp(opt, "--cpus")) {
-		int n = parse_long_list(PROG, "--cpus", val, 1, LRULAB_MAX_CPUS * 4, a->cpus,
+		int i, j, n = parse_long_list(PROG, "--cpus", val, 1, LRULAB_MAX_CPUS * 4, a->cpus,
 					MAX_CPU_COUNTS);
 
 		if (n < 0)
 			return -1;
+		for (i = 0; i < n; i++)
+			for (j = 0; j < i; j++)
+				if (a->cpus[i] == a->cpus[j]) {
+					fprintf(stderr, "%s: --cpus: %ld given twice\n", PROG,
+						a->cpus[i]);
+					return -1;
+				}
 		a->nr_cpus = n;
 	} else if (!strcmp(opt, "--machine")) {
 		a->machine = val;
@@ -91,6 +99,9 @@ static int own_option(struct predict_args *a, const char *opt, const char *val)
 		a->recordings_given = true;
 		return parse_long(PROG, opt, val, 1, PRED_MAX_RECORDINGS, &a->recordings);
 	} else if (!strcmp(opt, "--save")) {
+		/* checked now, not after the recording runs */
+		if (out_path_check(PROG, "--save", val))
+			return -1;
 		a->save = val;
 	} else if (!strcmp(opt, "--placement")) {
 		if (strcmp(val, "recorded") && strcmp(val, "other")) {
@@ -215,7 +226,7 @@ static int read_recordings(const struct predict_args *a, int nrest, char **rest,
 	for (*nr = 0; *nr < a->nr_files; (*nr)++)
 		if (pred_recording_read(PROG, a->files[*nr], &recs[*nr])) {
 			free_recordings(recs, *nr);
-			return 1;
+			return 2;
 		}
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,9 +68,12 @@ static const char *parse_value(char *s, struct pred_value *v)
 	if (!src)
 		return "no 'source:' (where the value came from)";
 	*src = '\0';
-	snprintf(v->source, sizeof(v->source), "%s", trim(src + 7));
-	if (!v->source[0])
+	src = trim(src + 7);
+	if (!*src)
 		return "empty source";
+	if (strlen(src) >= sizeof(v->source))
+		return "source longer than 399 bytes";
+	snprintf(v->source, sizeof(v->source), "%s", src);
 	v->v = strtod(s, &end);
 	if (end == s)
 		return "not a number";
@@ -90,6 +94,9 @@ static const char *parse_value(char *s, struct pred_value *v)
 	}
 	if (*s)
 		return "unexpected text after the value";
+	/* strtod() reads "nan", "inf" and overflows to inf: none is a cost */
+	if (!isfinite(v->v) || !isfinite(v->lo) || !isfinite(v->hi))
+		return "not a finite number";
 	if (v->v < 0 || v->lo < 0)
 		return "negative value";
 	if (v->lo > v->v || v->v > v->hi)
@@ -117,10 +124,14 @@ static const char *parse_line(char *key, char *val, struct pred_profile *pf,
 	int i;
 
 	if (!strcmp(key, "name")) {
+		if (strlen(val) >= sizeof(pf->name))
+			return "name longer than 63 bytes";
 		snprintf(pf->name, sizeof(pf->name), "%s", val);
 		return *val ? NULL : "empty name";
 	}
 	if (!strcmp(key, "description")) {
+		if (strlen(val) >= sizeof(pf->description))
+			return "description longer than 199 bytes";
 		snprintf(pf->description, sizeof(pf->description), "%s", val);
 		return NULL;
 	}
@@ -164,10 +175,19 @@ int pred_profile_read(const char *prog, const char *path, struct pred_profile *p
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		char *s = trim(line), *eq;
+		size_t len = strlen(line);
+		char *s, *eq;
 		const char *why;
 
 		n++;
+		/* a line cut by the buffer is not read as two */
+		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f)) {
+			fprintf(stderr, "%s: %s:%d: line longer than the bound of %zu bytes\n",
+				prog, path, n, sizeof(line) - 2);
+			fclose(f);
+			return -1;
+		}
+		s = trim(line);
 		if (!*s || *s == '#')
 			continue;
 		eq = strchr(s, '=');

@@ -20,12 +20,21 @@
 
 #include <lrulab/cpu.h>
 #include "predict/predict.h"
+#include "tools/outfile.h"
 
 #include "record-internal.h"
 
 #define REC_MAGIC	"LRULABRC"
 #define REC_VERSION	2
 #define REC_MAX_OPS	(1U << 28)
+/*
+ * What a reader takes in before it gives up: the file as stored and
+ * the stream inside its frame.  A recording of a few seconds' run is a
+ * few megabytes, inflated tens; these are far over both and far under
+ * a machine's memory.
+ */
+#define REC_MAX_FILE	(1ULL << 30)
+#define REC_MAX_RAW	(1ULL << 31)
 
 u32 rec_overhead_ns;
 
@@ -176,6 +185,7 @@ static void put_events(struct wbuf *b, const struct pred_trace *t)
 int pred_recording_write(const char *prog, const char *path, const struct pred_recording *rec)
 {
 	struct wbuf b = { 0 };
+	struct out_file of;
 	size_t bound, zn;
 	void *z;
 	FILE *f;
@@ -248,13 +258,21 @@ int pred_recording_write(const char *prog, const char *path, const struct pred_r
 		fprintf(stderr, "%s: %s: zstd: %s\n", prog, path, ZSTD_getErrorName(zn));
 		return -1;
 	}
-	f = fopen(path, "wb");
-	if (!f || fwrite(z, 1, zn, f) != zn || fclose(f)) {
+	/* under a temporary name until it is whole */
+	f = out_open(prog, path, &of);
+	if (!f) {
+		free(z);
+		return -1;
+	}
+	if (fwrite(z, 1, zn, f) != zn) {
 		fprintf(stderr, "%s: %s: cannot write: %s\n", prog, path, strerror(errno));
+		out_discard(&of);
 		free(z);
 		return -1;
 	}
 	free(z);
+	if (out_commit(prog, &of))
+		return -1;
 	return 0;
 }
 
@@ -459,8 +477,13 @@ static int inflate(const u8 *z, size_t zn, u8 **out, unsigned long long *size,
 		ZSTD_outBuffer o;
 
 		if (*size == cap) {
-			u8 *p = cap < (1ULL << 34) ? realloc(buf, cap * 2) : NULL;
+			u8 *p;
 
+			if (cap >= REC_MAX_RAW) {
+				*why = "decompressed stream over the bound of 2 GiB";
+				goto fail;
+			}
+			p = realloc(buf, cap * 2);
 			if (!p) {
 				*why = "out of memory";
 				goto fail;
@@ -473,6 +496,11 @@ static int inflate(const u8 *z, size_t zn, u8 **out, unsigned long long *size,
 		*size = o.pos;
 		if (ZSTD_isError(r)) {
 			*why = "corrupt zstd frame";
+			goto fail;
+		}
+		/* the magic is checked as soon as it is out, not after all of it */
+		if (*size >= 8 && memcmp(buf, REC_MAGIC, 8)) {
+			*why = "not an lrulab recording (bad magic)";
 			goto fail;
 		}
 		if (r && in.pos == in.size && o.pos < o.size) {
@@ -507,19 +535,33 @@ int pred_recording_read(const char *prog, const char *path, struct pred_recordin
 	}
 	for (;;) {
 		if (zn == cap) {
-			u8 *p = realloc(z, cap = cap ? cap * 2 : 1 << 16);
+			u8 *p;
 
-			if (!p)
+			if (cap >= REC_MAX_FILE) {
+				why = "file over the bound of 1 GiB";
 				break;
+			}
+			p = realloc(z, cap = cap ? cap * 2 : 1 << 16);
+			if (!p) {
+				why = "out of memory";
+				break;
+			}
 			z = p;
 		}
 		r = fread(z + zn, 1, cap - zn, f);
 		zn += r;
 		if (!r)
 			break;
+		/* a zstd frame starts 28 b5 2f fd: anything else is not read on */
+		if (zn >= 4 && memcmp(z, "\x28\xb5\x2f\xfd", 4)) {
+			why = "not an lrulab recording (no zstd frame)";
+			break;
+		}
 	}
+	if (!why && ferror(f))
+		why = strerror(errno);
 	fclose(f);
-	if (!z || inflate(z, zn, &raw, &size, &why))
+	if (why || !z || inflate(z, zn, &raw, &size, &why))
 		goto bad;
 	b.p = raw;
 	b.n = size;

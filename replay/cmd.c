@@ -10,10 +10,12 @@
  * A child sends its result back through a pipe as the struct itself
  * (the same binary on both ends), then its lock table as text.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +223,21 @@ struct child {
 	size_t len, cap;
 };
 
+/*
+ * SIGINT and SIGTERM while the per-size processes run: each child is in
+ * a process group of its own (a terminal's ^C reaches the parent
+ * alone), and the parent passes the signal on to every child, waits for
+ * them all and exits 128 + the signal, as ab and repro do.  The signals
+ * are blocked but while the parent waits in ppoll(), so none comes
+ * between a check and a fork.
+ */
+static volatile sig_atomic_t replay_signal;
+
+static void replay_on_signal(int sig)
+{
+	replay_signal = sig;
+}
+
 static void child_main(struct replay_cmd *c, struct replay_run *r, int fd)
 {
 	char *locks = NULL;
@@ -268,9 +285,18 @@ static int child_start(struct replay_cmd *c, int run, struct child *ch)
 		return -1;
 	}
 	if (!ch->pid) {
+		sigset_t none;
+
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		close(fds[0]);
 		child_main(c, &c->runs[run], fds[1]);
 	}
+	/* set from both sides, so that a signal right after fork() finds it */
+	setpgid(ch->pid, ch->pid);
 	close(fds[1]);
 	ch->fd = fds[0];
 	ch->run = run;
@@ -321,10 +347,30 @@ static void child_finish(struct replay_cmd *c, struct child *ch)
 	r->seconds = r->k.seconds;
 }
 
+/* Stop every running child with @sig and wait for each: how many there were. */
+static int children_stop(struct replay_cmd *c, struct child *ch, int sig)
+{
+	int i, n = 0;
+
+	for (i = 0; i < c->jobs; i++)
+		if (ch[i].pid && !kill(ch[i].pid, sig))
+			n++;
+	for (i = 0; i < c->jobs; i++) {
+		if (!ch[i].pid)
+			continue;
+		close(ch[i].fd);
+		waitpid(ch[i].pid, NULL, 0);
+		ch[i].pid = 0;
+	}
+	return n;
+}
+
 static int run_classic(struct replay_cmd *c, int first)
 {
 	struct child *ch = calloc((size_t)c->jobs, sizeof(*ch));
 	struct pollfd *pfd = calloc((size_t)c->jobs, sizeof(*pfd));
+	struct sigaction sa = { .sa_handler = replay_on_signal };
+	sigset_t block, orig;
 	int next = first, active = 0, i;
 
 	if (!ch || !pfd) {
@@ -332,7 +378,20 @@ static int run_classic(struct replay_cmd *c, int first)
 		free(pfd);
 		return -1;
 	}
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &orig);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	for (;;) {
+		if (replay_signal) {
+			int sig = replay_signal, n = children_stop(c, ch, sig);
+
+			fprintf(stderr, REPLAY_PROG ": stopped by %s: %d replay process%s stopped\n",
+				sig == SIGINT ? "SIGINT" : "SIGTERM", n, n == 1 ? "" : "es");
+			exit(128 + sig);
+		}
 		for (i = 0; i < c->jobs; i++) {
 			while (next < c->nr_runs && c->runs[next].skipped)
 				next++;
@@ -352,7 +411,7 @@ static int run_classic(struct replay_cmd *c, int first)
 			pfd[i].fd = ch[i].pid ? ch[i].fd : -1;
 			pfd[i].events = POLLIN;
 		}
-		if (poll(pfd, (nfds_t)c->jobs, -1) < 0) {
+		if (ppoll(pfd, (nfds_t)c->jobs, NULL, &orig) < 0) {
 			if (errno == EINTR)
 				continue;
 			fprintf(stderr, REPLAY_PROG ": poll: %s\n", strerror(errno));
@@ -370,6 +429,9 @@ static int run_classic(struct replay_cmd *c, int first)
 			}
 		}
 	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &orig, NULL);
 	for (i = 0; i < c->jobs; i++)
 		free(ch[i].buf);
 	free(ch);

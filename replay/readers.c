@@ -533,8 +533,13 @@ static int read_txt_line(struct replay_stream *s, uint64_t ln, char *line, size_
  * lackey: "I  ADDR,SIZE" (an instruction fetch, not replayed), " L ...",
  * " S ..." and " M ..." (a load, a store, a modify), ADDR in hex, SIZE
  * in decimal bytes.  An access that straddles pages touches each.
- * Valgrind's own messages ("==PID== ...") share the stream.
+ * Valgrind's own messages ("==PID== ...") share the stream.  An access
+ * is a few bytes up to a vector register's width; one over
+ * LACKEY_MAX_SIZE is not a lackey record (each of its pages would be a
+ * request, so an unbounded size would be an unbounded allocation).
  */
+#define LACKEY_MAX_SIZE	65536ULL
+
 static int read_lackey_line(struct replay_stream *s, uint64_t ln, char *line, size_t len,
 			    struct replay_sink *k, struct replay_trace *t)
 {
@@ -556,6 +561,9 @@ static int read_lackey_line(struct replay_stream *s, uint64_t ln, char *line, si
 		return line_err(s, ln, "address is not hexadecimal");
 	if (!parse_u64(comma + 1, len - (size_t)(comma + 1 - line), &size) || !size)
 		return line_err(s, ln, "size is not a positive decimal number");
+	if (size > LACKEY_MAX_SIZE)
+		return line_err(s, ln, "access size %llu is over the bound of %llu bytes",
+				(unsigned long long)size, LACKEY_MAX_SIZE);
 	if (addr + size - 1 < addr)
 		return line_err(s, ln, "access runs past the end of the address space");
 	if (instr) {
@@ -563,7 +571,8 @@ static int read_lackey_line(struct replay_stream *s, uint64_t ln, char *line, si
 		return 0;
 	}
 	last = (addr + size - 1) >> 12;
-	for (page = addr >> 12; page <= last; page++) {
+	/* -n stops inside an access too */
+	for (page = addr >> 12; page <= last && !replay_sink_full(k); page++) {
 		int ret = replay_emit(k, page, 1, line[1] != 'L');
 
 		if (ret)

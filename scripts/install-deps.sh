@@ -7,6 +7,15 @@ set -eu
 # jq: tests/host_cli.sh reads host usemem --compare's JSON
 PKGS="build-essential pkg-config liburcu-dev libck-dev libcmocka-dev \
 libjansson-dev libzstd-dev zlib1g-dev gnuplot-nox man-db groff-base jq"
+# --fuzz: only what `make fuzz` needs besides: clang and its runtime
+# libraries (libFuzzer, ASan, UBSan: libclang-rt-dev).  make check does
+# not need them: it replays the corpus through gcc builds.
+if [ "${1:-}" = "--fuzz" ]; then
+	PKGS="clang libclang-rt-dev"
+elif [ $# -gt 0 ]; then
+	echo "usage: install-deps.sh [--fuzz]" >&2
+	exit 2
+fi
 
 missing=""
 for p in $PKGS; do

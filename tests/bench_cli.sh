@@ -9,7 +9,7 @@ fails=0
 tmp=$(mktemp -d)
 err=$tmp/err
 out=$tmp/out
-trap 'rm -rf "$tmp"' EXIT
+trap 'umount "$tmp/rofs" "$tmp/fullfs" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 fail() {
 	echo "FAIL: $*"
@@ -150,6 +150,54 @@ bad "$R" repro s1 --usemem-seconds 0
 bad "$R" repro s1 --swap-io disk
 bad "$R" repro s2 --s2-mem 0
 bad "$R" repro s2 --s2-mem 5G
+
+# issue 21 item 6: bad input is found before any run, with exit 2
+# bad_is LINE ARGS...: bad, and the one stderr line is exactly LINE
+bad_is() {
+	line=$1
+	shift
+	bad "${line%%: *}" "$@"
+	[ "$(cat "$err")" = "$line" ] || fail "lrulab $*: stderr is not '$line'"
+}
+bad_is "lrulab repro: --before-bin /nonexistent: No such file or directory" \
+	repro s3 --before-bin /nonexistent
+bad_is "lrulab repro: --after-bin /etc/passwd: not executable" repro s3 --after-bin /etc/passwd
+bad_is "lrulab repro: --before-bin: only s3 runs two builds (s4 is not s3 or all)" \
+	repro s4 --before-bin "$LRULAB"
+bad_is "lrulab ab: --a-bin /nonexistent: No such file or directory" \
+	ab --a-bin /nonexistent -- fault-free
+bad_is "lrulab ab: --b-bin /: not a regular file" ab --b-bin / -- fault-free
+bad_is "lrulab bench: --record '': an empty file name" bench fault-free --record ''
+bad_is "lrulab bench: $tmp/no/such: No such file or directory" \
+	bench fault-free --record "$tmp/no/such/r.rec"
+bad_is "lrulab bench: --node-mem: '1K' is too small (at least 16M)" bench fault-free --node-mem 1K
+# item 7: --out is made and written to before the first run
+: >"$tmp/afile"
+bad_is "lrulab repro: $tmp/afile/x: cannot create the folder: Not a directory" \
+	repro s4 --quick --out "$tmp/afile/x"
+# a read-only and a full file system need a mount (root): when one can
+# be made here, nothing runs on a read-only --out, and a full one leaves
+# no partial result under its final name
+mkdir -p "$tmp/rofs" "$tmp/fullfs"
+if mount -t tmpfs -o ro,size=64k tmpfs "$tmp/rofs" 2>/dev/null; then
+	bad_is "lrulab repro: $tmp/rofs: cannot write there: Read-only file system" \
+		repro s4 --quick --out "$tmp/rofs"
+	grep -q 'runs:' "$out" && fail "repro s4 on a read-only --out: ran"
+	umount "$tmp/rofs"
+	mount -t tmpfs -o size=64k tmpfs "$tmp/fullfs"
+	head -c 61000 /dev/zero >"$tmp/fullfs/fill" 2>/dev/null
+	"$LRULAB" repro s4 --quick --out "$tmp/fullfs" >"$out" 2>"$err"
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "repro s4 on a full --out: exit $rc, not 1"
+	grep -q "^lrulab repro: cannot write $tmp/fullfs/s4-mthp-lru-cache.*: No space left on device$" "$err" ||
+		fail "repro s4 on a full --out: no error naming the file"
+	ls "$tmp/fullfs" | grep -q 'json' && ! python3 -c 'import json,sys; [json.load(open(f)) for f in sys.argv[1:]]' "$tmp/fullfs"/*.json 2>/dev/null &&
+		fail "repro s4 on a full --out: a partial JSON file under its final name"
+	ls "$tmp/fullfs" | grep -q '\.tmp-' && fail "repro s4 on a full --out: a temporary file left"
+	umount "$tmp/fullfs"
+else
+	echo "bench_cli: read-only and full --out not checked (no mount here)"
+fi
 
 good 'usage: lrulab bench' bench --help
 good 'usage: lrulab bench fault-free' bench fault-free --help

@@ -1,6 +1,6 @@
 #!/bin/sh
 # make check's bookkeeping, so that it ends on one line over every stage
-# whatever failed on the way.  A stage (unit, pncold, tsan, asan) records
+# whatever failed on the way.  A stage (unit, pncold, tsan, asan, fuzz) records
 # each test it runs in DIR/STAGE.log as "pass NAME" or "fail NAME":
 #
 #   check-step.sh begin DIR STAGE          forget the stage's last results
@@ -53,7 +53,7 @@ summary)
 	stages=""
 	missing=""
 	# every stage make check runs, in its order
-	for s in unit pncold tsan asan; do
+	for s in unit pncold tsan asan fuzz; do
 		log=$dir/$s.log
 		if [ ! -f "$log" ]; then
 			missing="$missing $s"

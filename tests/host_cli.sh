@@ -136,6 +136,29 @@ if [ "$(id -u)" -eq 0 ] && [ "$(stat -f -c %T "$files")" != tmpfs ] &&
 		fail "host replay hot: $(cat "$out")"
 	[ -z "$(leftovers $pid)" ] || fail "host replay --reps 2: left $(leftovers $pid)"
 
+	# issue 21 item 8: SIGKILL leaves the cgroup and the files (no undo
+	# can run); the next host command clears them, saying so
+	TMPDIR=$files "$LRULAB" host usemem --type file --mem 16M --max 4M --seconds 60 \
+		>"$out" 2>"$err" &
+	pid=$!
+	i=0
+	while [ $i -lt 100 ] && [ -z "$(ls -A "$files")" ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	sleep 0.5
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	left=$(leftovers $pid | wc -l)
+	[ "$left" -ge 2 ] || fail "host usemem SIGKILL: $left leftovers, not a cgroup and a folder"
+	TMPDIR=$files "$LRULAB" host usemem --type file --mem 16M --max 4M --seconds 0.1 \
+		>"$out" 2>"$err" || fail "host usemem after a SIGKILL: exit $?"
+	grep -q "^lrulab host: removed the memory cgroup /sys/fs/cgroup/\(memory/\)\{0,1\}lrulab-$pid, left by lrulab process $pid, which is gone$" "$err" ||
+		fail "host usemem after a SIGKILL: the cgroup's removal not said"
+	grep -q "^lrulab host: removed the folder ([0-9]* KiB) $files/lrulab-host-$pid-[A-Za-z0-9]*, left by lrulab process $pid, which is gone$" "$err" ||
+		fail "host usemem after a SIGKILL: the folder's removal not said"
+	[ -z "$(leftovers $pid)" ] || fail "host usemem after a SIGKILL: left $(leftovers $pid)"
+
 	env --default-signal=INT true 2>/dev/null ||
 		{ echo "host_cli: env has no --default-signal: SIGINT run skipped"; exit $fails; }
 	# SIGINT while it reads: the same clean-up (a background job starts
@@ -155,6 +178,9 @@ if [ "$(id -u)" -eq 0 ] && [ "$(stat -f -c %T "$files")" != tmpfs ] &&
 	wait $pid
 	rc=$?
 	[ "$rc" -eq 130 ] || fail "host usemem SIGINT: exit $rc, not 130"
+	# item 9: a stopped host run says so
+	grep -qx "lrulab host: stopped by SIGINT; what it set up is undone" "$err" ||
+		fail "host usemem SIGINT: printed nothing"
 	[ -z "$(leftovers $pid)" ] || fail "host usemem SIGINT: left $(leftovers $pid)"
 else
 	echo "host_cli: no root, no memory controller or /var/tmp on tmpfs: real runs skipped"

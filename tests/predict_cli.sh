@@ -66,23 +66,72 @@ grep -q 'old.profile: adjacent_line_prefetch missing (a profile older than the k
 sed 's/ source: .*//' $M >$tmp/nosource.profile
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $tmp/nosource.profile
 grep -q "no 'source:'" "$err" || fail "no source: wrong error"
-# bad recordings
+# bad recordings: bad input, exit 2 (issue 21 item 6: a missing one was 1)
 echo hello >$tmp/bad.rec
-expect 1 "$P" "$LRULAB" predict --recording $tmp/bad.rec --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict --recording $tmp/bad.rec --cpus 2 --machine $M
 grep -q 'not an lrulab recording' "$err" || fail "bad recording: wrong error"
 printf 'LRULABRC\002' | zstd -q -c >$tmp/trunc.rec
-expect 1 "$P" "$LRULAB" predict --recording $tmp/trunc.rec --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict --recording $tmp/trunc.rec --cpus 2 --machine $M
 grep -q 'truncated' "$err" || fail "truncated recording: wrong error"
 printf 'LRULABRC\011' | zstd -q -c >$tmp/version.rec
-expect 1 "$P" "$LRULAB" predict --recording $tmp/version.rec --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict --recording $tmp/version.rec --cpus 2 --machine $M
 grep -q 'version 9, this lrulab reads 2$' "$err" || fail "version: wrong error"
 # a version 1 recording (before the shared-line events): say so, once
 printf 'LRULABRC\001' | zstd -q -c >$tmp/old.rec
-expect 1 "$P" "$LRULAB" predict --recording $tmp/old.rec --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict --recording $tmp/old.rec --cpus 2 --machine $M
 grep -q 'version 1, this lrulab reads 2 (an older recording, without the shared-line events: record it again)$' "$err" ||
 	fail "old recording: wrong error"
-expect 1 "$P" "$LRULAB" predict --recording $tmp/none.rec --cpus 2 --machine $M
+expect 2 "$P" "$LRULAB" predict --recording $tmp/none.rec --cpus 2 --machine $M
+grep -qx "$P: $tmp/none.rec: No such file or directory" "$err" || fail "missing recording: wrong error"
 expect 2 "$P" "$LRULAB" predict --recording $tmp/bad.rec fault-free --cpus 2 --machine $M
+
+# issue 21 item 3: the magic is checked as soon as it is out (67 KB of
+# zstd, 2 GB of zeros inside, took 2.1 GB before "bad magic"; 200 MB here), and a file
+# that does not start a zstd frame is not read on (/dev/zero never ended)
+head -c 200000000 /dev/zero | zstd -q -c >$tmp/zeros.rec
+expect 2 "$P" timeout 20 "$LRULAB" predict --recording $tmp/zeros.rec --cpus 2 --machine $M
+grep -qx "$P: $tmp/zeros.rec: not an lrulab recording (bad magic)" "$err" ||
+	fail "zeros: wrong error"
+expect 2 "$P" timeout 20 "$LRULAB" predict --recording /dev/zero --cpus 2 --machine $M
+grep -qx "$P: /dev/zero: not an lrulab recording (no zstd frame)" "$err" || fail "/dev/zero: wrong error"
+
+# exact_is RC LINE ARGS...: exit RC and stderr exactly LINE
+exact_is() {
+	want=$1
+	line=$2
+	shift 2
+	"$@" >"$out" 2>"$err"
+	rc=$?
+	if [ "$rc" -ne "$want" ] || [ "$(cat "$err")" != "$line" ]; then
+		fail "$*: exit $rc (want $want), stderr not '$line'"
+	fi
+}
+# issue 21 item 5: a profile value that is not finite, a line over the
+# reader's buffer and a name over its field are errors, not cut or read
+# as something else
+K=profiles/kvm-2vcpu.profile
+sed 's/^freq_one_busy_mhz = 2600 \[2600 2600\]/freq_one_busy_mhz = nan/' $K >$tmp/nan.profile
+exact_is 2 "$P: $tmp/nan.profile:20: freq_one_busy_mhz: not a finite number" \
+	"$LRULAB" predict fault-free --cpus 2 --machine $tmp/nan.profile
+sed 's/^freq_one_busy_mhz = 2600 \[2600 2600\]/freq_one_busy_mhz = 2600 [2600 inf]/' $K >$tmp/inf.profile
+exact_is 2 "$P: $tmp/inf.profile:20: freq_one_busy_mhz: not a finite number" \
+	"$LRULAB" predict fault-free --cpus 2 --machine $tmp/inf.profile
+long=$(printf '%0600d' 0)
+sed "s/^\(clock_read_ns = .*source: \)/\1$long /" $K >$tmp/long.profile
+exact_is 2 "$P: $tmp/long.profile:19: line longer than the bound of 510 bytes" \
+	"$LRULAB" predict fault-free --cpus 2 --machine $tmp/long.profile
+sed "s/^name = .*/name = $(printf '%064d' 0)/" $K >$tmp/name.profile
+exact_is 2 "$P: $tmp/name.profile:6: name: name longer than 63 bytes" \
+	"$LRULAB" predict fault-free --cpus 2 --machine $tmp/name.profile
+exact_is 2 "lrulab calibrate: --name '': 1 to 63 bytes on one line, without blanks at its ends" \
+	"$LRULAB" calibrate --out $tmp/x.profile --name ''
+# item 6: checked before the run, exit 2
+exact_is 2 "lrulab calibrate: --out '': an empty file name" "$LRULAB" calibrate --out ''
+exact_is 2 "lrulab calibrate: $tmp/no: No such file or directory" \
+	"$LRULAB" calibrate --out $tmp/no/x.profile
+exact_is 2 "$P: --save '': an empty file name" \
+	"$LRULAB" predict fault-free --cpus 2 --machine $M --save ''
+exact_is 2 "$P: --cpus: 2 given twice" "$LRULAB" predict fault-free --cpus 2,2 --machine $M
 
 # every shipped profile loads
 for p in profiles/*.profile; do
@@ -169,7 +218,9 @@ expect 2 "$C" "$LRULAB" calibrate --bogus
 	>"$out" 2>"$err" || fail "calibrated profile does not load"
 grep -q '^adjacent_line_prefetch = [01] \[[01] [01]\] source: lrulab calibrate: ' $tmp/me.profile ||
 	fail "calibrate: no adjacent_line_prefetch"
-expect 1 "$C" "$LRULAB" calibrate --out /nonexistent/dir/x.profile
+# an --out that cannot be written is bad input, found before the minutes of measuring
+expect 2 "$C" "$LRULAB" calibrate --out /nonexistent/dir/x.profile
+ls $tmp | grep -q "me.profile.tmp-" && fail "calibrate: a temporary file left"
 
 # repro --predict in its quick form
 "$LRULAB" repro s4 --quick --predict --out $tmp/results >"$out" 2>"$err" ||

@@ -22,6 +22,17 @@ bad() {
 	fi
 }
 
+# bad, and stderr is exactly $1
+bad_is() {
+	want=$1
+	shift
+	bad "$@"
+	if [ "$(cat "$err")" != "$want" ]; then
+		echo "FAIL: lrulab replay $*: stderr '$(cat "$err")', want '$want'"
+		fails=$((fails + 1))
+	fi
+}
+
 good() {
 	want=$1
 	shift
@@ -67,6 +78,13 @@ bad "$D/cloudPhysicsIO.csv.zst" csv -t "obj-id-col=5, has-header=true, ttl-col=2
 bad "$OG" oracleGeneral --sizes 100 --lru classic
 bad "$tmp/bad.txt" txt
 bad "$tmp/cut.oracleGeneral.zst" oracleGeneral
+# issue 21 item 2: an access's size is bounded before its pages are requests
+printf ' L 0,18446744073709551615\n' >"$tmp/h.lackey"
+bad_is "lrulab replay: $tmp/h.lackey: line 1: access size 18446744073709551615 is over the bound of 65536 bytes" \
+	"$tmp/h.lackey" lackey --policy lru -n 1 --sizes 10
+# and -n stops inside one access: 17 pages, 3 of them requested
+printf ' L 0,65536\n' >"$tmp/big.lackey"
+good '3 req, miss ratio 1.0000' "$tmp/big.lackey" lackey --policy lru -n 3 --sizes 10
 
 # libCacheSim's parity: LRU at 4,897 objects, 91,657 misses of 113,872, in every format
 good 'cache size     4897,           113872 req, miss ratio 0.8049, throughput' \
@@ -89,6 +107,31 @@ fi
 good 'linux-classic cache size 5: not replayed: memory.max 5 pages is below 32' \
 	"$tmp/ok.txt" txt --sizes 5 --lru classic
 good 'usage: lrulab replay' --help
+
+# issue 21 item 4: a signal to replay reaches its per-size processes:
+# each is stopped and waited for, then replay exits 128 + the signal
+for sig in TERM:15 INT:2; do
+	num=${sig#*:}
+	sig=${sig%:*}
+	cp "$T" "$tmp/sig-$sig.txt.zst"
+	"$LRULAB" replay "$tmp/sig-$sig.txt.zst" txt --lru classic --sizes 0.1,0.5 --jobs 2 \
+		>"$out" 2>"$err" &
+	pid=$!
+	i=0
+	while [ "$(pgrep -f "replay $tmp/sig-$sig.txt.zst" | wc -l)" -lt 3 ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	want=$((128 + num))
+	[ "$rc" -eq "$want" ] || { echo "FAIL: replay --jobs 2, SIG$sig: exit $rc, not $want"; fails=$((fails + 1)); }
+	[ "$(cat "$err")" = "lrulab replay: stopped by SIG$sig: 2 replay processes stopped" ] ||
+		{ echo "FAIL: replay --jobs 2, SIG$sig: stderr '$(cat "$err")'"; fails=$((fails + 1)); }
+	left=$(pgrep -f "replay $tmp/sig-$sig.txt.zst" | wc -l)
+	[ "$left" -eq 0 ] || { echo "FAIL: replay --jobs 2, SIG$sig: $left processes left running"; fails=$((fails + 1)); }
+done
 
 if [ "$fails" -ne 0 ]; then
 	echo "replay cli: $fails failures"

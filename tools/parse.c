@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tools/parse.h"
 
@@ -134,4 +136,23 @@ int parse_long_list(const char *prog, const char *opt, const char *s, long lo,
 		return -1;
 	}
 	return n;
+}
+
+int parse_program(const char *prog, const char *opt, const char *path)
+{
+	struct stat st;
+	const char *why = NULL;
+
+	if (!*path)
+		why = "an empty path";
+	else if (stat(path, &st))
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (access(path, X_OK))
+		why = "not executable";
+	if (!why)
+		return 0;
+	fprintf(stderr, "%s: %s %s: %s\n", prog, opt, path, why);
+	return -1;
 }

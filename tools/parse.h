@@ -23,5 +23,10 @@ int parse_double(const char *prog, const char *opt, const char *s, double lo,
 /* "1,2,4": up to @max values each in [lo, hi]; returns the count or -1. */
 int parse_long_list(const char *prog, const char *opt, const char *s, long lo,
 		    long hi, long *out, int max);
+/*
+ * A program to run (--a-bin, --before-bin): @path names an executable
+ * regular file.  0, or -1 after one error line "PROG: OPT PATH: why".
+ */
+int parse_program(const char *prog, const char *opt, const char *path);
 
 #endif /* LRULAB_PARSE_H */
