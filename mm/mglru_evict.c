@@ -285,8 +285,10 @@ static int scan_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
  * The controller's type first, until something is isolated.  A type
  * that was scanned but gave nothing (its folios sorted up) is tried
  * again rather than left for the other: falling back that readily
- * would undo the controller's choice.  Only a type with nothing to scan
- * hands over.  The pages scanned over both rounds.
+ * would undo the controller's choice.  A type with nothing to scan
+ * first retires its empty generations (try_to_inc_min_seq()) and hands
+ * over only when reclaim runs at priority 0, as the mm tree's
+ * isolate_folios() does.  The pages scanned over both rounds.
  */
 static int isolate_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 			  struct scan_control *sc, int swappiness, int *type_isolated,
@@ -306,8 +308,11 @@ static int isolate_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 			*type_isolated = type;
 			break;
 		}
-		if (!scanned)
-			type = !type;
+		if (!scanned) {
+			try_to_inc_min_seq(lruvec, swappiness);
+			if (!sc->priority)
+				type = !type;
+		}
 	}
 	return total;
 }
