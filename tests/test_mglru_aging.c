@@ -20,6 +20,7 @@
 #include <lrulab/mglru.h>
 #include <lrulab/mglru_walk.h>
 #include <lrulab/switches.h>
+#include <lrulab/vmscan.h>
 
 #define NODE_PAGES 16384
 #define FILE_PAGES 1024UL	/* two PTE tables per mapping */
@@ -461,6 +462,83 @@ static void test_set_mask_noop(void **state)
 	assert_int_equal(c0.skipped - c1.skipped, 1);
 }
 
+static struct lru_gen_cas_stat cas_since(const struct lru_gen_cas_stat *c0)
+{
+	struct lru_gen_cas_stat c;
+
+	lru_gen_cas_fold();
+	lru_gen_cas_read(&c);
+	c.done -= c0->done;
+	c.skipped -= c0->skipped;
+	return c;
+}
+
+static void cas_now(struct lru_gen_cas_stat *c)
+{
+	lru_gen_cas_fold();
+	lru_gen_cas_read(c);
+}
+
+/*
+ * The s2 switch also serves lru_gen_clear_refs(), lru_gen_set_refs()
+ * and lru_gen_refault(), which the mail's patched helper covers: each
+ * write of their flags goes through folio_flags_set_mask(), counted,
+ * and skipped when the word would not change.
+ */
+static void test_s2_refs_helpers(void **state)
+{
+	struct address_space *reg = file_setup(1);
+	struct scan_control sc = {
+		.nr_to_reclaim = 1, .target_mem_cgroup = memcg, .priority = DEF_PRIORITY,
+		.reclaim_idx = MAX_NR_ZONES - 1, .may_writepage = 1, .may_unmap = 1,
+	};
+	struct lruvec *lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(0));
+	struct lru_gen_cas_stat c0, c;
+	struct folio *folio;
+
+	lrulab_switches[SW_MGLRU_SKIP_NOOP_CMPXCHG] = true;
+	map_procs(1);
+	read_pages(0, 0, 1);
+	folio = file_folio(0);
+
+	/* the faults left it referenced: start from clear refs */
+	lru_gen_clear_refs(folio);
+	assert_false(folio_test_referenced(folio) || folio_test_workingset(folio));
+
+	/* set_refs: a first sighting marks the folio, one cmpxchg */
+	cas_now(&c0);
+	assert_false(lru_gen_set_refs(folio));
+	assert_true(folio_test_referenced(folio));
+	c = cas_since(&c0);
+	assert_int_equal(c.done, 1);
+	assert_int_equal(c.skipped, 0);
+
+	/* clear_refs: the first call clears PG_referenced, the second nothing */
+	cas_now(&c0);
+	lru_gen_clear_refs(folio);
+	assert_false(folio_test_referenced(folio));
+	lru_gen_clear_refs(folio);
+	c = cas_since(&c0);
+	assert_int_equal(c.done, 1);
+	assert_int_equal(c.skipped, 1);
+
+	/*
+	 * refault: a page read once is evicted with refs 1; its refault
+	 * writes refs 0 into a new folio's clear field, a no-op
+	 */
+	assert_non_null(reg);
+	assert_int_equal(file_read_page(reg, 0, memcg, NULL), 0);
+	lru_add_drain();
+	assert_int_equal(evict_folios(64, lruvec, &sc, 0), 1);
+	assert_int_equal(sc.nr_reclaimed, 1);
+	cas_now(&c0);
+	assert_int_equal(file_read_page(reg, 0, memcg, NULL), 0);
+	c = cas_since(&c0);
+	assert_int_equal(c.done, 0);
+	assert_int_equal(c.skipped, 1);
+	file_free(reg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,6 +550,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_look_around, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_s2_skip_noop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_mask_noop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_s2_refs_helpers, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
