@@ -449,6 +449,7 @@ bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr, pte_t *
 	struct mem_cgroup *memcg;
 	struct lruvec *lruvec;
 	int gen, nid, i = 0, young = 1;
+	unsigned int nr;
 	bool dirty = false;
 
 	if (!ptep_test_and_clear_young(ptep))
@@ -474,17 +475,20 @@ bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr, pte_t *
 	lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
 	max_seq = __atomic_load_n(&lruvec->lrugen.max_seq, __ATOMIC_ACQUIRE);
 	gen = lru_gen_from_seq(max_seq);
-	for (a = start; a != end; a += PAGE_SIZE, i++) {
+	for (a = start; a != end; a += nr * PAGE_SIZE, i += (int)nr) {
 		pte_t *p = vma_pte(vma, a);
 		pte_t pte = ptep_get(p);
 		struct folio *f;
 
+		nr = 1;
 		if (get_pte_pfn(pte, nid) == -1UL)
 			continue;
 		f = get_pfn_folio(pte, memcg, nid);
 		if (!f)
 			continue;
-		if (!ptep_test_and_clear_young(p))
+		if (folio_test_large(f))
+			nr = folio_pte_batch(f, p, &pte, (unsigned int)((end - a) >> PAGE_SHIFT));
+		if (!test_and_clear_young_ptes(p, nr))
 			continue;
 		if (last != f) {
 			walk_update_folio(NULL, last, gen, dirty);
@@ -493,7 +497,7 @@ bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr, pte_t *
 		}
 		if (pte_dirty(pte))
 			dirty = true;
-		young++;
+		young += (int)nr;
 	}
 	walk_update_folio(NULL, last, gen, dirty);
 	if (suitable_to_scan(i, young))

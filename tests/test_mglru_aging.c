@@ -19,6 +19,7 @@
 #include <lrulab/lrulab.h>
 #include <lrulab/mglru.h>
 #include <lrulab/mglru_walk.h>
+#include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
 #include <lrulab/vmscan.h>
 
@@ -462,6 +463,65 @@ static void test_set_mask_noop(void **state)
 	assert_int_equal(c0.skipped - c1.skipped, 1);
 }
 
+/*
+ * A 4 MiB anonymous mapping faulted in only in its first 2 MiB: the
+ * second range has no PTE table, and a forced pass counts it once in T
+ * (the kernel's walk_pmd_range() skips a PMD that is not present), not
+ * as 512 PTEs.
+ */
+static void test_walk_skips_absent_pmd(void **state)
+{
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 2 * PMD_SIZE, 0);
+	unsigned long s0[NR_MM_STATS], s1[NR_MM_STATS], i;
+
+	assert_non_null(vma);
+	assert_int_equal(swapon(64, SWAP_STORE_COPY), 0);
+	for (i = 0; i < PTRS_PER_PTE; i++)
+		assert_int_equal(mm_access(vma, vma->vm_start + i * PAGE_SIZE, true), 0);
+	lru_add_drain();
+	mm_stats(s0);
+	assert_true(age(true));
+	mm_stats(s1);
+	assert_int_equal(s1[MM_LEAF_TOTAL] - s0[MM_LEAF_TOTAL], PTRS_PER_PTE + 1);
+	assert_int_equal(s1[MM_LEAF_YOUNG] - s0[MM_LEAF_YOUNG], PTRS_PER_PTE);
+	/* only the populated table was looked into */
+	assert_int_equal(s1[MM_NONLEAF_FOUND] - s0[MM_NONLEAF_FOUND], 1);
+	mmput(mm);
+	swapoff();
+}
+
+/*
+ * A 64 KiB anon folio (order 4) whose first PTE alone was used again:
+ * the walker takes the folio's 16 PTEs as one batch with their young
+ * bits merged (folio_pte_batch_flags(FPB_MERGE_YOUNG_DIRTY)), so Y
+ * counts 16, and clears all of them.
+ */
+static void test_walk_batches_large_folio(void **state)
+{
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, PMD_SIZE, 4);
+	unsigned long s0[NR_MM_STATS], s1[NR_MM_STATS], i;
+
+	assert_non_null(vma);
+	assert_int_equal(swapon(64, SWAP_STORE_COPY), 0);
+	assert_int_equal(mm_access(vma, vma->vm_start, true), 0);
+	lru_add_drain();
+	assert_int_equal(folio_nr_pages(pte_folio(ptep_get(vma_pte(vma, vma->vm_start)))), 16);
+	for (i = 0; i < 16; i++)
+		ptep_test_and_clear_young(vma_pte(vma, vma->vm_start + i * PAGE_SIZE));
+	assert_int_equal(mm_access(vma, vma->vm_start, false), 0);
+	mm_stats(s0);
+	assert_true(age(true));
+	mm_stats(s1);
+	assert_int_equal(s1[MM_LEAF_TOTAL] - s0[MM_LEAF_TOTAL], PTRS_PER_PTE);
+	assert_int_equal(s1[MM_LEAF_YOUNG] - s0[MM_LEAF_YOUNG], 16);
+	for (i = 0; i < 16; i++)
+		assert_false(pte_young(ptep_get(vma_pte(vma, vma->vm_start + i * PAGE_SIZE))));
+	mmput(mm);
+	swapoff();
+}
+
 static struct lru_gen_cas_stat cas_since(const struct lru_gen_cas_stat *c0)
 {
 	struct lru_gen_cas_stat c;
@@ -551,6 +611,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_s2_skip_noop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_mask_noop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_s2_refs_helpers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_skips_absent_pmd, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_batches_large_folio, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
