@@ -20,6 +20,7 @@
 #include <lrulab/workqueue.h>
 
 #include "mglru-internal.h"
+#include "mglru-internal-walk.h"
 #include "vmscan-internal.h"
 
 #define SITE_EVICT_ISOLATE VMSCAN_SITE("evict_folios", "evict_folios:isolate")
@@ -377,6 +378,7 @@ int evict_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 {
 	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
 	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
+	struct lru_gen_mm_walk *walk;
 	struct reclaim_stat stat;
 	bool skip_retry = false;
 	unsigned long reclaimed;
@@ -409,6 +411,12 @@ retry:
 	move_folios_to_lru(lruvec, &list);
 	count_reclaim_events(sc, memcg, PGSTEAL_KSWAPD, PGSTEAL_ANON, type, reclaimed);
 	spin_unlock(&lruvec->lru_lock);
+	/* what look-around promoted through the walk: the sizes now */
+	walk = current_mm_walk;
+	if (walk && walk->batched) {
+		walk->lruvec = lruvec;
+		reset_batch_size(walk);
+	}
 
 	list_splice_tail_init(&clean, &list);
 	if (!list_empty(&list)) {

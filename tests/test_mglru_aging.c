@@ -16,9 +16,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <lrulab/lru_gen_debugfs.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/mglru.h>
 #include <lrulab/mglru_walk.h>
+#include <lrulab/mm_inline.h>
 #include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
 #include <lrulab/vmscan.h>
@@ -464,6 +466,65 @@ static void test_set_mask_noop(void **state)
 }
 
 /*
+ * Eviction from the lru_gen file runs with a walk context, as kswapd and
+ * every reclaimer after its first aging do: page 10, alone in the oldest
+ * generation and young, is seen by the rmap walk, and look-around moves
+ * its 63 young neighbours to max_seq in place, PG_workingset kept, with
+ * no PGACTIVATE (the rmap path would activate each through the per-CPU
+ * batch).  The sizes the walk batched are applied before the command
+ * returns.
+ */
+static void test_look_around_uses_walk(void **state)
+{
+	struct lruvec *lv = lruvec();
+	struct folio *target;
+	unsigned long i, seq0;
+	char cmd[64];
+	int len;
+
+	assert_int_equal(swapon(FILE_PAGES, SWAP_STORE_COPY), 0);
+	map_procs(1);
+	read_pages(0, 0, 1);
+	assert_true(age(true));
+	seq0 = max_seq() - 1;
+	/* page 10 to the oldest generation, with no refs left to protect it */
+	target = file_folio(10);
+	lru_gen_clear_refs(target);
+	spin_lock(&lv->lru_lock);
+	assert_true(folio_test_clear_lru(target));
+	assert_true(lru_gen_del_folio(lv, target, true));
+	lruvec_add_folio_tail(lv, target);
+	folio_set_lru(target);
+	spin_unlock(&lv->lru_lock);
+	assert_int_equal(folio_lru_gen(target), lru_gen_from_seq(lv->lrugen.min_seq[LRU_GEN_ANON]));
+	for (i = 0; i < 64; i++)
+		assert_int_equal(mm_access(vmas[0], vmas[0]->vm_start + i * PAGE_SIZE, false), 0);
+	mem_cgroup_flush_all();
+	assert_int_equal(memcg_events(memcg, PGACTIVATE), 0);
+
+	len = snprintf(cmd, sizeof(cmd), "- %llu 0 %lu 200 1",
+		       (unsigned long long)mem_cgroup_id(memcg),
+		       lv->lrugen.min_seq[LRU_GEN_ANON]);
+	assert_int_equal(lru_gen_seq_write(cmd, (size_t)len), len);
+	lru_add_drain();
+	mem_cgroup_flush_all();
+	assert_int_equal(memcg_events(memcg, PGACTIVATE), 0);
+	for (i = 0; i < 64; i++) {
+		struct folio *folio = file_folio(i);
+
+		if (i == 10)
+			continue;
+		assert_int_equal(folio_lru_gen(folio), lru_gen_from_seq(max_seq()));
+		assert_true(folio_test_workingset(folio));
+		assert_false(pte_young(ptep_get(pte_of(0, i))));
+	}
+	assert_int_equal(folio_lru_gen(file_folio(64)), lru_gen_from_seq(seq0));
+	assert_int_equal(gen_pages(lru_gen_from_seq(max_seq())), 63);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	swapoff();
+}
+
+/*
  * A 4 MiB anonymous mapping faulted in only in its first 2 MiB: the
  * second range has no PTE table, and a forced pass counts it once in T
  * (the kernel's walk_pmd_range() skips a PMD that is not present), not
@@ -611,6 +672,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_s2_skip_noop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_mask_noop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_s2_refs_helpers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_look_around_uses_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_skips_absent_pmd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_batches_large_folio, setup, teardown),
 	};
