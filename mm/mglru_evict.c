@@ -233,7 +233,6 @@ static int scan_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 		       long *isolatedp)
 {
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
-	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 	long scan_batch = (long)min_t(unsigned long, nr_to_scan, MAX_LRU_BATCH);
 	long remaining = scan_batch, scanned = 0, isolated = 0, sorted = 0;
 	int gen, i;
@@ -271,11 +270,9 @@ static int scan_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 			break;
 	}
 	/* isolated pages are pgscan, sorted ones pgrefill, as in the kernel */
-	count_reclaim_events(sc, memcg, PGSCAN_KSWAPD, PGSCAN_ANON, type,
+	count_reclaim_events(sc, lruvec, PGSCAN_KSWAPD, PGSCAN_ANON, type,
 			     (unsigned long)isolated);
-	if (!cgroup_reclaim(sc))
-		__count_vm_events(PGREFILL, sorted);
-	count_memcg_events(memcg, PGREFILL, (unsigned long)sorted);
+	mod_lruvec_state(lruvec, PGREFILL, (int)sorted);
 	if (type == LRU_GEN_FILE)
 		sc->nr.file_taken += (unsigned int)isolated;
 	*isolatedp = isolated;
@@ -377,7 +374,6 @@ int evict_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 		 struct scan_control *sc, int swappiness)
 {
 	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
-	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 	struct lru_gen_mm_walk *walk;
 	struct reclaim_stat stat;
 	bool skip_retry = false;
@@ -409,7 +405,7 @@ retry:
 
 	spin_lock_at(&lruvec->lru_lock, SITE_EVICT_PUTBACK);
 	move_folios_to_lru(lruvec, &list);
-	count_reclaim_events(sc, memcg, PGSTEAL_KSWAPD, PGSTEAL_ANON, type, reclaimed);
+	count_reclaim_events(sc, lruvec, PGSTEAL_KSWAPD, PGSTEAL_ANON, type, reclaimed);
 	spin_unlock(&lruvec->lru_lock);
 	/* what look-around promoted through the walk: the sizes now */
 	walk = current_mm_walk;

@@ -141,7 +141,7 @@ static void test_clean_reclaim_refault(void **state)
 	/* no swap: file only; once-read folios are reclaimed clean */
 	reclaimed = try_to_free_mem_cgroup_pages(memcg, 64, MEMCG_RECLAIM_MAY_SWAP, NULL);
 	assert_int_equal(reclaimed, 64);
-	assert_int_equal(ev(PGSTEAL_FILE), 64);
+	assert_int_equal(memcg_stat(memcg, PGSTEAL_FILE), 64);
 	assert_int_equal(stat_of(NR_FILE_PAGES), 0);
 	assert_int_equal(atomic_long_read(&file->nrswapped), 64);	/* shadows */
 	assert_int_equal(mem_cgroup_usage(memcg) - memcg_stock_pages(memcg), 0);
@@ -243,9 +243,9 @@ static void test_dirty_left_to_writeback(void **state)
 	reclaimed = try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL);
 	assert_int_equal(reclaimed, 0);
 	lru_add_drain();
-	assert_true(ev(PGSCAN_FILE) >= 32);
-	assert_int_equal(node_stat(NR_VMSCAN_IMMEDIATE), ev(PGSCAN_FILE));
-	assert_int_equal(ev(PGACTIVATE), ev(PGSCAN_FILE));
+	assert_true(memcg_stat(memcg, PGSCAN_FILE) >= 32);
+	assert_int_equal(node_stat(NR_VMSCAN_IMMEDIATE), memcg_stat(memcg, PGSCAN_FILE));
+	assert_int_equal(ev(PGACTIVATE), memcg_stat(memcg, PGSCAN_FILE));
 	assert_int_equal(stat_of(NR_FILE_DIRTY), 32);
 	for (i = 0; i < 32; i++) {
 		struct folio *folio = filemap_get_folio(file, i);
