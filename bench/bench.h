@@ -138,12 +138,15 @@ unsigned int bench_lru_gen_caps(const struct bench_opts *o);
  */
 struct usemem_lru {
 	unsigned long activate[2], restore[2];	/* workingset_*_anon, _file */
+	unsigned long scan[2], steal[2];	/* pgscan_anon, _file; pgsteal_anon, _file */
+	unsigned long refill;			/* pgrefill */
 	unsigned long max_seq, min_seq[2];	/* the leaf's generations */
 };
 void usemem_lru_take(struct usemem_lru *s, struct mem_cgroup *leaf);
 void usemem_lru_delta(struct usemem_lru *end, const struct usemem_lru *start);
 void usemem_lru_print(FILE *text, const struct usemem_lru *d, const unsigned long *ev0,
 		      const unsigned long *ev1, unsigned int caps, double secs);
+/* @ev: the window's vm events (pgactivate, pgdeactivate) */
 void usemem_lru_json(json_t *j, const struct usemem_lru *d, const unsigned long *ev,
 		     unsigned int caps);
 

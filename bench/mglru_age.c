@@ -64,7 +64,8 @@ static int age_once(struct mem_cgroup *memcg, struct mglru_age_pass *p)
 	double t0;
 	int len;
 
-	len = snprintf(cmd, sizeof(cmd), "+ %u 0 %lu 200 1\n", (unsigned int)memcg->id,
+	len = snprintf(cmd, sizeof(cmd), "+ %llu 0 %lu 200 1\n",
+		       (unsigned long long)mem_cgroup_id(memcg),
 		       READ_ONCE(lruvec->lrugen.max_seq));
 	lru_gen_read_mm_stats(lruvec, s0);
 	lru_gen_cas_read(&c0);

@@ -303,12 +303,12 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 	json_object_set_new(j, "pages_per_sec", json_real(f->accesses / f->secs));
 	json_object_set_new(j, "pgscan", json_integer(f->scan));
 	json_object_set_new(j, "pgsteal", json_integer(f->steal));
-	json_object_set_new(j, "pgscan_anon", json_integer(f->ev[PGSCAN_ANON]));
-	json_object_set_new(j, "pgscan_file", json_integer(f->ev[PGSCAN_FILE]));
-	json_object_set_new(j, "pgsteal_anon", json_integer(f->ev[PGSTEAL_ANON]));
-	json_object_set_new(j, "pgsteal_file", json_integer(f->ev[PGSTEAL_FILE]));
-	json_object_set_new(j, "pgsteal_anon_per_sec", json_real(f->ev[PGSTEAL_ANON] / f->secs));
-	json_object_set_new(j, "pgsteal_file_per_sec", json_real(f->ev[PGSTEAL_FILE] / f->secs));
+	json_object_set_new(j, "pgscan_anon", json_integer(f->lru_d.scan[0]));
+	json_object_set_new(j, "pgscan_file", json_integer(f->lru_d.scan[1]));
+	json_object_set_new(j, "pgsteal_anon", json_integer(f->lru_d.steal[0]));
+	json_object_set_new(j, "pgsteal_file", json_integer(f->lru_d.steal[1]));
+	json_object_set_new(j, "pgsteal_anon_per_sec", json_real(f->lru_d.steal[0] / f->secs));
+	json_object_set_new(j, "pgsteal_file_per_sec", json_real(f->lru_d.steal[1] / f->secs));
 	json_object_set_new(j, "workingset_refault_anon", json_integer(f->refaults));
 	json_object_set_new(j, "workingset_refault_file", json_integer(f->refaults_file));
 	usemem_lru_json(j, &f->lru_d, f->ev, f->lru_gen);
@@ -531,8 +531,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	swap_io_stats(&io);
 	/* all reclaim is the leaf's and it is direct: the type sums are pgscan_direct */
 #define d(item) (ev1[item] - ev0[item])
-	scan = d(PGSCAN_ANON) + d(PGSCAN_FILE);
-	steal = d(PGSTEAL_ANON) + d(PGSTEAL_FILE);
+	scan = snap1.scan[0] + snap1.scan[1];
+	steal = snap1.steal[0] + snap1.steal[1];
 	pthread_barrier_destroy(&start);
 	lockstat_read_class("lru_lock", &lru);
 	lru_cost_sites_read(&cost);
@@ -544,10 +544,10 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		fprintf(text, "%-32s %14.0f\n", "pgsteal_direct", steal / secs);
 		if (o->mixed) {
 			/* what the scan balance decided: get_scan_count's split */
-			fprintf(text, "%-32s %14.0f\n", "pgscan_anon", d(PGSCAN_ANON) / secs);
-			fprintf(text, "%-32s %14.0f\n", "pgscan_file", d(PGSCAN_FILE) / secs);
-			fprintf(text, "%-32s %14.0f\n", "pgsteal_anon", d(PGSTEAL_ANON) / secs);
-			fprintf(text, "%-32s %14.0f\n", "pgsteal_file", d(PGSTEAL_FILE) / secs);
+			fprintf(text, "%-32s %14.0f\n", "pgscan_anon", snap1.scan[0] / secs);
+			fprintf(text, "%-32s %14.0f\n", "pgscan_file", snap1.scan[1] / secs);
+			fprintf(text, "%-32s %14.0f\n", "pgsteal_anon", snap1.steal[0] / secs);
+			fprintf(text, "%-32s %14.0f\n", "pgsteal_file", snap1.steal[1] / secs);
 		}
 		fprintf(text, "%-32s %14.0f\n", "workingset_refault_anon", refaults / secs);
 		if (o->regular)

@@ -37,11 +37,13 @@ void file_store_write(struct address_space *mapping, unsigned long index, const 
 
 /*
  * Read page @index of the store into a new folio in the cache and on
- * the LRU (PG_readahead set when @readahead): 0 with *@foliop
- * referenced (when not NULL), -ENOMEM, or -EAGAIN when a folio got
- * there first.  mm/file.c's misses and mm/readahead.c's windows.
+ * the LRU (PG_readahead set when @readahead; no refault accounting of
+ * the shadow for a @write): 0 with *@foliop referenced (when not NULL),
+ * -ENOMEM, or -EAGAIN when a folio got there first.  mm/file.c's misses
+ * and mm/readahead.c's windows.
  */
 int file_read_folio(struct address_space *mapping, unsigned long index,
-		    struct mem_cgroup *memcg, bool readahead, struct folio **foliop);
+		    struct mem_cgroup *memcg, bool readahead, bool write,
+		    struct folio **foliop);
 
 #endif /* LRULAB_MM_FILE_INTERNAL_H */

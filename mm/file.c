@@ -97,12 +97,16 @@ void file_store_write(struct address_space *mapping, unsigned long index, const 
  * A miss, or a readahead page: a new folio charged to @memcg, filled
  * from the store, put in place of the page's shadow (or of nothing) and
  * on the LRU after workingset_refault() has seen the shadow.  Readahead
- * sets PG_readahead on it before anyone can find it.  -EAGAIN when
+ * sets PG_readahead on it before anyone can find it.  A folio added for
+ * a write (@write, the kernel's __GFP_WRITE from write_begin) drops the
+ * shadow without refault accounting, as filemap_add_folio() does: a
+ * write is no proof that the page was wanted back.  -EAGAIN when
  * another thread's folio got there first.  @foliop NULL: no reference
  * is kept.
  */
 int file_read_folio(struct address_space *mapping, unsigned long index,
-		    struct mem_cgroup *memcg, bool readahead, struct folio **foliop)
+		    struct mem_cgroup *memcg, bool readahead, bool write,
+		    struct folio **foliop)
 {
 	unsigned long shadow = filemap_get_swap(mapping, index);
 	struct folio *folio;
@@ -124,7 +128,7 @@ int file_read_folio(struct address_space *mapping, unsigned long index,
 	count_vm_events(PGPGIN, PAGE_SIZE >> 9);
 	if (shadow) {
 		err = filemap_replace_swap_by_folio(mapping, index, shadow, folio) ? 0 : -EAGAIN;
-		if (!err)
+		if (!err && !write)
 			workingset_refault(folio, (void *)shadow);
 	} else {
 		err = __filemap_add_folio(mapping, folio, index);
@@ -147,9 +151,12 @@ int file_read_folio(struct address_space *mapping, unsigned long index,
 	return 0;
 }
 
-/* The referenced, up-to-date folio of page @index, read in on a miss. */
+/*
+ * The referenced, up-to-date folio of page @index, read in on a miss
+ * (for a @write: without refault accounting).
+ */
 static int file_get_folio(struct address_space *mapping, unsigned long index,
-			  struct mem_cgroup *memcg, struct folio **foliop)
+			  struct mem_cgroup *memcg, bool write, struct folio **foliop)
 {
 	struct folio *folio;
 	int err;
@@ -162,7 +169,7 @@ static int file_get_folio(struct address_space *mapping, unsigned long index,
 			*foliop = folio;
 			return 0;
 		}
-		err = file_read_folio(mapping, index, memcg, false, foliop);
+		err = file_read_folio(mapping, index, memcg, false, write, foliop);
 		if (err != -EAGAIN)
 			return err;
 	}
@@ -172,7 +179,7 @@ int file_read_page(struct address_space *mapping, unsigned long index,
 		   struct mem_cgroup *memcg, void *buf)
 {
 	struct folio *folio;
-	int err = file_get_folio(mapping, index, memcg, &folio);
+	int err = file_get_folio(mapping, index, memcg, false, &folio);
 
 	if (err)
 		return err;
@@ -254,7 +261,7 @@ ssize_t filemap_read(struct file *file, long long pos, size_t count,
 			folio = filemap_get_folio(mapping, index);
 			/* readahead gave up (or lost the page again): read it alone */
 			while (!folio) {
-				err = file_read_folio(mapping, index, memcg, false, &folio);
+				err = file_read_folio(mapping, index, memcg, false, false, &folio);
 				if (err == -EAGAIN) {
 					folio = filemap_get_folio(mapping, index);
 					continue;
@@ -293,7 +300,7 @@ int file_write_page(struct address_space *mapping, unsigned long index,
 	int err;
 
 again:
-	err = file_get_folio(mapping, index, memcg, &folio);
+	err = file_get_folio(mapping, index, memcg, true, &folio);
 	if (err)
 		return err;
 	/* write_begin: the folio locked, and still this file's page */

@@ -786,19 +786,21 @@ static const struct memory_stat memory_stats[] = {
 	{ "workingset_restore_anon",	WORKINGSET_RESTORE_ANON },
 	{ "workingset_restore_file",	WORKINGSET_RESTORE_FILE },
 	{ "workingset_nodereclaim",	WORKINGSET_NODERECLAIM },
+	{ "pgsteal_kswapd",		PGSTEAL_KSWAPD },
+	{ "pgsteal_direct",		PGSTEAL_DIRECT },
+	{ "pgsteal_proactive",		PGSTEAL_PROACTIVE },
+	{ "pgscan_kswapd",		PGSCAN_KSWAPD },
+	{ "pgscan_direct",		PGSCAN_DIRECT },
+	{ "pgscan_proactive",		PGSCAN_PROACTIVE },
+	{ "pgrefill",			PGREFILL },
 };
 
 /* The vm events memory.stat shows, after the pgscan/pgsteal sums. */
 static const enum vm_event_item memcg_vm_event_stat[] = {
 	PSWPIN,
 	PSWPOUT,
-	PGSCAN_KSWAPD,
-	PGSCAN_DIRECT,
-	PGSTEAL_KSWAPD,
-	PGSTEAL_DIRECT,
 	PGFAULT,
 	PGMAJFAULT,
-	PGREFILL,
 	PGACTIVATE,
 	PGDEACTIVATE,
 	PGLAZYFREE,
@@ -807,10 +809,15 @@ static const enum vm_event_item memcg_vm_event_stat[] = {
 	THP_SWPOUT_FALLBACK,
 };
 
-/* Workingset items are counted in pages but shown as event counts. */
+/*
+ * Workingset items are counted in pages but shown as event counts, and
+ * so are the reclaim counters (pages, as the global ones).
+ */
 static int memcg_page_state_output_unit(int idx)
 {
 	if (idx >= WORKINGSET_REFAULT_ANON && idx <= WORKINGSET_NODERECLAIM)
+		return 1;
+	if ((idx >= PGSTEAL_KSWAPD && idx <= PGSCAN_FILE) || idx == PGREFILL)
 		return 1;
 	return memcg_page_state_unit(idx);
 }
@@ -830,9 +837,11 @@ void memory_stat_show(struct mem_cgroup *memcg, FILE *f)
 			(unsigned long)memcg_page_state_output_unit(idx));
 	}
 	fprintf(f, "pgscan %lu\n",
-		memcg_events(memcg, PGSCAN_KSWAPD) + memcg_events(memcg, PGSCAN_DIRECT));
+		memcg_page_state(memcg, PGSCAN_KSWAPD) + memcg_page_state(memcg, PGSCAN_DIRECT) +
+		memcg_page_state(memcg, PGSCAN_PROACTIVE));
 	fprintf(f, "pgsteal %lu\n",
-		memcg_events(memcg, PGSTEAL_KSWAPD) + memcg_events(memcg, PGSTEAL_DIRECT));
+		memcg_page_state(memcg, PGSTEAL_KSWAPD) + memcg_page_state(memcg, PGSTEAL_DIRECT) +
+		memcg_page_state(memcg, PGSTEAL_PROACTIVE));
 	for (i = 0; i < ARRAY_SIZE(memcg_vm_event_stat); i++)
 		fprintf(f, "%s %lu\n", vm_event_name(memcg_vm_event_stat[i]),
 			memcg_events(memcg, memcg_vm_event_stat[i]));

@@ -416,7 +416,13 @@ fail:
 	return NULL;
 }
 
-/* Lowest free id, as the kernel's xa_alloc; tree lock held. */
+/* the last cgroup id handed out (kernfs ids only grow); tree lock held */
+static u64 last_cgroup_id;
+
+/*
+ * Lowest free private id, as the kernel's xa_alloc, and the next cgroup
+ * id, which is never reused; tree lock held.
+ */
 static int mem_cgroup_alloc_id(struct mem_cgroup *memcg)
 {
 	int id;
@@ -424,6 +430,7 @@ static int mem_cgroup_alloc_id(struct mem_cgroup *memcg)
 	for (id = 1; id <= MEM_CGROUP_ID_MAX; id++) {
 		if (!memcg_ids[id]) {
 			memcg->id = (unsigned short)id;
+			memcg->cgroup_id = ++last_cgroup_id;
 			return id;
 		}
 	}
@@ -490,6 +497,31 @@ struct mem_cgroup *mem_cgroup_from_id(unsigned short id)
 	if (!id)
 		return NULL;
 	return smp_load_acquire(&memcg_ids[id]);
+}
+
+/*
+ * The kernel looks the cgroup up by its kernfs id; the model scans the
+ * online memcgs, which all hold a private id.
+ */
+struct mem_cgroup *mem_cgroup_get_from_id(u64 id)
+{
+	struct mem_cgroup *memcg = NULL;
+	int i;
+
+	if (!id)
+		return NULL;
+	rcu_read_lock();
+	for (i = 1; i <= MEM_CGROUP_ID_MAX; i++) {
+		struct mem_cgroup *m = smp_load_acquire(&memcg_ids[i]);
+
+		if (m && m->cgroup_id == id) {
+			if (mem_cgroup_online(m) && css_tryget(m))
+				memcg = m;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return memcg;
 }
 
 void mem_cgroup_offline(struct mem_cgroup *memcg)
@@ -646,6 +678,7 @@ int mem_cgroup_init(void)
 	/* the root is never freed by its refcount (CSS_NO_REF) */
 	root->css_no_ref = true;
 	memset(memcg_ids, 0, sizeof(memcg_ids));
+	last_cgroup_id = 0;
 	mem_cgroup_alloc_id(root);
 	WRITE_ONCE(root->online, true);
 	smp_store_release(&memcg_ids[root->id], root);

@@ -201,6 +201,7 @@ static struct vm_area_struct *vma_create(struct mm_struct *mm, unsigned long len
 	for (i = 0; i < nr_tables; i++) {
 		spin_lock_init(&vma->tables[i].ptl);
 		vma->tables[i].young = 0;
+		vma->tables[i].present = 0;
 	}
 	vma->vm_flags = vm_flags;
 	vma->vm_mm = mm;
@@ -622,6 +623,15 @@ retry:
 	return 0;
 }
 
+/* A fault in a range without a PTE table gives it one (pte_alloc()). */
+static void pmd_populate(struct vm_area_struct *vma, unsigned long addr)
+{
+	unsigned long *present = &vma->tables[(addr - vma->vm_start) >> PMD_SHIFT].present;
+
+	if (!__atomic_load_n(present, __ATOMIC_RELAXED))
+		__atomic_store_n(present, 1UL, __ATOMIC_RELAXED);
+}
+
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 			   unsigned int flags)
 {
@@ -638,6 +648,7 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 
 	count_vm_event(PGFAULT);
 	count_memcg_events(mm->memcg, PGFAULT, 1);
+	pmd_populate(vma, addr);
 	lru_gen_enter_fault(vma);
 	if (vma_is_anonymous(vma))
 		ret = do_anonymous_page(vma, addr, write);

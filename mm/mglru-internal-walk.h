@@ -32,5 +32,15 @@ void update_bloom_filter(struct lru_gen_mm_state *mm_state, unsigned long seq,
 			 const void *item);
 struct folio *get_pfn_folio(pte_t pte, struct mem_cgroup *memcg, int nid);
 unsigned long get_pte_pfn(pte_t pte, int nid);
+/*
+ * The run of PTEs from @ptep (at most @max_nr) that map consecutive
+ * pages of large @folio with the same bits but young and dirty, which
+ * are merged into *@ptent (folio_pte_batch_flags() with
+ * FPB_MERGE_YOUNG_DIRTY); 1 for a small folio.
+ */
+unsigned int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t *ptent,
+			     unsigned int max_nr);
+/* test-and-clear young of @nr PTEs: whether any was young */
+bool test_and_clear_young_ptes(pte_t *ptep, unsigned int nr);
 
 #endif /* LRULAB_MM_MGLRU_INTERNAL_WALK_H */

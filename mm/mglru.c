@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include <lrulab/mglru.h>
+#include <lrulab/mglru_walk.h>
 #include <lrulab/memcontrol.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/rcupdate.h>
@@ -243,7 +244,8 @@ bool lru_gen_clear_refs(struct folio *folio)
 
 	if (gen < 0)
 		return true;
-	set_mask_bits(&folio->flags, LRU_REFS_FLAGS | BIT(PG_workingset), 0);
+	/* the s2 switch's helper: no cmpxchg when there is nothing to clear */
+	folio_flags_set_mask(folio, LRU_REFS_FLAGS | BIT(PG_workingset), 0);
 	rcu_read_lock();
 	seq = READ_ONCE(folio_lruvec(folio)->lrugen.min_seq[type]);
 	rcu_read_unlock();
@@ -263,11 +265,11 @@ bool lru_gen_clear_refs(struct folio *folio)
 bool lru_gen_set_refs(struct folio *folio)
 {
 	if (!folio_test_referenced(folio) && !folio_test_workingset(folio)) {
-		set_mask_bits(&folio->flags, LRU_REFS_MASK, BIT(PG_referenced));
+		folio_flags_set_mask(folio, LRU_REFS_MASK, BIT(PG_referenced));
 		return false;
 	}
 	if (folio_lru_refs(folio) > 1)
-		set_mask_bits(&folio->flags, LRU_REFS_FLAGS, BIT(PG_workingset));
+		folio_flags_set_mask(folio, LRU_REFS_FLAGS, BIT(PG_workingset));
 	else
 		folio_mark_accessed(folio);
 	return true;

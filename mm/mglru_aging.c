@@ -23,6 +23,12 @@
 #include "vmscan-internal.h"
 
 __thread struct lru_gen_mm_walk *current_mm_walk;
+/*
+ * This thread reclaims or runs an lru_gen write: the kernel's
+ * current->reclaim_state, which holds the walk from set_mm_walk() (or
+ * the first aging that allocated one) until clear_mm_walk().
+ */
+static __thread bool current_reclaim_state;
 
 /* ---- cmpxchg accounting (s2) ---- */
 
@@ -370,6 +376,7 @@ struct lru_gen_mm_walk *set_mm_walk(struct pglist_data *pgdat, bool force_alloc)
 	else if (!walk && force_alloc)
 		walk = calloc(1, sizeof(*walk));
 	current_mm_walk = walk;
+	current_reclaim_state = true;
 	return walk;
 }
 
@@ -378,6 +385,7 @@ void clear_mm_walk(void)
 	struct lru_gen_mm_walk *walk = current_mm_walk;
 
 	current_mm_walk = NULL;
+	current_reclaim_state = false;
 	if (!current_is_kswapd())
 		free(walk);
 }
@@ -396,12 +404,17 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, unsigned long seq, int swappiness
 		success = iterate_mm_list_nowalk(lruvec, seq);
 		goto done;
 	}
-	walk = current_mm_walk;
+	/*
+	 * As the kernel's: the walk allocated here stays with the reclaimer
+	 * until its clear_mm_walk(), so that look-around during the
+	 * eviction that follows batches its updates in it.  A caller
+	 * outside reclaim (tests, stress) gets one for this call only.
+	 */
+	own = !current_reclaim_state;
+	walk = set_mm_walk(NULL, true);
 	if (!walk) {
-		walk = set_mm_walk(NULL, true);
-		own = true;
-	}
-	if (!walk) {
+		if (own)
+			clear_mm_walk();
 		success = iterate_mm_list_nowalk(lruvec, seq);
 		goto done;
 	}
@@ -436,19 +449,23 @@ done:
  * now instead of waiting for the next page-table walk.  A window dense
  * with young PTEs tells the walker to scan this table next time.
  *
- * The kernel batches the promotions in the reclaimer's walk context when
- * it has one (kswapd, proactive reclaim) to keep lru_lock out from under
- * the PTL; here they always take the rmap path (lru_gen_set_refs() and
- * folio_activate()'s per-CPU batch), which never takes lru_lock either.
+ * With the reclaimer's walk context (kswapd always; others from the
+ * aging that allocated one, or proactive reclaim, until clear_mm_walk())
+ * a neighbour moves to max_seq in place (folio_update_gen()) and the
+ * size delta waits in the walk for evict_folios() to apply; without one
+ * the rmap rules apply (lru_gen_set_refs() and folio_activate()'s
+ * per-CPU batch).  Neither takes lru_lock under the PTL.
  */
 bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep)
 {
 	struct folio *folio = pte_folio(ptep_get(ptep));
+	struct lru_gen_mm_walk *walk = current_mm_walk;
 	struct folio *last = NULL;
 	unsigned long start, end, a, max_seq;
 	struct mem_cgroup *memcg;
 	struct lruvec *lruvec;
 	int gen, nid, i = 0, young = 1;
+	unsigned int nr;
 	bool dirty = false;
 
 	if (!ptep_test_and_clear_young(ptep))
@@ -474,28 +491,31 @@ bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr, pte_t *
 	lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
 	max_seq = __atomic_load_n(&lruvec->lrugen.max_seq, __ATOMIC_ACQUIRE);
 	gen = lru_gen_from_seq(max_seq);
-	for (a = start; a != end; a += PAGE_SIZE, i++) {
+	for (a = start; a != end; a += nr * PAGE_SIZE, i += (int)nr) {
 		pte_t *p = vma_pte(vma, a);
 		pte_t pte = ptep_get(p);
 		struct folio *f;
 
+		nr = 1;
 		if (get_pte_pfn(pte, nid) == -1UL)
 			continue;
 		f = get_pfn_folio(pte, memcg, nid);
 		if (!f)
 			continue;
-		if (!ptep_test_and_clear_young(p))
+		if (folio_test_large(f))
+			nr = folio_pte_batch(f, p, &pte, (unsigned int)((end - a) >> PAGE_SHIFT));
+		if (!test_and_clear_young_ptes(p, nr))
 			continue;
 		if (last != f) {
-			walk_update_folio(NULL, last, gen, dirty);
+			walk_update_folio(walk, last, gen, dirty);
 			last = f;
 			dirty = false;
 		}
 		if (pte_dirty(pte))
 			dirty = true;
-		young++;
+		young += (int)nr;
 	}
-	walk_update_folio(NULL, last, gen, dirty);
+	walk_update_folio(walk, last, gen, dirty);
 	if (suitable_to_scan(i, young))
 		update_bloom_filter(&lruvec->mm_state, max_seq,
 				    &vma->tables[(addr - vma->vm_start) >> PMD_SHIFT]);

@@ -124,7 +124,7 @@ static void show_lruvec(FILE *f, struct mem_cgroup *memcg, int nid, bool full,
 		char path[PATH_MAX];
 
 		memcg_path(memcg, path, sizeof(path));
-		fprintf(f, "memcg %llu %s\n", (unsigned long long)memcg->id, path);
+		fprintf(f, "memcg %llu %s\n", (unsigned long long)mem_cgroup_id(memcg), path);
 	}
 	fprintf(f, " node %5d\n", nid);
 	if (!full)
@@ -340,21 +340,6 @@ static int run_eviction(struct lruvec *lruvec, unsigned long seq, struct scan_co
 			return 0;
 		cond_resched();
 	}
-}
-
-/* the memcg @id names, with a reference; NULL when none is online */
-static struct mem_cgroup *mem_cgroup_get_from_id(unsigned long long id)
-{
-	struct mem_cgroup *memcg;
-
-	if (id > USHRT_MAX)
-		return NULL;
-	rcu_read_lock();
-	memcg = mem_cgroup_from_id((unsigned short)id);
-	if (memcg && (!mem_cgroup_online(memcg) || !css_tryget(memcg)))
-		memcg = NULL;
-	rcu_read_unlock();
-	return memcg;
 }
 
 static int run_cmd(const struct lru_gen_cmd *c, struct scan_control *sc, int swappiness)

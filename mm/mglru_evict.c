@@ -20,6 +20,7 @@
 #include <lrulab/workqueue.h>
 
 #include "mglru-internal.h"
+#include "mglru-internal-walk.h"
 #include "vmscan-internal.h"
 
 #define SITE_EVICT_ISOLATE VMSCAN_SITE("evict_folios", "evict_folios:isolate")
@@ -232,7 +233,6 @@ static int scan_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 		       long *isolatedp)
 {
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
-	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 	long scan_batch = (long)min_t(unsigned long, nr_to_scan, MAX_LRU_BATCH);
 	long remaining = scan_batch, scanned = 0, isolated = 0, sorted = 0;
 	int gen, i;
@@ -270,11 +270,9 @@ static int scan_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 			break;
 	}
 	/* isolated pages are pgscan, sorted ones pgrefill, as in the kernel */
-	count_reclaim_events(sc, memcg, PGSCAN_KSWAPD, PGSCAN_ANON, type,
+	count_reclaim_events(sc, lruvec, PGSCAN_KSWAPD, PGSCAN_ANON, type,
 			     (unsigned long)isolated);
-	if (!cgroup_reclaim(sc))
-		__count_vm_events(PGREFILL, sorted);
-	count_memcg_events(memcg, PGREFILL, (unsigned long)sorted);
+	mod_lruvec_state(lruvec, PGREFILL, (int)sorted);
 	if (type == LRU_GEN_FILE)
 		sc->nr.file_taken += (unsigned int)isolated;
 	*isolatedp = isolated;
@@ -285,8 +283,10 @@ static int scan_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
  * The controller's type first, until something is isolated.  A type
  * that was scanned but gave nothing (its folios sorted up) is tried
  * again rather than left for the other: falling back that readily
- * would undo the controller's choice.  Only a type with nothing to scan
- * hands over.  The pages scanned over both rounds.
+ * would undo the controller's choice.  A type with nothing to scan
+ * first retires its empty generations (try_to_inc_min_seq()) and hands
+ * over only when reclaim runs at priority 0, as the mm tree's
+ * isolate_folios() does.  The pages scanned over both rounds.
  */
 static int isolate_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 			  struct scan_control *sc, int swappiness, int *type_isolated,
@@ -306,8 +306,11 @@ static int isolate_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 			*type_isolated = type;
 			break;
 		}
-		if (!scanned)
-			type = !type;
+		if (!scanned) {
+			try_to_inc_min_seq(lruvec, swappiness);
+			if (!sc->priority)
+				type = !type;
+		}
 	}
 	return total;
 }
@@ -371,7 +374,7 @@ int evict_folios(unsigned long nr_to_scan, struct lruvec *lruvec,
 		 struct scan_control *sc, int swappiness)
 {
 	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
-	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
+	struct lru_gen_mm_walk *walk;
 	struct reclaim_stat stat;
 	bool skip_retry = false;
 	unsigned long reclaimed;
@@ -402,8 +405,14 @@ retry:
 
 	spin_lock_at(&lruvec->lru_lock, SITE_EVICT_PUTBACK);
 	move_folios_to_lru(lruvec, &list);
-	count_reclaim_events(sc, memcg, PGSTEAL_KSWAPD, PGSTEAL_ANON, type, reclaimed);
+	count_reclaim_events(sc, lruvec, PGSTEAL_KSWAPD, PGSTEAL_ANON, type, reclaimed);
 	spin_unlock(&lruvec->lru_lock);
+	/* what look-around promoted through the walk: the sizes now */
+	walk = current_mm_walk;
+	if (walk && walk->batched) {
+		walk->lruvec = lruvec;
+		reset_batch_size(walk);
+	}
 
 	list_splice_tail_init(&clean, &list);
 	if (!list_empty(&list)) {

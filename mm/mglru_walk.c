@@ -337,6 +337,36 @@ struct folio *get_pfn_folio(pte_t pte, struct mem_cgroup *memcg, int nid)
 	return folio;
 }
 
+unsigned int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t *ptent,
+			     unsigned int max_nr)
+{
+	const pte_t ignored = _PAGE_ACCESSED | _PAGE_DIRTY;
+	unsigned long pfn = pte_pfn(*ptent);
+	unsigned long left = folio_pfn(folio) + folio_nr_pages(folio) - pfn;
+	unsigned int nr;
+
+	if (left < max_nr)
+		max_nr = (unsigned int)left;
+	for (nr = 1; nr < max_nr; nr++) {
+		pte_t pte = ptep_get(ptep + nr);
+
+		if ((pte & ~ignored) != ((*ptent + ((pte_t)nr << PTE_PFN_SHIFT)) & ~ignored))
+			break;
+		*ptent |= pte & ignored;
+	}
+	return nr;
+}
+
+bool test_and_clear_young_ptes(pte_t *ptep, unsigned int nr)
+{
+	bool young = false;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		young |= ptep_test_and_clear_young(ptep + i);
+	return young;
+}
+
 bool suitable_to_scan(int total, int young)
 {
 	/* 8 PTEs per 64-byte line: at least one young PTE per line scanned */
@@ -361,14 +391,17 @@ static bool walk_pte_range(struct vm_area_struct *vma, unsigned long start,
 	bool dirty = false;
 	unsigned long addr;
 
+	unsigned int nr;
+
 	if (!spin_trylock_at(ptl, LOCK_SITE("ptl")))
 		return true;
-	for (addr = start; addr != end; addr += PAGE_SIZE) {
+	for (addr = start; addr != end; addr += nr * PAGE_SIZE) {
 		pte_t *ptep = vma_pte(vma, addr);
 		pte_t pte = ptep_get(ptep);
 		struct folio *folio;
 		unsigned long pfn;
 
+		nr = 1;
 		total++;
 		walk->mm_stats[MM_LEAF_TOTAL]++;
 		pfn = get_pte_pfn(pte, nid);
@@ -377,8 +410,15 @@ static bool walk_pte_range(struct vm_area_struct *vma, unsigned long start,
 		folio = get_pfn_folio(pte, memcg, nid);
 		if (!folio)
 			continue;
+		/* a large folio's run of PTEs counts and clears as one */
+		if (folio_test_large(folio)) {
+			nr = folio_pte_batch(folio, ptep, &pte,
+					     (unsigned int)((end - addr) >> PAGE_SHIFT));
+			total += (int)nr - 1;
+			walk->mm_stats[MM_LEAF_TOTAL] += nr - 1;
+		}
 		/* no TLB flush: a stale TLB entry only delays the next young bit */
-		if (!ptep_test_and_clear_young(ptep))
+		if (!test_and_clear_young_ptes(ptep, nr))
 			continue;
 		if (last != folio) {
 			walk_update_folio(walk, last, gen, dirty);
@@ -387,8 +427,8 @@ static bool walk_pte_range(struct vm_area_struct *vma, unsigned long start,
 		}
 		if (pte_dirty(pte))
 			dirty = true;
-		young++;
-		walk->mm_stats[MM_LEAF_YOUNG]++;
+		young += (int)nr;
+		walk->mm_stats[MM_LEAF_YOUNG] += nr;
 	}
 	walk_update_folio(walk, last, gen, dirty);
 	spin_unlock(ptl);
@@ -396,7 +436,8 @@ static bool walk_pte_range(struct vm_area_struct *vma, unsigned long start,
 }
 
 /*
- * The PTE tables of @vma in [start, end) (one PUD range at most).  With
+ * The PTE tables of @vma in [start, end) (one PUD range at most).  A
+ * range no fault ever reached has no table: it counts once in T.  With
  * LRU_GEN_NONLEAF_YOUNG a table whose PMD accessed bit is clear was not
  * used since the last walk and is skipped; the bit is cleared for the
  * next one.  Unless forced, a table the previous walk did not find
@@ -413,6 +454,11 @@ static void walk_pmd_range(struct vm_area_struct *vma, unsigned long start,
 		struct pte_table *table = &vma->tables[(addr - vma->vm_start) >> PMD_SHIFT];
 
 		next = min_t(unsigned long, (addr & PMD_MASK) + PMD_SIZE, end);
+		/* never faulted in: one entry seen, no table to scan */
+		if (!__atomic_load_n(&table->present, __ATOMIC_RELAXED)) {
+			walk->mm_stats[MM_LEAF_TOTAL]++;
+			continue;
+		}
 		if (!walk->force_scan && nonleaf_young) {
 			if (!__atomic_load_n(&table->young, __ATOMIC_RELAXED))
 				continue;

@@ -130,7 +130,7 @@ static void page_cache_ra_unbounded(struct file *file, unsigned long index,
 
 		if (page_cache_next_miss(mapping, index + i, 1) != index + i)
 			continue;
-		err = file_read_folio(mapping, index + i, memcg, i == mark, NULL);
+		err = file_read_folio(mapping, index + i, memcg, i == mark, false, NULL);
 		if (err == -ENOMEM)
 			break;
 	}

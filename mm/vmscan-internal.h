@@ -70,25 +70,37 @@ static inline bool root_reclaim(struct scan_control *sc)
 }
 
 /*
- * A pass's pgscan or pgsteal (@base: PGSCAN_KSWAPD or PGSTEAL_KSWAPD,
- * each followed by its _DIRECT item; @type_item: the _ANON item, _FILE
- * after it): the kswapd/direct item in /proc/vmstat only outside cgroup
- * reclaim, in the memcg always, and the per-type item in both.
+ * Which reclaimer's pgscan/pgsteal item a pass counts in, as an offset
+ * from the _KSWAPD one: kswapd, proactive reclaim (memory.reclaim, the
+ * lru_gen writer), or direct reclaim (an allocation, memory.max).  The
+ * model has no khugepaged, so no _KHUGEPAGED items between them.
  */
 _Static_assert(PGSCAN_DIRECT == PGSCAN_KSWAPD + 1 && PGSTEAL_DIRECT == PGSTEAL_KSWAPD + 1 &&
+	       PGSCAN_PROACTIVE == PGSCAN_KSWAPD + 2 &&
+	       PGSTEAL_PROACTIVE == PGSTEAL_KSWAPD + 2 &&
 	       PGSCAN_FILE == PGSCAN_ANON + 1 && PGSTEAL_FILE == PGSTEAL_ANON + 1,
-	       "count_reclaim_events() relies on the items' order");
-static inline void count_reclaim_events(struct scan_control *sc, struct mem_cgroup *memcg,
-					enum vm_event_item base, enum vm_event_item type_item,
+	       "reclaimer_offset() relies on the items' order");
+static inline int reclaimer_offset(struct scan_control *sc)
+{
+	if (current_is_kswapd())
+		return 0;
+	if (sc->proactive)
+		return PGSTEAL_PROACTIVE - PGSTEAL_KSWAPD;
+	return PGSTEAL_DIRECT - PGSTEAL_KSWAPD;
+}
+
+/*
+ * A pass's pgscan or pgsteal (@base: PGSCAN_KSWAPD or PGSTEAL_KSWAPD;
+ * @type_item: the _ANON item, _FILE after it): lruvec stats, so the node
+ * and the memcg count every reclaim, cgroup reclaim included (v7.2; 6.12
+ * had vm events and left cgroup reclaim out of /proc/vmstat).
+ */
+static inline void count_reclaim_events(struct scan_control *sc, struct lruvec *lruvec,
+					enum node_stat_item base, enum node_stat_item type_item,
 					int type, unsigned long nr)
 {
-	enum vm_event_item item = current_is_kswapd() ? base : base + 1;
-
-	if (!cgroup_reclaim(sc))
-		__count_vm_events(item, (long)nr);
-	count_memcg_events(memcg, item, nr);
-	__count_vm_events(type_item + type, (long)nr);
-	count_memcg_events(memcg, type_item + type, nr);
+	mod_lruvec_state(lruvec, base + reclaimer_offset(sc), (int)nr);
+	mod_lruvec_state(lruvec, type_item + type, (int)nr);
 }
 
 /* cgroup v2: every memcg follows the global knob */

@@ -500,9 +500,7 @@ void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec,
 	spin_lock_at(&lruvec->lru_lock, SITE_ACTIVE_ISOLATE);
 	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &l_hold, &nr_scanned, sc, lru);
 	mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, (long)nr_taken);
-	if (!cgroup_reclaim(sc))
-		__count_vm_events(PGREFILL, (long)nr_scanned);
-	count_memcg_events(memcg, PGREFILL, nr_scanned);
+	mod_lruvec_state(lruvec, PGREFILL, (int)nr_scanned);
 	spin_unlock(&lruvec->lru_lock);
 
 	while (!list_empty(&l_hold)) {
@@ -544,7 +542,6 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 					  struct scan_control *sc, enum lru_list lru)
 {
 	struct pglist_data *pgdat = lruvec_pgdat(lruvec);
-	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 	bool file = is_file_lru(lru);
 	unsigned long nr_scanned, nr_taken, nr_reclaimed;
 	struct reclaim_stat stat;
@@ -566,8 +563,7 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	spin_lock_at(&lruvec->lru_lock, SITE_INACTIVE_ISOLATE);
 	nr_taken = isolate_lru_folios(nr_to_scan, lruvec, &folio_list, &nr_scanned, sc, lru);
 	mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, (long)nr_taken);
-	/* no pgscan_proactive item yet: proactive reclaim counts as direct */
-	count_reclaim_events(sc, memcg, PGSCAN_KSWAPD, PGSCAN_ANON, file, nr_scanned);
+	count_reclaim_events(sc, lruvec, PGSCAN_KSWAPD, PGSCAN_ANON, file, nr_scanned);
 	spin_unlock(&lruvec->lru_lock);
 
 	if (!nr_taken)
@@ -580,7 +576,7 @@ static unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruve
 	spin_unlock(&lruvec->lru_lock);
 
 	mod_node_page_state(pgdat, NR_ISOLATED_ANON + file, -(long)nr_taken);
-	count_reclaim_events(sc, memcg, PGSTEAL_KSWAPD, PGSTEAL_ANON, file, nr_reclaimed);
+	count_reclaim_events(sc, lruvec, PGSTEAL_KSWAPD, PGSTEAL_ANON, file, nr_reclaimed);
 
 	/* pages that came back instead of going: the price of this type */
 	note_rotations(lruvec, file, stat.nr_pageout,

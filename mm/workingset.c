@@ -18,6 +18,7 @@
  */
 #include <lrulab/memcontrol.h>
 #include <lrulab/mglru.h>
+#include <lrulab/mglru_walk.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
@@ -144,7 +145,7 @@ void lru_gen_refault(struct folio *folio, void *shadow)
 		folio_set_workingset(folio);
 		mod_lruvec_state(lruvec, WORKINGSET_RESTORE_BASE + type, (int)delta);
 	} else {
-		set_mask_bits(&folio->flags, LRU_REFS_MASK, (refs - 1UL) << LRU_REFS_PGOFF);
+		folio_flags_set_mask(folio, LRU_REFS_MASK, (refs - 1UL) << LRU_REFS_PGOFF);
 	}
 unlock:
 	rcu_read_unlock();

@@ -201,11 +201,16 @@ static unsigned long resident(struct replay_ctx *c)
 	return get_mm_counter(c->mm, MM_ANONPAGES);
 }
 
+/* pgscan, pgsteal and pgrefill: node stats (lruvec stats in v7.2) */
+static const enum node_stat_item replay_reclaim_items[5] = {
+	PGSCAN_ANON, PGSCAN_FILE, PGSTEAL_ANON, PGSTEAL_FILE, PGREFILL,
+};
+
 static int replay_loop(struct replay_ctx *c)
 {
 	struct replay_linux_result *r = c->r;
 	unsigned long ev0[NR_VM_EVENT_ITEMS], ev1[NR_VM_EVENT_ITEMS];
-	unsigned long ws0[3][2], samples = 0, sum = 0;
+	unsigned long ws0[3][2], rc0[5], samples = 0, sum = 0;
 	struct pglist_data *pgdat = NODE_DATA(0);
 	double t0;
 	size_t i;
@@ -217,6 +222,8 @@ static int replay_loop(struct replay_ctx *c)
 		ws0[1][k] = node_page_state_snapshot(pgdat, WORKINGSET_ACTIVATE_BASE + k);
 		ws0[2][k] = node_page_state_snapshot(pgdat, WORKINGSET_RESTORE_BASE + k);
 	}
+	for (k = 0; k < 5; k++)
+		rc0[k] = node_page_state_snapshot(pgdat, replay_reclaim_items[k]);
 	lockstat_reset();
 	t0 = now_sec();
 	for (i = 0; i < c->t->nr_reqs; i++) {
@@ -252,12 +259,14 @@ static int replay_loop(struct replay_ctx *c)
 				ws0[2][k];
 	}
 #define d(item) (ev1[item] - ev0[item])
+#define rc(k) (node_page_state_snapshot(pgdat, replay_reclaim_items[k]) - rc0[k])
 	/* memcg reclaim is direct reclaim: the type sums are pgscan/pgsteal */
-	r->pgscan = d(PGSCAN_ANON) + d(PGSCAN_FILE);
-	r->pgsteal = d(PGSTEAL_ANON) + d(PGSTEAL_FILE);
+	r->pgscan = rc(0) + rc(1);
+	r->pgsteal = rc(2) + rc(3);
 	r->pgactivate = d(PGACTIVATE);
 	r->pgdeactivate = d(PGDEACTIVATE);
-	r->pgrefill = d(PGREFILL);
+	r->pgrefill = rc(4);
+#undef rc
 	r->pgrotated = d(PGROTATED);
 	r->pswpin = d(PSWPIN);
 	r->pswpout = d(PSWPOUT);

@@ -83,4 +83,18 @@ static inline unsigned long memcg_ev(struct mem_cgroup *m, enum vm_event_item it
 	return memcg_events(m, item);
 }
 
+/* pgscan, pgsteal, pgrefill: lruvec stats (v7.2), the memcg's after a flush */
+static inline unsigned long memcg_stat(struct mem_cgroup *m, enum node_stat_item item)
+{
+	mem_cgroup_flush_all();
+	return memcg_page_state(m, item);
+}
+
+/* the same items' node totals, /proc/vmstat's */
+static inline unsigned long node_stat_sum(enum node_stat_item item)
+{
+	vmstat_refresh();
+	return global_node_page_state(item);
+}
+
 #endif /* LRULAB_TESTS_RECLAIM_TEST_H */

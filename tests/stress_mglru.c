@@ -27,6 +27,13 @@
 #include <lrulab/vmscan.h>
 #include <lrulab/workqueue.h>
 
+/* pgscan and pgsteal are node stats (lruvec stats in v7.2) */
+static unsigned long reclaim_stat_sum(enum node_stat_item item)
+{
+	vmstat_refresh();
+	return global_node_page_state(item);
+}
+
 #define NR_WORKERS 4
 #define AGING_CPU NR_WORKERS
 #define EVICT_CPU (NR_WORKERS + 1)
@@ -247,7 +254,7 @@ int main(int argc, char **argv)
 	mem_cgroup_wait_frees();
 	if (lrulab_check_invariants(true, stderr))
 		die("invariants violated with the model quiescent");
-	if (!sum_vm_event(PGSTEAL_DIRECT) || !sum_vm_event(PSWPIN) || !aged)
+	if (!reclaim_stat_sum(PGSTEAL_DIRECT) || !sum_vm_event(PSWPIN) || !aged)
 		die("no reclaim, swap-in or aging happened");
 	if (swap_slots_used() || swap_cache_nr())
 		die("swap slots leaked");
@@ -257,8 +264,8 @@ int main(int argc, char **argv)
 	if (zone_free_pages_exact(&NODE_DATA(0)->node_zones[ZONE_NORMAL]) != free_before)
 		die("pages leaked");
 	printf("stress_mglru: %d workers x %d memcgs, aging passes %lu, globally reclaimed %lu, faults that waited for memory %lu, pgsteal %lu anon %lu file, pswpin %lu, root max_seq %lu\n",
-	       NR_WORKERS, rounds, aged, global_reclaimed, oom_waits, sum_vm_event(PGSTEAL_ANON),
-	       sum_vm_event(PGSTEAL_FILE), sum_vm_event(PSWPIN),
+	       NR_WORKERS, rounds, aged, global_reclaimed, oom_waits, reclaim_stat_sum(PGSTEAL_ANON),
+	       reclaim_stat_sum(PGSTEAL_FILE), sum_vm_event(PSWPIN),
 	       mem_cgroup_lruvec(root_mem_cgroup, NODE_DATA(0))->lrugen.max_seq);
 	cpu_exit();
 	swapoff();

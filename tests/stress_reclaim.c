@@ -30,6 +30,13 @@
 #include <lrulab/vmscan.h>
 #include <lrulab/workqueue.h>
 
+/* pgscan and pgsteal are node stats (lruvec stats in v7.2) */
+static unsigned long reclaim_stat_sum(enum node_stat_item item)
+{
+	vmstat_refresh();
+	return global_node_page_state(item);
+}
+
 #define NR_WORKERS 4
 #define FILE_PAGES 192
 #define ANON_PAGES 64
@@ -251,7 +258,7 @@ static void run(bool scan_cost, bool async)
 		if (w[i].max_seen > LEAF_MAX)
 			die("memory.current went above memory.max");
 		mem_cgroup_flush_all();
-		if (!memcg_events(w[i].memcg, PGSTEAL_DIRECT) ||
+		if (!memcg_page_state(w[i].memcg, PGSTEAL_DIRECT) ||
 		    !memcg_events(w[i].memcg, PSWPIN))
 			die("a worker never reclaimed or swapped in");
 	}
@@ -286,7 +293,7 @@ static void run(bool scan_cost, bool async)
 		die("pages leaked");
 	printf("stress_reclaim: vmstat-scan-cost %s, swap-io %s: %d workers x %d rounds, pgsteal %lu anon %lu file, pswpin %lu, pgrotated %lu, cost-site lru_lock acquisitions %lu\n",
 	       scan_cost ? "on" : "off", async ? "async" : "sync", NR_WORKERS, rounds,
-	       sum_vm_event(PGSTEAL_ANON), sum_vm_event(PGSTEAL_FILE), sum_vm_event(PSWPIN),
+	       reclaim_stat_sum(PGSTEAL_ANON), reclaim_stat_sum(PGSTEAL_FILE), sum_vm_event(PSWPIN),
 	       sum_vm_event(PGROTATED), lru_lock_cost);
 	cpu_exit();
 	swapoff();

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include <lrulab/lrulab.h>
+#include <lrulab/mglru.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/swap.h>
 #include <lrulab/vmscan.h>
@@ -140,7 +141,7 @@ static void test_clean_reclaim_refault(void **state)
 	/* no swap: file only; once-read folios are reclaimed clean */
 	reclaimed = try_to_free_mem_cgroup_pages(memcg, 64, MEMCG_RECLAIM_MAY_SWAP, NULL);
 	assert_int_equal(reclaimed, 64);
-	assert_int_equal(ev(PGSTEAL_FILE), 64);
+	assert_int_equal(memcg_stat(memcg, PGSTEAL_FILE), 64);
 	assert_int_equal(stat_of(NR_FILE_PAGES), 0);
 	assert_int_equal(atomic_long_read(&file->nrswapped), 64);	/* shadows */
 	assert_int_equal(mem_cgroup_usage(memcg) - memcg_stock_pages(memcg), 0);
@@ -152,6 +153,74 @@ static void test_clean_reclaim_refault(void **state)
 	assert_int_equal(stat_of(NR_FILE_PAGES), 64);
 	file_free(file);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+/*
+ * A write that misses puts a new folio where the shadow was without
+ * counting a refault (the kernel adds it with __GFP_WRITE, and
+ * filemap_add_folio() leaves workingset_refault() out then), under
+ * either LRU; a read that misses the same pages afterwards does count.
+ */
+static unsigned long file_tiers_refaulted(void)
+{
+	struct lruvec *lruvec = lruvec_of(memcg);
+	unsigned long sum = 0;
+	int tier;
+
+	for (tier = 0; tier < (int)MAX_NR_TIERS; tier++)
+		sum += atomic_long_read(&lruvec->lrugen.refaulted[0][LRU_GEN_FILE][tier]);
+	return sum;
+}
+
+static void write_miss_no_refault(void)
+{
+	struct address_space *file = file_setup(64);
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		write_pages(file, 64);
+		lru_add_drain();
+		assert_int_equal(filemap_write_and_wait(file), 64);
+		assert_int_equal(try_to_free_mem_cgroup_pages(memcg, 64,
+							      MEMCG_RECLAIM_MAY_SWAP, NULL), 64);
+		assert_int_equal(stat_of(NR_FILE_PAGES), 0);
+		assert_int_equal(atomic_long_read(&file->nrswapped), 64);
+	}
+	/* the second round's writes replaced 64 shadows and counted nothing */
+	assert_int_equal(stat_of(WORKINGSET_REFAULT_FILE), 0);
+	assert_int_equal(stat_of(WORKINGSET_ACTIVATE_FILE), 0);
+	assert_int_equal(file_tiers_refaulted(), 0);
+
+	check_pages(file, 64, false);
+	assert_int_equal(stat_of(WORKINGSET_REFAULT_FILE), 64);
+	assert_int_equal(atomic_long_read(&file->nrswapped), 0);
+	file_free(file);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_write_miss_no_refault(void **state)
+{
+	write_miss_no_refault();
+}
+
+static int setup_mglru(void **state)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+
+	cfg.nr_cpus = 2;
+	cfg.node_pages = 16384;
+	cfg.lru_gen = LRU_GEN_CAPS_ALL;
+	lrulab_switches_clear();
+	if (lrulab_init(&cfg) || cpu_enter(0, false))
+		return -1;
+	memcg = mem_cgroup_create(root_mem_cgroup, "f");
+	return memcg ? 0 : -1;
+}
+
+static void test_write_miss_no_refault_mglru(void **state)
+{
+	assert_true(lru_gen_enabled());
+	write_miss_no_refault();
 }
 
 /*
@@ -174,9 +243,9 @@ static void test_dirty_left_to_writeback(void **state)
 	reclaimed = try_to_free_mem_cgroup_pages(memcg, 32, MEMCG_RECLAIM_MAY_SWAP, NULL);
 	assert_int_equal(reclaimed, 0);
 	lru_add_drain();
-	assert_true(ev(PGSCAN_FILE) >= 32);
-	assert_int_equal(node_stat(NR_VMSCAN_IMMEDIATE), ev(PGSCAN_FILE));
-	assert_int_equal(ev(PGACTIVATE), ev(PGSCAN_FILE));
+	assert_true(memcg_stat(memcg, PGSCAN_FILE) >= 32);
+	assert_int_equal(node_stat(NR_VMSCAN_IMMEDIATE), memcg_stat(memcg, PGSCAN_FILE));
+	assert_int_equal(ev(PGACTIVATE), memcg_stat(memcg, PGSCAN_FILE));
 	assert_int_equal(stat_of(NR_FILE_DIRTY), 32);
 	for (i = 0; i < 32; i++) {
 		struct folio *folio = filemap_get_folio(file, i);
@@ -243,6 +312,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_read_fills_file_lru, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clean_reclaim_refault, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_miss_no_refault, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_miss_no_refault_mglru, setup_mglru,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_dirty_left_to_writeback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flusher_woken_by_reclaim, setup, teardown),
 	};

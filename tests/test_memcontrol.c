@@ -783,9 +783,12 @@ static void test_memory_stat(void **state)
 	mod_memcg_state(m, MEMCG_KMEM, 6);
 	count_memcg_events(m, PGFAULT, 11);
 	count_memcg_events(m, PGMAJFAULT, 1);
-	count_memcg_events(m, PGSCAN_KSWAPD, 6);
-	count_memcg_events(m, PGSCAN_DIRECT, 2);
-	count_memcg_events(m, PGSTEAL_DIRECT, 3);
+	mod_lruvec_state(lruvec, PGSCAN_KSWAPD, 6);
+	mod_lruvec_state(lruvec, PGSCAN_DIRECT, 2);
+	mod_lruvec_state(lruvec, PGSCAN_PROACTIVE, 5);
+	mod_lruvec_state(lruvec, PGSTEAL_DIRECT, 3);
+	mod_lruvec_state(lruvec, PGSTEAL_PROACTIVE, 1);
+	mod_lruvec_state(lruvec, PGREFILL, 7);
 	count_memcg_events(m, PGACTIVATE, 9);
 	count_memcg_events(m, PGDEACTIVATE, 4);
 	memcg_memory_event(m, MEMCG_MAX);
@@ -818,17 +821,19 @@ static void test_memory_stat(void **state)
 		"workingset_restore_anon 0\n"
 		"workingset_restore_file 0\n"
 		"workingset_nodereclaim 0\n"
-		"pgscan 8\n"
-		"pgsteal 3\n"
-		"pswpin 0\n"
-		"pswpout 0\n"
-		"pgscan_kswapd 6\n"
-		"pgscan_direct 2\n"
 		"pgsteal_kswapd 0\n"
 		"pgsteal_direct 3\n"
+		"pgsteal_proactive 1\n"
+		"pgscan_kswapd 6\n"
+		"pgscan_direct 2\n"
+		"pgscan_proactive 5\n"
+		"pgrefill 7\n"
+		"pgscan 13\n"
+		"pgsteal 4\n"
+		"pswpin 0\n"
+		"pswpout 0\n"
 		"pgfault 11\n"
 		"pgmajfault 1\n"
-		"pgrefill 0\n"
 		"pgactivate 9\n"
 		"pgdeactivate 4\n"
 		"pglazyfree 0\n"

@@ -22,6 +22,13 @@
 #include <lrulab/swap_state.h>
 #include <lrulab/vmscan.h>
 
+/* pgscan and pgsteal are node stats (lruvec stats in v7.2) */
+static unsigned long reclaim_stat_sum(enum node_stat_item item)
+{
+	vmstat_refresh();
+	return global_node_page_state(item);
+}
+
 #define NODE_PAGES 4096
 
 static struct mem_cgroup *memcg;
@@ -651,8 +658,57 @@ static void test_evict_sorted_only(void **state)
 	}
 	/* not counted as protected: the retired generation fed nothing in */
 	assert_int_equal(lrugen->avg_total[LRU_GEN_FILE][3], 0);
+	/* sorted, not isolated: pgrefill, in the node's counter too (v7.2) */
+	assert_int_equal(reclaim_stat_sum(PGREFILL), 4);
+	assert_int_equal(reclaim_stat_sum(PGSCAN_DIRECT), 0);
+	mem_cgroup_flush_all();
+	assert_int_equal(memcg_page_state(memcg, PGREFILL), 4);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 	file_free(file);
+}
+
+/*
+ * Swappiness 1: the controller always picks file, which has nothing in
+ * its oldest generation (kept at max_seq - 2 by the anon type's lag),
+ * while cold anon waits in generation 0.  Only reclaim at priority 0
+ * falls back to anon (isolate_folios() after try_to_inc_min_seq());
+ * above it a pass that scanned nothing stays with the controller's type
+ * and evicts nothing.
+ */
+static void test_evict_type_fallback_priority(void **state)
+{
+	struct lruvec *lruvec = test_lruvec();
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 4 * PAGE_SIZE, 0);
+	struct scan_control sc = reclaim_sc();
+	unsigned long i;
+
+	assert_int_equal(swapon(64, SWAP_STORE_COPY), 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(mm_access(vma, vma->vm_start + i * PAGE_SIZE, true), 0);
+	lru_add_drain();
+	for (i = 0; i < 4; i++) {
+		pte_t *ptep = vma_pte(vma, vma->vm_start + i * PAGE_SIZE);
+
+		ptep_test_and_clear_young(ptep);
+		to_oldest(lruvec, pte_page(ptep_get(ptep)));
+	}
+	assert_int_equal(gen_pages(lruvec, 0, LRU_GEN_ANON), 4);
+	assert_int_equal(get_type_to_scan(lruvec, 1), LRU_GEN_FILE);
+
+	for (sc.priority = DEF_PRIORITY; sc.priority > 0; sc.priority--)
+		assert_int_equal(evict_folios(64, lruvec, &sc, 1), 0);
+	assert_int_equal(sc.nr_reclaimed, 0);
+	assert_int_equal(gen_pages(lruvec, 0, LRU_GEN_ANON), 4);
+	assert_int_equal(lruvec->lrugen.min_seq[LRU_GEN_FILE], 1);
+	assert_int_equal(swap_slots_used(), 0);
+
+	assert_int_equal(evict_folios(64, lruvec, &sc, 1), 4);
+	assert_int_equal(sc.nr_reclaimed, 4);
+	assert_int_equal(gen_pages(lruvec, 0, LRU_GEN_ANON), 0);
+	assert_int_equal(swap_slots_used(), 4);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	mmput(mm);
 }
 
 /* ---- the PID controller ---- */
@@ -750,8 +806,14 @@ static void test_kswapd(void **state)
 	struct mm_struct *mm = mm_alloc(memcg);
 	struct vm_area_struct *vma = mmap_shmem(mm, file, 0, NODE_PAGES * PAGE_SIZE);
 	unsigned long pages = 0, high = zone->_watermark[WMARK_HIGH];
-	int wakeups;
+	int wakeups, swappiness = vm_swappiness;
 
+	/*
+	 * Only shmem here: at swappiness 60 the controller would pick the
+	 * empty file type, and isolate_folios() falls back to anon only at
+	 * priority 0, which kswapd never reaches.  200 picks anon.
+	 */
+	vm_swappiness = MAX_SWAPPINESS;
 	assert_int_equal(swapon(NODE_PAGES, SWAP_STORE_ZSTD), 0);
 	do {
 		assert_int_equal(mm_access(vma, vma->vm_start + pages * PAGE_SIZE, true), 0);
@@ -770,12 +832,13 @@ static void test_kswapd(void **state)
 			break;
 	}
 	assert_true(zone_page_state(zone, NR_FREE_PAGES) >= high);
-	assert_true(sum_vm_event(PGSTEAL_KSWAPD) > 0);
-	assert_int_equal(sum_vm_event(PGSTEAL_DIRECT), 0);
-	assert_int_equal(swap_slots_used(), sum_vm_event(PGSTEAL_KSWAPD));
+	assert_true(reclaim_stat_sum(PGSTEAL_KSWAPD) > 0);
+	assert_int_equal(reclaim_stat_sum(PGSTEAL_DIRECT), 0);
+	assert_int_equal(swap_slots_used(), reclaim_stat_sum(PGSTEAL_KSWAPD));
 	/* the shmem pages went through MGLRU's generations, not the lists */
 	assert_true(test_lruvec()->lrugen.max_seq > 3);
 	kswapd_stop(0);
+	vm_swappiness = swappiness;
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 	munmap_vma(vma);
 	mmput(mm);
@@ -961,6 +1024,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shrink_root_ages_then_evicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evict_retry_counted_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evict_sorted_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_evict_type_fallback_priority, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_pid_controller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kswapd, setup, teardown),
 		cmocka_unit_test(test_min_ttl),

@@ -16,10 +16,14 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <lrulab/lru_gen_debugfs.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/mglru.h>
 #include <lrulab/mglru_walk.h>
+#include <lrulab/mm_inline.h>
+#include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
+#include <lrulab/vmscan.h>
 
 #define NODE_PAGES 16384
 #define FILE_PAGES 1024UL	/* two PTE tables per mapping */
@@ -461,6 +465,201 @@ static void test_set_mask_noop(void **state)
 	assert_int_equal(c0.skipped - c1.skipped, 1);
 }
 
+/*
+ * Eviction from the lru_gen file runs with a walk context, as kswapd and
+ * every reclaimer after its first aging do: page 10, alone in the oldest
+ * generation and young, is seen by the rmap walk, and look-around moves
+ * its 63 young neighbours to max_seq in place, PG_workingset kept, with
+ * no PGACTIVATE (the rmap path would activate each through the per-CPU
+ * batch).  The sizes the walk batched are applied before the command
+ * returns.
+ */
+static void test_look_around_uses_walk(void **state)
+{
+	struct lruvec *lv = lruvec();
+	struct folio *target;
+	unsigned long i, seq0;
+	char cmd[64];
+	int len;
+
+	assert_int_equal(swapon(FILE_PAGES, SWAP_STORE_COPY), 0);
+	map_procs(1);
+	read_pages(0, 0, 1);
+	assert_true(age(true));
+	seq0 = max_seq() - 1;
+	/* page 10 to the oldest generation, with no refs left to protect it */
+	target = file_folio(10);
+	lru_gen_clear_refs(target);
+	spin_lock(&lv->lru_lock);
+	assert_true(folio_test_clear_lru(target));
+	assert_true(lru_gen_del_folio(lv, target, true));
+	lruvec_add_folio_tail(lv, target);
+	folio_set_lru(target);
+	spin_unlock(&lv->lru_lock);
+	assert_int_equal(folio_lru_gen(target), lru_gen_from_seq(lv->lrugen.min_seq[LRU_GEN_ANON]));
+	for (i = 0; i < 64; i++)
+		assert_int_equal(mm_access(vmas[0], vmas[0]->vm_start + i * PAGE_SIZE, false), 0);
+	mem_cgroup_flush_all();
+	assert_int_equal(memcg_events(memcg, PGACTIVATE), 0);
+
+	len = snprintf(cmd, sizeof(cmd), "- %llu 0 %lu 200 1",
+		       (unsigned long long)mem_cgroup_id(memcg),
+		       lv->lrugen.min_seq[LRU_GEN_ANON]);
+	assert_int_equal(lru_gen_seq_write(cmd, (size_t)len), len);
+	lru_add_drain();
+	mem_cgroup_flush_all();
+	assert_int_equal(memcg_events(memcg, PGACTIVATE), 0);
+	for (i = 0; i < 64; i++) {
+		struct folio *folio = file_folio(i);
+
+		if (i == 10)
+			continue;
+		assert_int_equal(folio_lru_gen(folio), lru_gen_from_seq(max_seq()));
+		assert_true(folio_test_workingset(folio));
+		assert_false(pte_young(ptep_get(pte_of(0, i))));
+	}
+	assert_int_equal(folio_lru_gen(file_folio(64)), lru_gen_from_seq(seq0));
+	assert_int_equal(gen_pages(lru_gen_from_seq(max_seq())), 63);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	swapoff();
+}
+
+/*
+ * A 4 MiB anonymous mapping faulted in only in its first 2 MiB: the
+ * second range has no PTE table, and a forced pass counts it once in T
+ * (the kernel's walk_pmd_range() skips a PMD that is not present), not
+ * as 512 PTEs.
+ */
+static void test_walk_skips_absent_pmd(void **state)
+{
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, 2 * PMD_SIZE, 0);
+	unsigned long s0[NR_MM_STATS], s1[NR_MM_STATS], i;
+
+	assert_non_null(vma);
+	assert_int_equal(swapon(64, SWAP_STORE_COPY), 0);
+	for (i = 0; i < PTRS_PER_PTE; i++)
+		assert_int_equal(mm_access(vma, vma->vm_start + i * PAGE_SIZE, true), 0);
+	lru_add_drain();
+	mm_stats(s0);
+	assert_true(age(true));
+	mm_stats(s1);
+	assert_int_equal(s1[MM_LEAF_TOTAL] - s0[MM_LEAF_TOTAL], PTRS_PER_PTE + 1);
+	assert_int_equal(s1[MM_LEAF_YOUNG] - s0[MM_LEAF_YOUNG], PTRS_PER_PTE);
+	/* only the populated table was looked into */
+	assert_int_equal(s1[MM_NONLEAF_FOUND] - s0[MM_NONLEAF_FOUND], 1);
+	mmput(mm);
+	swapoff();
+}
+
+/*
+ * A 64 KiB anon folio (order 4) whose first PTE alone was used again:
+ * the walker takes the folio's 16 PTEs as one batch with their young
+ * bits merged (folio_pte_batch_flags(FPB_MERGE_YOUNG_DIRTY)), so Y
+ * counts 16, and clears all of them.
+ */
+static void test_walk_batches_large_folio(void **state)
+{
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, PMD_SIZE, 4);
+	unsigned long s0[NR_MM_STATS], s1[NR_MM_STATS], i;
+
+	assert_non_null(vma);
+	assert_int_equal(swapon(64, SWAP_STORE_COPY), 0);
+	assert_int_equal(mm_access(vma, vma->vm_start, true), 0);
+	lru_add_drain();
+	assert_int_equal(folio_nr_pages(pte_folio(ptep_get(vma_pte(vma, vma->vm_start)))), 16);
+	for (i = 0; i < 16; i++)
+		ptep_test_and_clear_young(vma_pte(vma, vma->vm_start + i * PAGE_SIZE));
+	assert_int_equal(mm_access(vma, vma->vm_start, false), 0);
+	mm_stats(s0);
+	assert_true(age(true));
+	mm_stats(s1);
+	assert_int_equal(s1[MM_LEAF_TOTAL] - s0[MM_LEAF_TOTAL], PTRS_PER_PTE);
+	assert_int_equal(s1[MM_LEAF_YOUNG] - s0[MM_LEAF_YOUNG], 16);
+	for (i = 0; i < 16; i++)
+		assert_false(pte_young(ptep_get(vma_pte(vma, vma->vm_start + i * PAGE_SIZE))));
+	mmput(mm);
+	swapoff();
+}
+
+static struct lru_gen_cas_stat cas_since(const struct lru_gen_cas_stat *c0)
+{
+	struct lru_gen_cas_stat c;
+
+	lru_gen_cas_fold();
+	lru_gen_cas_read(&c);
+	c.done -= c0->done;
+	c.skipped -= c0->skipped;
+	return c;
+}
+
+static void cas_now(struct lru_gen_cas_stat *c)
+{
+	lru_gen_cas_fold();
+	lru_gen_cas_read(c);
+}
+
+/*
+ * The s2 switch also serves lru_gen_clear_refs(), lru_gen_set_refs()
+ * and lru_gen_refault(), which the mail's patched helper covers: each
+ * write of their flags goes through folio_flags_set_mask(), counted,
+ * and skipped when the word would not change.
+ */
+static void test_s2_refs_helpers(void **state)
+{
+	struct address_space *reg = file_setup(1);
+	struct scan_control sc = {
+		.nr_to_reclaim = 1, .target_mem_cgroup = memcg, .priority = DEF_PRIORITY,
+		.reclaim_idx = MAX_NR_ZONES - 1, .may_writepage = 1, .may_unmap = 1,
+	};
+	struct lruvec *lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(0));
+	struct lru_gen_cas_stat c0, c;
+	struct folio *folio;
+
+	lrulab_switches[SW_MGLRU_SKIP_NOOP_CMPXCHG] = true;
+	map_procs(1);
+	read_pages(0, 0, 1);
+	folio = file_folio(0);
+
+	/* the faults left it referenced: start from clear refs */
+	lru_gen_clear_refs(folio);
+	assert_false(folio_test_referenced(folio) || folio_test_workingset(folio));
+
+	/* set_refs: a first sighting marks the folio, one cmpxchg */
+	cas_now(&c0);
+	assert_false(lru_gen_set_refs(folio));
+	assert_true(folio_test_referenced(folio));
+	c = cas_since(&c0);
+	assert_int_equal(c.done, 1);
+	assert_int_equal(c.skipped, 0);
+
+	/* clear_refs: the first call clears PG_referenced, the second nothing */
+	cas_now(&c0);
+	lru_gen_clear_refs(folio);
+	assert_false(folio_test_referenced(folio));
+	lru_gen_clear_refs(folio);
+	c = cas_since(&c0);
+	assert_int_equal(c.done, 1);
+	assert_int_equal(c.skipped, 1);
+
+	/*
+	 * refault: a page read once is evicted with refs 1; its refault
+	 * writes refs 0 into a new folio's clear field, a no-op
+	 */
+	assert_non_null(reg);
+	assert_int_equal(file_read_page(reg, 0, memcg, NULL), 0);
+	lru_add_drain();
+	assert_int_equal(evict_folios(64, lruvec, &sc, 0), 1);
+	assert_int_equal(sc.nr_reclaimed, 1);
+	cas_now(&c0);
+	assert_int_equal(file_read_page(reg, 0, memcg, NULL), 0);
+	c = cas_since(&c0);
+	assert_int_equal(c.done, 0);
+	assert_int_equal(c.skipped, 1);
+	file_free(reg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,6 +671,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_look_around, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_s2_skip_noop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_set_mask_noop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_s2_refs_helpers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_look_around_uses_walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_skips_absent_pmd, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_batches_large_folio, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -137,7 +137,8 @@ static void test_show_example(void **state)
 	set_example_state();
 	text = show(false);
 	snprintf(expect, sizeof(expect), "memcg %u /\n%smemcg %u /test\n%s",
-		 root_mem_cgroup->id, root_short, memcg->id, test_short);
+		 (unsigned int)mem_cgroup_id(root_mem_cgroup), root_short,
+		 (unsigned int)mem_cgroup_id(memcg), test_short);
 	assert_string_equal(text, expect);
 	free(text);
 }
@@ -184,7 +185,7 @@ static void test_show_full_example(void **state)
 	assert_non_null(mine);
 	mine = strstr(mine + 1, "memcg ");
 	assert_non_null(mine);
-	assert_int_equal(strtoul(mine + 6, NULL, 10), memcg->id);
+	assert_int_equal(strtoul(mine + 6, NULL, 10), mem_cgroup_id(memcg));
 	mine = strchr(mine, '\n');
 	assert_non_null(mine);
 	assert_memory_equal(mine - strlen(" /test"), " /test", strlen(" /test"));
@@ -265,7 +266,8 @@ static void expect_error(ssize_t want, const char *fmt, ...)
 static void test_write_errors(void **state)
 {
 	struct mem_cgroup *gone = mem_cgroup_create(root_mem_cgroup, "gone");
-	unsigned int id = memcg->id, gone_id = gone->id;
+	unsigned int id = (unsigned int)mem_cgroup_id(memcg);
+	unsigned int gone_id = (unsigned int)mem_cgroup_id(gone);
 	unsigned long seq;
 
 	map_and_read();
@@ -295,9 +297,45 @@ static void test_write_errors(void **state)
 	expect_error(-EINVAL, "+ %u 0 %lu 200 x", id, seq);
 }
 
+/*
+ * lru_gen names a memcg by its cgroup id, which is never reused: a memcg
+ * created after another went offline takes its private id (the lowest
+ * free) but not its cgroup id, so the old number names nothing.
+ */
+static void test_cgroup_id_not_reused(void **state)
+{
+	struct mem_cgroup *gone = mem_cgroup_create(root_mem_cgroup, "gone");
+	struct mem_cgroup *next;
+	unsigned long long gone_cgid = mem_cgroup_id(gone);
+	unsigned short gone_id = gone->id;
+	char line[64], *text;
+	unsigned long seq;
+
+	mem_cgroup_offline(gone);
+	next = mem_cgroup_create(root_mem_cgroup, "next");
+	assert_non_null(next);
+	assert_int_equal(next->id, gone_id);
+	assert_int_equal(mem_cgroup_id(next), gone_cgid + 1);
+	assert_int_equal(mem_cgroup_id(root_mem_cgroup), 1);
+
+	text = show(false);
+	snprintf(line, sizeof(line), "memcg %llu /next\n", gone_cgid + 1);
+	assert_non_null(strstr(text, line));
+	snprintf(line, sizeof(line), "memcg %llu /", gone_cgid);
+	assert_null(strstr(text, line));
+	free(text);
+
+	seq = lv(next)->lrugen.max_seq;
+	expect_error(-EINVAL, "+ %llu 0 %lu", gone_cgid, seq);
+	snprintf(line, sizeof(line), "+ %llu 0 %lu", gone_cgid + 1, seq);
+	assert_int_equal(lru_gen_seq_write(line, strlen(line)), (ssize_t)strlen(line));
+	assert_int_equal(lv(next)->lrugen.max_seq, seq + 1);
+	mem_cgroup_offline(next);
+}
+
 static void test_write_commands(void **state)
 {
-	unsigned int id = memcg->id;
+	unsigned int id = (unsigned int)mem_cgroup_id(memcg);
 	struct snap s;
 	unsigned long seq;
 	char buf[64];
@@ -357,7 +395,7 @@ static void test_write_evict(void **state)
 {
 	struct address_space *reg = file_setup(REG_PAGES);
 	struct lru_gen_folio *g = &lv(memcg)->lrugen;
-	unsigned int id = memcg->id;
+	unsigned int id = (unsigned int)mem_cgroup_id(memcg);
 	unsigned long i, before;
 
 	assert_non_null(reg);
@@ -485,6 +523,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_show_example, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_show_full_example, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cgroup_id_not_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_commands, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_evict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_swappiness0_leftovers, setup, teardown),

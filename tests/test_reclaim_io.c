@@ -340,7 +340,7 @@ static void test_too_many_isolated(void **state)
 	/* asleep, up to HZ/50 each (a condition variable may wake early) */
 	assert_true(ns > 0);
 	assert_int_equal(sc.nr_reclaimed, 0);
-	assert_int_equal(memcg_ev(memcg, PGSCAN_DIRECT), 0);
+	assert_int_equal(memcg_stat(memcg, PGSCAN_DIRECT), 0);
 	putback_anon(&held, 8);
 
 	/*
@@ -353,7 +353,7 @@ static void test_too_many_isolated(void **state)
 	shrink_lruvec(lruvec_of(memcg), &sc);
 	assert_int_equal(throttled(), 2);
 	assert_int_equal(sc.nr_reclaimed, 32);
-	assert_int_equal(memcg_ev(memcg, PGSCAN_DIRECT), 32);
+	assert_int_equal(memcg_stat(memcg, PGSCAN_DIRECT), 32);
 	putback_anon(&held, 7);
 
 	mmput(mm);
@@ -393,8 +393,8 @@ static void test_kswapd_raises_priority(void **state)
 	kswapd_wait_idle(0);
 	kswapd_stop(0);
 	assert_int_equal(sum_vm_event(PAGEOUTRUN), 1);
-	assert_int_equal(sum_vm_event(PGSCAN_KSWAPD), 34);
-	assert_int_equal(sum_vm_event(PGSTEAL_KSWAPD), 34);
+	assert_int_equal(node_stat_sum(PGSCAN_KSWAPD), 34);
+	assert_int_equal(node_stat_sum(PGSTEAL_KSWAPD), 34);
 	assert_int_equal(lruvec_lru_size(lruvec_of(memcg), LRU_INACTIVE_FILE,
 					 MAX_NR_ZONES - 1), 16);
 

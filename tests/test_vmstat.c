@@ -440,8 +440,8 @@ static void test_non_cpu_thread(void **state)
 	assert_int_equal(zone_page_state(zone0(1), NR_MLOCK), 3);
 	assert_int_equal(global_zone_page_state(NR_MLOCK), 3);
 
-	count_vm_events(PGREFILL, 7);
-	assert_int_equal(sum_vm_event(PGREFILL), 7);
+	count_vm_events(PGREUSE, 7);
+	assert_int_equal(sum_vm_event(PGREUSE), 7);
 	world_destroy();
 }
 
@@ -562,19 +562,19 @@ static void test_events(void **state)
 		become_cpu(cpu);
 		for (i = 0; i <= cpu; i++)
 			count_vm_event(PGFAULT);	/* 1+2+3+4 */
-		count_vm_events(PGSCAN_ANON, 32 * (cpu + 1));	/* 320 */
+		count_vm_events(PGDEACTIVATE, 32 * (cpu + 1));	/* 320 */
 		__count_vm_event(PGACTIVATE);
 	}
 	/* a negative delta is an unsigned subtraction on that CPU's count */
-	count_vm_events(PGSCAN_ANON, -20);
+	count_vm_events(PGDEACTIVATE, -20);
 	cpu_exit();
 	count_vm_events(PGFAULT, 5);		/* non-CPU thread */
 
 	assert_int_equal(READ_ONCE(per_cpu_ptr(vm_event_states, 2)->event[PGFAULT]), 3);
 	assert_int_equal(sum_vm_event(PGFAULT), 15);
-	assert_int_equal(sum_vm_event(PGSCAN_ANON), 300);
+	assert_int_equal(sum_vm_event(PGDEACTIVATE), 300);
 	assert_int_equal(sum_vm_event(PGACTIVATE), 4);
-	assert_int_equal(sum_vm_event(PGSTEAL_ANON), 0);
+	assert_int_equal(sum_vm_event(PGLAZYFREE), 0);
 
 	all_vm_events(all);
 	for (i = 0; i < NR_VM_EVENT_ITEMS; i++) {
@@ -582,7 +582,7 @@ static void test_events(void **state)
 		case PGFAULT:
 			assert_int_equal(all[i], 15);
 			break;
-		case PGSCAN_ANON:
+		case PGDEACTIVATE:
 			assert_int_equal(all[i], 300);
 			break;
 		case PGACTIVATE:
@@ -658,8 +658,19 @@ static const char expected_vmstat[] =
 	"nr_vmscan_write 0\n"
 	"nr_vmscan_immediate_reclaim 0\n"
 	"nr_swapcached 0\n"
+	"pgsteal_kswapd 0\n"
+	"pgsteal_direct 0\n"
+	"pgsteal_proactive 0\n"
+	"pgsteal_anon 0\n"
+	"pgsteal_file 0\n"
+	"pgscan_kswapd 0\n"
+	"pgscan_direct 0\n"
+	"pgscan_proactive 0\n"
+	"pgscan_anon 0\n"
+	"pgscan_file 0\n"
 	"pgrotate_anon 0\n"
 	"pgrotate_file 0\n"
+	"pgrefill 0\n"
 	"pgpgin 5\n"
 	"pgpgout 3\n"
 	"pswpin 0\n"
@@ -672,16 +683,7 @@ static const char expected_vmstat[] =
 	"pgfault 12\n"
 	"pgmajfault 0\n"
 	"pglazyfreed 0\n"
-	"pgrefill 0\n"
 	"pgreuse 0\n"
-	"pgsteal_kswapd 0\n"
-	"pgsteal_direct 0\n"
-	"pgscan_kswapd 0\n"
-	"pgscan_direct 0\n"
-	"pgscan_anon 0\n"
-	"pgscan_file 0\n"
-	"pgsteal_anon 0\n"
-	"pgsteal_file 0\n"
 	"pageoutrun 0\n"
 	"pgrotated 0\n"
 	"unevictable_pgs_culled 0\n"
@@ -749,7 +751,7 @@ static void *race_updater(void *arg)
 		if (i & 1)
 			__dec_node_state(pgdat, NR_FILE_PAGES);
 		__inc_zone_state(zone0(0), NR_ZONE_INACTIVE_FILE);
-		count_vm_event(PGREFILL);
+		count_vm_event(PGREUSE);
 	}
 	cpu_exit();
 	return NULL;
@@ -765,7 +767,7 @@ static void *race_folder(void *arg)
 		for (cpu = 0; cpu < RACE_CPUS; cpu++)
 			refresh_cpu_vm_stats(cpu);
 		(void)node_page_state_snapshot(NODE_DATA(0), NR_FILE_PAGES);
-		(void)sum_vm_event(PGREFILL);
+		(void)sum_vm_event(PGREUSE);
 		mod_node_page_state(NODE_DATA(0), NR_FILE_PAGES, 1);
 		(*direct)++;
 	} while (!__atomic_load_n(&race_done, __ATOMIC_ACQUIRE));
@@ -799,7 +801,7 @@ static void test_concurrent_fold(void **state)
 			 expect);
 	assert_int_equal(zone_page_state_snapshot(zone0(0), NR_ZONE_INACTIVE_FILE),
 			 RACE_CPUS * RACE_ITERS);
-	assert_int_equal(sum_vm_event(PGREFILL), RACE_CPUS * RACE_ITERS);
+	assert_int_equal(sum_vm_event(PGREUSE), RACE_CPUS * RACE_ITERS);
 
 	vmstat_refresh();
 	assert_int_equal(node_page_state(NODE_DATA(0), NR_FILE_PAGES), expect);

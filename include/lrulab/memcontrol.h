@@ -222,7 +222,8 @@ struct mem_cgroup {
 	struct list_head children;	/* under memcg_tree_lock */
 	struct list_head sibling;
 	char name[64];
-	unsigned short id;
+	unsigned short id;		/* private id: shadows, reused after offline */
+	u64 cgroup_id;			/* the cgroup's id: 1 for the root, never reused */
 	bool online;
 	/*
 	 * css reference count, percpu_ref style: while online, gets and
@@ -308,6 +309,16 @@ void css_put(struct mem_cgroup *memcg);	/* frees after a grace period */
 void mem_cgroup_wait_frees(void);
 /* Under rcu_read_lock(); NULL for 0 and for ids not in use. */
 struct mem_cgroup *mem_cgroup_from_id(unsigned short id);
+/*
+ * The public id, the kernel's mem_cgroup_id() (cgroup_id() of its css):
+ * what lru_gen prints and parses.  0 for NULL (memcg disabled).
+ */
+static inline u64 mem_cgroup_id(const struct mem_cgroup *memcg)
+{
+	return memcg ? memcg->cgroup_id : 0;
+}
+/* The online memcg with cgroup id @id, with a reference; NULL if none. */
+struct mem_cgroup *mem_cgroup_get_from_id(u64 id);
 /*
  * Pre-order walk of @root's subtree (NULL: the whole tree), offline
  * memcgs that still exist included.  Every memcg returned other than

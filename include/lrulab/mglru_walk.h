@@ -39,8 +39,9 @@ struct lru_gen_mm {
  * mglru-skip-noop-cmpxchg switch (s2) skipped because the word would not
  * change.  Each thread counts in its own variables and folds them into
  * the totals at the end of an aging pass, and every 4096 counts of
- * folio_flags_set_mask() (eviction's refs resets), so no shared line is
- * written per folio.
+ * folio_flags_set_mask() (eviction's refs resets, lru_gen_clear_refs(),
+ * lru_gen_set_refs(), lru_gen_refault()), so no shared line is written
+ * per folio.
  */
 struct lru_gen_cas_stat {
 	unsigned long done;		/* locked cmpxchg instructions executed */

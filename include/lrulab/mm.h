@@ -109,6 +109,13 @@ struct pte_table {
 	 * the walk), cleared by the MGLRU walker with LRU_GEN_NONLEAF_YOUNG.
 	 */
 	unsigned long young;
+	/*
+	 * Whether the PMD entry points to a table at all: set by the first
+	 * fault in its range (the kernel's pte_alloc() in
+	 * __handle_mm_fault()), kept until munmap.  The model allocates
+	 * every PTE up front; the walker skips ranges never faulted in.
+	 */
+	unsigned long present;
 } ____cacheline_aligned;
 
 struct vm_area_struct {

@@ -78,8 +78,19 @@ static inline bool is_active_lru(enum lru_list lru)
 	X(NR_VMSCAN_WRITE, "nr_vmscan_write")				\
 	X(NR_VMSCAN_IMMEDIATE, "nr_vmscan_immediate_reclaim")		\
 	X(NR_SWAPCACHE, "nr_swapcached")				\
+	X(PGSTEAL_KSWAPD, "pgsteal_kswapd")				\
+	X(PGSTEAL_DIRECT, "pgsteal_direct")				\
+	X(PGSTEAL_PROACTIVE, "pgsteal_proactive")			\
+	X(PGSTEAL_ANON, "pgsteal_anon")					\
+	X(PGSTEAL_FILE, "pgsteal_file")					\
+	X(PGSCAN_KSWAPD, "pgscan_kswapd")				\
+	X(PGSCAN_DIRECT, "pgscan_direct")				\
+	X(PGSCAN_PROACTIVE, "pgscan_proactive")				\
+	X(PGSCAN_ANON, "pgscan_anon")					\
+	X(PGSCAN_FILE, "pgscan_file")					\
 	X(PGROTATE_ANON, "pgrotate_anon")				\
-	X(PGROTATE_FILE, "pgrotate_file")
+	X(PGROTATE_FILE, "pgrotate_file")				\
+	X(PGREFILL, "pgrefill")
 
 #define VM_EVENT_ITEMS(X)						\
 	X(PGPGIN, "pgpgin")						\
@@ -94,16 +105,7 @@ static inline bool is_active_lru(enum lru_list lru)
 	X(PGFAULT, "pgfault")						\
 	X(PGMAJFAULT, "pgmajfault")					\
 	X(PGLAZYFREED, "pglazyfreed")					\
-	X(PGREFILL, "pgrefill")						\
 	X(PGREUSE, "pgreuse")						\
-	X(PGSTEAL_KSWAPD, "pgsteal_kswapd")				\
-	X(PGSTEAL_DIRECT, "pgsteal_direct")				\
-	X(PGSCAN_KSWAPD, "pgscan_kswapd")				\
-	X(PGSCAN_DIRECT, "pgscan_direct")				\
-	X(PGSCAN_ANON, "pgscan_anon")					\
-	X(PGSCAN_FILE, "pgscan_file")					\
-	X(PGSTEAL_ANON, "pgsteal_anon")					\
-	X(PGSTEAL_FILE, "pgsteal_file")					\
 	X(PAGEOUTRUN, "pageoutrun")					\
 	X(PGROTATED, "pgrotated")					\
 	X(UNEVICTABLE_PGCULLED, "unevictable_pgs_culled")		\
