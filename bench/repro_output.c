@@ -217,6 +217,9 @@ json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *
 		json_object_set_new(row, "below_resolution", json_boolean(r->below_resolution));
 		json_object_set_new(row, "better", json_string(better_name(repro_row_better(r))));
 		json_object_set_new(row, "any_machine", json_boolean(repro_row_any_machine(r)));
+		json_object_set_new(row, "predicted", json_boolean(r->predicted));
+		/* what ci_low_pct..ci_high_pct is */
+		json_object_set_new(row, "interval", json_string(r->predicted ? "P10-P90" : "95% CI"));
 		if (r->site_fns) {
 			json_t *sites = json_array();
 			char site[128];
