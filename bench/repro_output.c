@@ -325,7 +325,8 @@ struct plot_layout {
 		char text[160];
 	} tics[REPRO_MAX_ROWS];
 	int nr_tics;
-	struct plot_note notes[2 * REPRO_MAX_ROWS];
+	/* a row's at most: its published bar cut, ours cut and without an interval */
+	struct plot_note notes[3 * REPRO_MAX_ROWS];
 	int nr_notes;
 	double seps[REPRO_MAX_ROWS];	/* lines between groups */
 	int nr_seps;
@@ -581,15 +582,14 @@ static void plot_range(struct plot_layout *l, double *xlo, double *xhi)
  */
 int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 {
-	static struct plot_layout l;
+	struct plot_layout l;
 	char dat[4096], gp[4096], png[4096], title[1024];
 	const char *sep = ", \\\n     ''";
 	double xlo, xhi;
 	size_t names = 0;
-	int i, k, n, width, height, left, index[PLOT_KINDS];
+	int i, k, n, width, height, left, status, index[PLOT_KINDS];
 	FILE *f;
 	pid_t pid;
-	int status;
 
 	snprintf(dat, sizeof(dat), "%s/%s.dat", ro->out_dir, t->seed);
 	snprintf(gp, sizeof(gp), "%s/%s.gp", ro->out_dir, t->seed);
