@@ -299,6 +299,8 @@ static const struct {
 #define PLOT_CHAR_PX 6.6
 #define PLOT_NAMES_GAP_PX 24
 #define PLOT_RIGHT_PX 30
+/* a legend entry's sample and the gaps around it */
+#define PLOT_KEY_SAMPLE_PX 60
 #define PLOT_MIN_BARS_PX 860
 #define PLOT_WIDTH_PX 1400
 /* the share of the x range kept beside zero for the text written there */
@@ -583,7 +585,7 @@ static void plot_range(struct plot_layout *l, double *xlo, double *xhi)
 int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 {
 	struct plot_layout l;
-	char dat[4096], gp[4096], png[4096], title[1024];
+	char dat[4096], gp[4096], png[4096], title[1024], keys[PLOT_KINDS][160];
 	const char *sep = ", \\\n     ''";
 	double xlo, xhi;
 	size_t names = 0;
@@ -598,11 +600,24 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 	plot_range(&l, &xlo, &xhi);
 	if (plot_write_dat(dat, &l, index))
 		return -1;
-	/* gnuplot's own margin for the names is a third too wide: set it */
+	/* the legend, which names each kind's interval */
+	snprintf(keys[PLOT_PUBLISHED], sizeof(keys[0]), "published (the mail's figures)");
+	snprintf(keys[PLOT_HERE], sizeof(keys[0]),
+		 "measured here (%d CPUs): the medians' change, whisker its 95%% CI (bootstrap)",
+		 ro->cpus);
+	snprintf(keys[PLOT_PREDICTED], sizeof(keys[0]),
+		 "predicted by lrulab predict for the CPUs and profile named: the median recording's change, whisker P10-P90 of paired draws");
+	/*
+	 * gnuplot's own margin for the names is a third too wide: set it,
+	 * and the width that holds the bars and the legend beside them
+	 */
 	for (i = 0; i < l.nr_tics; i++)
 		names = strlen(l.tics[i].text) > names ? strlen(l.tics[i].text) : names;
 	left = (int)ceil(PLOT_CHAR_PX * names) + PLOT_NAMES_GAP_PX;
 	width = left + PLOT_MIN_BARS_PX > PLOT_WIDTH_PX ? left + PLOT_MIN_BARS_PX : PLOT_WIDTH_PX;
+	for (k = 0; k < PLOT_KINDS; k++)
+		if (l.nr[k] && left + PLOT_KEY_SAMPLE_PX + PLOT_CHAR_PX * strlen(keys[k]) > width)
+			width = left + PLOT_KEY_SAMPLE_PX + (int)ceil(PLOT_CHAR_PX * strlen(keys[k]));
 	height = (int)ceil((l.bottom + 1.4) * PLOT_SLOT_PX) + PLOT_FRAME_PX;
 
 	n = snprintf(title, sizeof(title), "%s: change after vs before, %% of before\n"
@@ -657,14 +672,7 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 			continue;
 		fprintf(f, "%s index %d using 2:1:($2<0?$2:0):($2<0?0:$2):($1-%g):($1+%g) with boxxyerror lc rgb '%s' title ",
 			sep, index[k], PLOT_BAR_HALF, PLOT_BAR_HALF, plot_kinds[k].fill);
-		if (k == PLOT_PUBLISHED)
-			snprintf(title, sizeof(title), "published (the mail's figures)");
-		else if (k == PLOT_HERE)
-			snprintf(title, sizeof(title), "measured here, %d CPUs: the medians' change; whisker: its 95%% CI (bootstrap)",
-				 ro->cpus);
-		else
-			snprintf(title, sizeof(title), "predicted by lrulab predict (CPUs and machine profile in the row's name): the median recording's change; whisker: P10-P90 of paired draws");
-		plot_string(f, title);
+		plot_string(f, keys[k]);
 		if (l.nr_intervals[k])
 			fprintf(f, "%s index %d using 2:1:3:4 with xerrorbars lc rgb '%s' lw 1.5 pt 7 ps 0.4 notitle",
 				sep, index[k], plot_kinds[k].whisker);

@@ -182,7 +182,7 @@ grep -q '\.gp" line [0-9]*: warning' "$err" && fail "repro s4 --predict: gnuplot
 test "$(sed -n '/^# predicted (gnuplot index [0-9]): slot change_pct p10 p90 /,/^$/p' \
 	$tmp/results/s4-mthp-lru-cache.dat | grep -c '"predicted: 20 CPUs of skylake-2s-80, the mail.s run"$')" -eq 3 ||
 	fail "repro s4 --predict: the plot's predicted bars"
-grep -q "title \"predicted by lrulab predict (CPUs and machine profile in the row's name): the median recording's change; whisker: P10-P90 of paired draws\"" \
+grep -q "title \"predicted by lrulab predict for the CPUs and profile named: the median recording's change, whisker P10-P90 of paired draws\"" \
 	$tmp/results/s4-mthp-lru-cache.gp || fail "repro s4 --predict: the plot's legend"
 test "$(tr -d ' \n' <$tmp/results/s4-mthp-lru-cache.json | grep -o '"predicted":true,"interval":"P10-P90"' | wc -l)" -eq 3 ||
 	fail "repro s4 --predict: JSON rows not marked predicted"

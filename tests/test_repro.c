@@ -193,6 +193,12 @@ static void test_plot(void **state)
 		"2 -20 ? ? \"predicted: 16 CPUs of m\"\n");
 	snprintf(path, sizeof(path), "%s/sX.gp", dir);
 	gp = slurp(path);
+	/*
+	 * 22 pixels a slot (6.8 + 1.4 of them) and 240 around; the names'
+	 * margin 6.6 pixels a character of the longest (44) and 24 beside
+	 */
+	assert_non_null(strstr(gp, "\n  set terminal pngcairo size 1400,421 font ',9'\n"));
+	assert_non_null(strstr(gp, "\nset lmargin at screen 0.2250\n"));
 	/* -100 and 300, room past the cap for the cut bar's figures, 4% each side */
 	assert_non_null(strstr(gp, "\nset xrange [-122:462]\n"));
 	assert_non_null(strstr(gp, "\nset yrange [7.5:-0.7]\n"));
@@ -213,9 +219,9 @@ static void test_plot(void **state)
 	assert_non_null(strstr(gp, "\nplot '"));
 	assert_non_null(strstr(gp, "/sX.dat' index 0 using (NaN):1:ytic(2) notitle, \\\n"
 		"     '' index 1 using 2:1:($2<0?$2:0):($2<0?0:$2):($1-0.35):($1+0.35) with boxxyerror lc rgb '#8c6bb1' title \"published (the mail's figures)\", \\\n"
-		"     '' index 2 using 2:1:($2<0?$2:0):($2<0?0:$2):($1-0.35):($1+0.35) with boxxyerror lc rgb '#1b9e77' title \"measured here, 2 CPUs: the medians' change; whisker: its 95% CI (bootstrap)\", \\\n"
+		"     '' index 2 using 2:1:($2<0?$2:0):($2<0?0:$2):($1-0.35):($1+0.35) with boxxyerror lc rgb '#1b9e77' title \"measured here (2 CPUs): the medians' change, whisker its 95% CI (bootstrap)\", \\\n"
 		"     '' index 2 using 2:1:3:4 with xerrorbars lc rgb '#0b4f3a' lw 1.5 pt 7 ps 0.4 notitle, \\\n"
-		"     '' index 3 using 2:1:($2<0?$2:0):($2<0?0:$2):($1-0.35):($1+0.35) with boxxyerror lc rgb '#e6550d' title \"predicted by lrulab predict (CPUs and machine profile in the row's name): the median recording's change; whisker: P10-P90 of paired draws\"\n"));
+		"     '' index 3 using 2:1:($2<0?$2:0):($2<0?0:$2):($1-0.35):($1+0.35) with boxxyerror lc rgb '#e6550d' title \"predicted by lrulab predict for the CPUs and profile named: the median recording's change, whisker P10-P90 of paired draws\"\n"));
 	/* no predicted row has an interval: no series of them (gnuplot would warn) */
 	assert_null(strstr(gp, "index 3 using 2:1:3:4"));
 	free(dat);
