@@ -67,6 +67,11 @@ struct repro_row {
 	 */
 	double resolution;
 	bool below_resolution;
+	/*
+	 * lrulab predict's row (predict/repro_predict.c): its interval is
+	 * the P10-P90 band of paired draws, not the runs' 95% bootstrap CI
+	 */
+	bool predicted;
 	/* the lock sites a row sums, as bench's JSON names them (cls:fn) */
 	const char *site_cls;
 	const char *const *site_fns;

@@ -219,6 +219,9 @@ json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *
 		json_object_set_new(row, "below_resolution", json_boolean(r->below_resolution));
 		json_object_set_new(row, "better", json_string(better_name(repro_row_better(r))));
 		json_object_set_new(row, "any_machine", json_boolean(repro_row_any_machine(r)));
+		json_object_set_new(row, "predicted", json_boolean(r->predicted));
+		/* what ci_low_pct..ci_high_pct is */
+		json_object_set_new(row, "interval", json_string(r->predicted ? "P10-P90" : "95% CI"));
 		if (r->site_fns) {
 			json_t *sites = json_array();
 			char site[128];
@@ -260,128 +263,422 @@ static bool have_gnuplot(void)
 }
 
 /*
- * A change past +300% is cut there in the plot, its value written above
- * the bar: one +66410% (0.1 ms of wait -> 78 ms) would otherwise flatten
- * every other row to nothing.  Changes cannot go below -100%.
+ * A change past +300% is cut there in the plot, its figures written
+ * beside the bar: one +66410% (0.1 ms of wait -> 78 ms) would otherwise
+ * flatten every other row to nothing.  Changes cannot go below -100%.
  */
 #define PLOT_CAP_PCT 300.0
 
-static void plot_value(FILE *f, double v)
+/*
+ * The kinds of figure a seed's plot shows, each in its own colour under
+ * its own legend entry: the mail's, this machine's runs (the medians'
+ * change, its bootstrap 95% CI from repro_row_fill()), and lrulab
+ * predict's (the median recording's change, the P10-P90 band of paired
+ * draws from predict/repro_predict.c).
+ */
+enum plot_kind { PLOT_PUBLISHED, PLOT_HERE, PLOT_PREDICTED, PLOT_KINDS };
+
+static const struct {
+	const char *name;		/* its block of the .dat */
+	const char *fill, *whisker;	/* colours of its bars and intervals */
+} plot_kinds[PLOT_KINDS] = {
+	[PLOT_PUBLISHED] = { "published", "#8c6bb1", NULL },
+	[PLOT_HERE] = { "measured here", "#1b9e77", "#0b4f3a" },
+	[PLOT_PREDICTED] = { "predicted", "#e6550d", "#8c2d04" },
+};
+
+/* a bar's slot is 1 high, its bar 0.7; a row and its predictions form a group */
+#define PLOT_BAR_HALF 0.35
+#define PLOT_GROUP_GAP 0.6
+/*
+ * Pixels: per slot, around the slots (title, legend, axes), per
+ * character of a row's name (9-point sans, with room to spare), beside
+ * the names and right of the frame; the bars get at least
+ * PLOT_MIN_BARS_PX and the image at least PLOT_WIDTH_PX.
+ */
+#define PLOT_SLOT_PX 22
+#define PLOT_FRAME_PX 240
+#define PLOT_CHAR_PX 6.6
+#define PLOT_NAMES_GAP_PX 24
+#define PLOT_RIGHT_PX 30
+/* a legend entry's sample and the gaps around it */
+#define PLOT_KEY_SAMPLE_PX 60
+#define PLOT_MIN_BARS_PX 860
+#define PLOT_WIDTH_PX 1400
+/* the share of the x range kept beside zero for the text written there */
+#define PLOT_NOTE_ROOM 0.35
+
+struct plot_bar {
+	enum plot_kind kind;
+	double y, v, lo, hi;	/* lo, hi NAN: no interval */
+	const char *label;
+};
+
+struct plot_note {
+	double x, y;
+	bool right;		/* text ends at x (else it starts there) */
+	bool either;		/* at zero, on the side with the more room */
+	char text[96];
+};
+
+struct plot_layout {
+	struct plot_bar bars[2 * REPRO_MAX_ROWS];
+	int nr_bars, nr[PLOT_KINDS], nr_intervals[PLOT_KINDS];
+	struct {
+		double y;
+		char text[160];
+	} tics[REPRO_MAX_ROWS];
+	int nr_tics;
+	/* a row's at most: its published bar cut, ours cut and without an interval */
+	struct plot_note notes[3 * REPRO_MAX_ROWS];
+	int nr_notes;
+	double seps[REPRO_MAX_ROWS];	/* lines between groups */
+	int nr_seps;
+	double bottom;			/* the last slot's y */
+	double lo, hi;			/* the figures' x extent */
+	bool cut, any_machine;
+};
+
+static double plot_cap(double v)
 {
-	fprintf(f, isnan(v) ? "? " : "%g ", fmin(v, PLOT_CAP_PCT));
+	return isnan(v) ? v : fmin(v, PLOT_CAP_PCT);
 }
 
-/* where a cut bar's value goes, and the value, or "?" "" */
-static void plot_cut_label(FILE *f, double v, bool *cut)
+static void plot_note(struct plot_layout *l, double x, double y, bool right, bool either,
+		      const char *text)
 {
-	if (isnan(v) || v <= PLOT_CAP_PCT) {
-		fprintf(f, "? \"\" ");
-		return;
-	}
-	*cut = true;
-	fprintf(f, "%g \"%+.0f%%\" ", PLOT_CAP_PCT, v);
-}
+	struct plot_note *n = &l->notes[l->nr_notes++];
 
-/* Where the plot's range reaches: every (cut) bar and interval inside the frame. */
-static void plot_extent(const struct repro_table *t, double *lo, double *hi)
-{
-	int i, k;
-
-	*lo = 0;
-	*hi = 0;
-	for (i = 0; i < t->nr_rows; i++) {
-		const struct repro_row *r = &t->rows[i];
-		double v[4] = { pub_delta(r), r->delta_pct, r->ci_low_pct, r->ci_high_pct };
-
-		for (k = 0; k < 4; k++) {
-			if (isnan(v[k]))
-				continue;
-			*lo = fmin(*lo, v[k]);
-			*hi = fmax(*hi, fmin(v[k], PLOT_CAP_PCT));
-		}
-	}
+	n->x = x;
+	n->y = y;
+	n->right = right;
+	n->either = either;
+	snprintf(n->text, sizeof(n->text), "%s", text);
 }
 
 /*
- * Published and measured deltas per row, our interval as error bars.
- * Each row's name says its unit and which way is better, "#" marks what
- * holds on any machine, and a row below its resolution gets no bar of
- * ours ("~0").  The legend sits above the plot, clear of the bars, and
- * the range holds every bar, those cut at +300% with their value.
+ * A bar of @kind in the slot at @y.  Where there is no figure to draw,
+ * a note at zero says why (below the row's resolution, or before or
+ * after missing or zero); a bar without an interval says so on the other
+ * side of zero; a bar or interval past the cap gets its figures beside it.
+ */
+static void plot_slot(struct plot_layout *l, enum plot_kind kind, double y,
+		      const struct repro_row *r)
+{
+	double v = kind == PLOT_PUBLISHED ? pub_delta(r) : r->delta_pct;
+	double lo = kind == PLOT_PUBLISHED ? NAN : r->ci_low_pct;
+	double hi = kind == PLOT_PUBLISHED ? NAN : r->ci_high_pct;
+	char text[96], b[16], a[16];
+	struct plot_bar *bar;
+	int k;
+
+	if (isnan(v)) {
+		if (r->below_resolution) {
+			snprintf(text, sizeof(text), "~0: below the row's resolution (%g %s)",
+				 r->resolution, r->unit);
+		} else {
+			fmt_val(b, sizeof(b), r->before, r->unit);
+			fmt_val(a, sizeof(a), r->after, r->unit);
+			snprintf(text, sizeof(text), "no change to compute: before %s, after %s %s",
+				 b, a, r->unit);
+		}
+		/* which side of zero has the room is known once every bar is in */
+		plot_note(l, 0, y, false, true, text);
+		return;
+	}
+	bar = &l->bars[l->nr_bars++];
+	bar->kind = kind;
+	bar->y = y;
+	bar->v = plot_cap(v);
+	bar->lo = isnan(hi) ? NAN : plot_cap(lo);
+	bar->hi = isnan(lo) ? NAN : plot_cap(hi);
+	bar->label = r->label;
+	l->nr[kind]++;
+	if (!isnan(bar->lo))
+		l->nr_intervals[kind]++;
+	else if (kind != PLOT_PUBLISHED)
+		plot_note(l, 0, y, v >= 0, false, "no interval");
+	for (k = 0; k < 3; k++) {
+		const double e = k == 0 ? bar->v : k == 1 ? bar->lo : bar->hi;
+
+		if (!isnan(e)) {
+			l->lo = fmin(l->lo, e);
+			l->hi = fmax(l->hi, e);
+		}
+	}
+	if (v > PLOT_CAP_PCT || (!isnan(bar->lo) && hi > PLOT_CAP_PCT)) {
+		if (isnan(bar->lo))
+			snprintf(text, sizeof(text), "%+.0f%%", v);
+		else
+			snprintf(text, sizeof(text), "%+.0f%% [%+.0f%%, %+.0f%%]", v, lo, hi);
+		plot_note(l, PLOT_CAP_PCT, y, false, false, text);
+		l->cut = true;
+	}
+}
+
+static void plot_row_label(char *buf, size_t len, const struct repro_row *r)
+{
+	const char *label = r->label + strspn(r->label, " ");
+	int better = repro_row_better(r);
+
+	if (r->predicted)
+		snprintf(buf, len, "%s%s", repro_row_any_machine(r) ? "# " : "", label);
+	else
+		snprintf(buf, len, "%s%s (%s, %s)", repro_row_any_machine(r) ? "# " : "", label,
+			 r->unit, better > 0 ? "higher is better" : better < 0 ?
+			 "lower is better" : "should not change");
+}
+
+/*
+ * Slots from the top: each measured row its published figure (where the
+ * mail has one) and ours, each predicted row (following the row it
+ * predicts, with the same published figure) its prediction; the row's
+ * name beside its slots, a gap and a line before the next measured row.
+ */
+static void plot_layout(const struct repro_table *t, struct plot_layout *l)
+{
+	double y = 0, top;
+	int i;
+
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < t->nr_rows; i++) {
+		const struct repro_row *r = &t->rows[i];
+
+		if (i && !r->predicted) {
+			y += PLOT_GROUP_GAP;
+			l->seps[l->nr_seps++] = y - (1 + PLOT_GROUP_GAP) / 2;
+		}
+		top = y;
+		if (r->predicted) {
+			plot_slot(l, PLOT_PREDICTED, y, r);
+		} else {
+			if (!isnan(pub_delta(r))) {
+				plot_slot(l, PLOT_PUBLISHED, y, r);
+				y++;
+			}
+			plot_slot(l, PLOT_HERE, y, r);
+		}
+		l->tics[l->nr_tics].y = (top + y) / 2;
+		plot_row_label(l->tics[l->nr_tics].text, sizeof(l->tics[0].text), r);
+		l->nr_tics++;
+		l->any_machine |= repro_row_any_machine(r);
+		l->bottom = y;
+		y++;
+	}
+}
+
+/* gnuplot's double-quoted string of @s */
+static void plot_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void plot_number(FILE *f, double v)
+{
+	fprintf(f, isnan(v) ? " ?" : " %g", v);
+}
+
+/*
+ * The .dat: the rows' names (gnuplot index 0), then a block of each kind
+ * of figure there is, two blank lines apart.  gnuplot counts no empty
+ * block, so a kind without a bar has none, and @index says where each
+ * kind's block is (-1: none).
+ */
+static int plot_write_dat(const char *dat, const struct plot_layout *l, int index[PLOT_KINDS])
+{
+	FILE *f = fopen(dat, "w");
+	int k, i, at = 0;
+
+	if (!f)
+		return -1;
+	/* as data, not `set ytics (...)`, whose labels are formats cut at 50 bytes */
+	fprintf(f, "# the rows' names (gnuplot index 0): slot name\n");
+	for (i = 0; i < l->nr_tics; i++) {
+		fprintf(f, "%g ", l->tics[i].y);
+		plot_string(f, l->tics[i].text);
+		fputc('\n', f);
+	}
+	for (k = 0; k < PLOT_KINDS; k++) {
+		index[k] = -1;
+		if (!l->nr[k])
+			continue;
+		index[k] = ++at;
+		fprintf(f, "\n\n# %s (gnuplot index %d): slot change_pct%s (cut at +%g%%) row\n",
+			plot_kinds[k].name, at, k == PLOT_PUBLISHED ? "" : k == PLOT_HERE ?
+			" ci95_low ci95_high" : " p10 p90", PLOT_CAP_PCT);
+		for (i = 0; i < l->nr_bars; i++) {
+			const struct plot_bar *b = &l->bars[i];
+
+			if (b->kind != (enum plot_kind)k)
+				continue;
+			fprintf(f, "%g", b->y);
+			plot_number(f, b->v);
+			if (k != PLOT_PUBLISHED) {
+				plot_number(f, b->lo);
+				plot_number(f, b->hi);
+			}
+			fputc(' ', f);
+			plot_string(f, b->label + strspn(b->label, " "));
+			fputc('\n', f);
+		}
+	}
+	return fclose(f) ? -1 : 0;
+}
+
+/*
+ * The x range: every bar and interval (cut at +300%), room past the cap
+ * for a cut bar's figures, and where text is written at zero, that side
+ * at least PLOT_NOTE_ROOM of the range.  Notes that may go either side
+ * take the one with the more room.
+ */
+static void plot_range(struct plot_layout *l, double *xlo, double *xhi)
+{
+	const double keep = PLOT_NOTE_ROOM / (1 - PLOT_NOTE_ROOM);
+	double lo = fmin(0, l->lo), hi = fmax(0, l->hi), m, pad;
+	bool left = false, right = false;
+	int i;
+
+	for (i = 0; i < l->nr_notes; i++) {
+		struct plot_note *n = &l->notes[i];
+
+		if (n->either)
+			n->right = -lo > hi;
+		if (!n->x)
+			*(n->right ? &left : &right) = true;
+	}
+	m = fmax(hi, -lo);
+	if (!m)
+		m = 10;
+	if (left && right) {
+		hi = fmax(hi, keep * m);
+		lo = fmin(lo, -keep * m);
+	} else if (right) {
+		hi = fmax(hi, keep * -lo);
+	} else if (left) {
+		lo = fmin(lo, -keep * hi);
+	}
+	if (hi - lo < 10)
+		hi = lo + 10;
+	if (l->cut)
+		hi = fmax(hi, PLOT_CAP_PCT + 0.35 * (PLOT_CAP_PCT - lo));
+	pad = 0.04 * (hi - lo);
+	*xlo = floor(lo - pad);
+	*xhi = ceil(hi + pad);
+}
+
+/*
+ * Horizontal bars, one slot each, the rows' names written out beside
+ * them: published, measured here and predicted changes each in their own
+ * colour and legend entry, the legend naming each one's interval.  Each
+ * row's name says its unit and which way is better, "#" marks what holds
+ * on any machine, a row with no figure says why at zero, and the range
+ * holds every bar, those cut at +300% with their figures beside them.
  */
 int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 {
-	char dat[4096], gp[4096], png[4096];
-	double lo, hi, pad;
-	bool cut[2] = { false, false };	/* published, ours */
+	struct plot_layout l;
+	char dat[4096], gp[4096], png[4096], title[1024], keys[PLOT_KINDS][160];
+	const char *sep = ", \\\n     ''";
+	double xlo, xhi;
+	size_t names = 0;
+	int i, k, n, width, height, left, status, index[PLOT_KINDS];
 	FILE *f;
 	pid_t pid;
-	int i, status;
 
 	snprintf(dat, sizeof(dat), "%s/%s.dat", ro->out_dir, t->seed);
 	snprintf(gp, sizeof(gp), "%s/%s.gp", ro->out_dir, t->seed);
 	snprintf(png, sizeof(png), "%s/%s.png", ro->out_dir, t->seed);
-	f = fopen(dat, "w");
-	if (!f)
+	plot_layout(t, &l);
+	plot_range(&l, &xlo, &xhi);
+	if (plot_write_dat(dat, &l, index))
 		return -1;
-	fprintf(f, "# label published_delta_pct delta_pct ci_low_pct ci_high_pct (each cut at +%g%%) published_cut_at published_value cut_at value\n",
-		PLOT_CAP_PCT);
-	for (i = 0; i < t->nr_rows; i++) {
-		const struct repro_row *r = &t->rows[i];
-		int better = repro_row_better(r);
+	/* the legend, which names each kind's interval */
+	snprintf(keys[PLOT_PUBLISHED], sizeof(keys[0]), "published (the mail's figures)");
+	snprintf(keys[PLOT_HERE], sizeof(keys[0]),
+		 "measured here (%d CPUs): the medians' change, whisker its 95%% CI (bootstrap)",
+		 ro->cpus);
+	snprintf(keys[PLOT_PREDICTED], sizeof(keys[0]),
+		 "predicted by lrulab predict for the CPUs and profile named: the median recording's change, whisker P10-P90 of paired draws");
+	/*
+	 * gnuplot's own margin for the names is a third too wide: set it,
+	 * and the width that holds the bars and the legend beside them
+	 */
+	for (i = 0; i < l.nr_tics; i++)
+		names = strlen(l.tics[i].text) > names ? strlen(l.tics[i].text) : names;
+	left = (int)ceil(PLOT_CHAR_PX * names) + PLOT_NAMES_GAP_PX;
+	width = left + PLOT_MIN_BARS_PX > PLOT_WIDTH_PX ? left + PLOT_MIN_BARS_PX : PLOT_WIDTH_PX;
+	for (k = 0; k < PLOT_KINDS; k++)
+		if (l.nr[k] && left + PLOT_KEY_SAMPLE_PX + PLOT_CHAR_PX * strlen(keys[k]) > width)
+			width = left + PLOT_KEY_SAMPLE_PX + (int)ceil(PLOT_CHAR_PX * strlen(keys[k]));
+	height = (int)ceil((l.bottom + 1.4) * PLOT_SLOT_PX) + PLOT_FRAME_PX;
 
-		fprintf(f, "\"%s%s (%s, %s%s)\" ", repro_row_any_machine(r) ? "# " : "", r->label,
-			r->unit, better > 0 ? "higher is better" : better < 0 ? "lower is better" :
-			"should not change", r->below_resolution ? "; ~0" : "");
-		plot_value(f, pub_delta(r));
-		plot_value(f, r->delta_pct);
-		plot_value(f, r->ci_low_pct);
-		plot_value(f, r->ci_high_pct);
-		plot_cut_label(f, pub_delta(r), &cut[0]);
-		plot_cut_label(f, r->delta_pct, &cut[1]);
-		fprintf(f, "\n");
-	}
-	if (fclose(f))
-		return -1;
-	plot_extent(t, &lo, &hi);
-	/* room above a cut bar for its value */
-	pad = fmax(5, (cut[0] || cut[1] ? 0.14 : 0.08) * (hi - lo));
+	n = snprintf(title, sizeof(title), "%s: change after vs before, %% of before\n"
+		     "before: %s; after: %s", t->seed, t->before_name, t->after_name);
+	if (l.any_machine && n < (int)sizeof(title))
+		n += snprintf(title + n, sizeof(title) - n,
+			      "\n# holds on any machine: work counted, not this machine's speed");
+	if (l.cut && n < (int)sizeof(title))
+		snprintf(title + n, sizeof(title) - n, "%sbars and intervals past +%g%% cut there, their figures beside them",
+			 l.any_machine ? "; " : "\n", PLOT_CAP_PCT);
+
 	f = fopen(gp, "w");
 	if (!f)
 		return -1;
 	fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-		   "  set terminal pngcairo size 1400,900 font ',9'\n"
+		   "  set terminal pngcairo size %d,%d font ',9'\n"
 		   "} else {\n"
-		   "  set terminal png size 1400,900\n"
+		   "  set terminal png size %d,%d\n"
 		   "}\n"
 		   "set termoption noenhanced\n"
 		   "set output '%s'\n"
-		   "set title \"%s: change after vs before, published vs this machine (%d CPUs, 95%% CI as error bars)\\n"
-		   "# holds on any machine; ~0: below the row's resolution, no bar of ours; bars and intervals past +%g%% cut there, the bar's value above it\"\n"
-		   "set datafile missing '?'\n"
-		   "set style fill solid 0.6 border -1\n"
-		   "set boxwidth 0.35\n"
-		   "set ylabel 'change, %% of before (0: none)'\n"
-		   "set xlabel 'row (its unit, which way is better)'\n"
-		   "set yrange [%g:%g]\n"
-		   "set xrange [-0.6:%d.6]\n"
-		   "set xtics rotate by 45 right\n"
-		   "set bmargin at screen 0.40\n"
-		   "set lmargin at screen 0.30\n"
-		   "set grid ytics\n"
-		   "set key tmargin center horizontal\n"
-		   "set rmargin at screen 0.98\n"
-		   "set xzeroaxis\n"
-		   "plot '%s' using ($0-0.18):2:xtic(1) with boxes title 'published', \\\n"
-		   "     '' using ($0+0.18):3 with boxes title 'this machine (median)', \\\n"
-		   "     '' using ($0+0.18):3:4:5 with yerrorbars lc rgb 'black' pt 0 notitle",
-		png, t->seed, ro->cpus, PLOT_CAP_PCT, floor(lo - pad), ceil(hi + pad),
-		t->nr_rows - 1, dat);
-	/* gnuplot warns of a series with no point: only those with a cut bar */
-	if (cut[0])
-		fprintf(f, ", \\\n     '' using ($0-0.18):6:7 with labels offset 0,1 notitle");
-	if (cut[1])
-		fprintf(f, ", \\\n     '' using ($0+0.18):8:9 with labels offset 0,1 notitle");
+		   "set title ", width, height, width, height, png);
+	plot_string(f, title);
+	fprintf(f, "\nset datafile missing '?'\n"
+		   "set style fill solid 0.75 border -1\n"
+		   "set lmargin at screen %.4f\n"
+		   "set rmargin at screen %.4f\n"
+		   "set xlabel 'change, %% of before (0: none)'\n"
+		   "set xrange [%g:%g]\n"
+		   "set x2tics\n"
+		   "set link x2\n"
+		   "set grid xtics x2tics\n"
+		   "set yzeroaxis lt -1 lw 1\n"
+		   "set yrange [%g:-0.7]\n"
+		   "set ytics scale 0 nomirror\n"
+		   "set key bmargin left vertical Left reverse samplen 3\n",
+		(double)left / width, 1 - (double)PLOT_RIGHT_PX / width, xlo, xhi, l.bottom + 0.7);
+	for (i = 0; i < l.nr_seps; i++)
+		fprintf(f, "set arrow from graph 0, first %g to graph 1, first %g nohead lc rgb '#bbbbbb' back\n",
+			l.seps[i], l.seps[i]);
+	for (i = 0; i < l.nr_notes; i++) {
+		fprintf(f, "set label ");
+		plot_string(f, l.notes[i].text);
+		fprintf(f, " at first %g, first %g %s offset character %s0.7,0 front\n",
+			l.notes[i].x, l.notes[i].y, l.notes[i].right ? "right" : "left",
+			l.notes[i].right ? "-" : "");
+	}
+	/* the names, then only the kinds there are: gnuplot warns of a series with no point */
+	fprintf(f, "plot '%s' index 0 using (NaN):1:ytic(2) notitle", dat);
+	for (k = 0; k < PLOT_KINDS; k++) {
+		if (!l.nr[k])
+			continue;
+		fprintf(f, "%s index %d using 2:1:($2<0?$2:0):($2<0?0:$2):($1-%g):($1+%g) with boxxyerror lc rgb '%s' title ",
+			sep, index[k], PLOT_BAR_HALF, PLOT_BAR_HALF, plot_kinds[k].fill);
+		plot_string(f, keys[k]);
+		if (l.nr_intervals[k])
+			fprintf(f, "%s index %d using 2:1:3:4 with xerrorbars lc rgb '%s' lw 1.5 pt 7 ps 0.4 notitle",
+				sep, index[k], plot_kinds[k].whisker);
+	}
 	fprintf(f, "\n");
 	if (fclose(f))
 		return -1;

@@ -148,6 +148,7 @@ static void fill(struct repro_row *row, double b, double a, const double *db,
 	row->after = a;
 	row->delta_pct = b ? 100.0 * (a - b) / b : NAN;
 	row->n = n;
+	row->predicted = true;
 	paired_band(b, a, db, da, n, &row->ci_low_pct, &row->ci_high_pct);
 }
 

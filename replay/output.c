@@ -217,6 +217,9 @@ json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 	return j;
 }
 
+/* a fifth of a decade: how far the plot's x range reaches past the sizes */
+#define REPLAY_PLOT_BEYOND 1.585
+
 /* "FILE.png" -> "FILE.EXT" */
 static void sibling(const char *png, const char *ext, char *buf, size_t len)
 {
@@ -227,12 +230,19 @@ static void sibling(const char *png, const char *ext, char *buf, size_t len)
 	snprintf(buf, len, "%.*s.%s", (int)n, png, ext);
 }
 
+/*
+ * The x range: the sizes replayed, a fifth of a decade beyond each end,
+ * not gnuplot's whole decades, whose last label (at the frame's right
+ * edge) the image cut in half.  Sizes with SI prefixes (10k, 1M; bytes
+ * as kB, MB), the legend below the axis, clear of the title.
+ */
 int replay_plot(const struct replay_cmd *c)
 {
 	static const enum replay_lru lrus[] = { REPLAY_EXACT, REPLAY_CLASSIC };
 	char dat[4096], gp[4096];
 	const char *sep = "plot";
-	int i, l, status;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	int i, l, status, points[2] = { 0, 0 };
 	pid_t pid;
 	FILE *f;
 
@@ -247,15 +257,23 @@ int replay_plot(const struct replay_cmd *c)
 		for (i = 0; i < c->nr_runs; i++) {
 			const struct replay_run *r = &c->runs[i];
 
-			if (r->lru == lrus[l] && !r->failed && !r->skipped)
+			if (r->lru == lrus[l] && !r->failed && !r->skipped) {
 				fprintf(f, "%llu %.6f %.6f\n", (unsigned long long)r->c.size,
 					ratio(r->c.misses, r->c.requests),
 					ratio(r->c.miss_bytes, r->c.bytes));
+				points[l]++;
+				lo = r->c.size < lo ? r->c.size : lo;
+				hi = r->c.size > hi ? r->c.size : hi;
+			}
 		}
 		fprintf(f, "\n\n");
 	}
 	if (fclose(f))
 		goto io;
+	if (!points[0] && !points[1]) {
+		fprintf(stderr, REPLAY_PROG ": --plot: no size was replayed: no PNG\n");
+		return -1;
+	}
 	f = fopen(gp, "w");
 	if (!f)
 		goto io;
@@ -268,15 +286,23 @@ int replay_plot(const struct replay_cmd *c)
 		   "set output '%s'\n"
 		   "set title 'miss ratio: %s (%s)'\n"
 		   "set logscale x\n"
+		   "set xrange [%g:%g]\n"
+		   "set format x '%s'\n"
 		   "set xlabel 'cache size (%s)'\n"
 		   "set ylabel 'miss ratio, misses per request (lower is better)'\n"
 		   "set yrange [0:1.02]\n"
 		   "set grid\n"
-		   "set key tmargin center horizontal\n",
+		   "set rmargin 5\n"
+		   "set bmargin 5\n"
+		   "set key bmargin center horizontal\n",
 		c->plot, strrchr(c->trace_path, '/') ? strrchr(c->trace_path, '/') + 1 : c->trace_path,
-		c->type_name, c->t.objects ? "objects" : "bytes");
+		c->type_name, (double)(lo ? lo : 1) / REPLAY_PLOT_BEYOND, (double)hi * REPLAY_PLOT_BEYOND,
+		c->t.objects ? "%.0s%c" : "%.0s %cB", c->t.objects ? "objects" : "bytes");
 	for (l = 0; l < 2; l++) {
 		if ((lrus[l] == REPLAY_EXACT && !c->exact) || (lrus[l] == REPLAY_CLASSIC && !c->classic))
+			continue;
+		/* gnuplot warns of a series with no point */
+		if (!points[l])
 			continue;
 		fprintf(f, "%s '%s' index %d using 1:2 with linespoints title '%s'", sep, dat, l,
 			lrus[l] == REPLAY_EXACT ? "lru (exact)" :

@@ -424,8 +424,12 @@ grep -q '^  pgrotated / s  *\/s  *neither *|  *-  *-  *- |  *0  *0  *~0  below r
 grep -q '^# acquisitions, every lru_lock site  *\/1k recl  *lower ' "$out" ||
 	fail "repro s1: acquisitions per 1000 reclaimed pages not marked as holding on any machine"
 grep -q '^   # holds on any machine: ' "$out" || fail "repro s1: no note on what holds on any machine"
-grep -q '^"pgrotated / s (/s, should not change; ~0)" ? ? ? ? ' "$tmp/res/s1-vmstat-scan-cost.dat" ||
+dat=$tmp/res/s1-vmstat-scan-cost.dat
+gp=$tmp/res/s1-vmstat-scan-cost.gp
+[ "$(grep -c 'pgrotated' "$dat")" -eq 1 ] && grep -q '^[0-9.]* "pgrotated / s (/s, should not change)"$' "$dat" &&
+	grep -q '^set label "~0: below the row.s resolution (1 /s)" at first 0, ' "$gp" ||
 	fail "repro s1: pgrotated plotted"
+grep -q '\.gp" line [0-9]*: warning' "$err" && fail "repro s1: gnuplot warned"
 grep -q '"label": "pgrotated / s",' "$tmp/res/s1-vmstat-scan-cost.json" &&
 	tr -d ' \n' <"$tmp/res/s1-vmstat-scan-cost.json" |
 	grep -q '"label":"pgrotated/s","unit":"/s",[^}]*"delta_pct":null,[^}]*"below_resolution":true,"better":"neither","any_machine":false' ||
@@ -435,13 +439,16 @@ grep -q '"label": "pgrotated / s",' "$tmp/res/s1-vmstat-scan-cost.json" &&
 tr -d ' \n' <"$tmp/res/s1-vmstat-scan-cost.json" |
 	grep -q '"label":"waitlru_note_cost_unlock_irq(mail:shrink_lruvec+0x770)",[^}]*"sites":\["lru_lock:shrink_inactive_list:lru_note_cost","lru_lock:lru_note_cost_unlock_irq"\]' ||
 	fail "repro s1 JSON: the sites of a row"
-# the plot: legend above the bars, a y label with its unit, a range
-# that holds every bar, and which way is better on every row
-gp=$tmp/res/s1-vmstat-scan-cost.gp
-grep -q "^set key tmargin center horizontal$" "$gp" && grep -q "^set ylabel 'change, % of before (0: none)'$" "$gp" &&
-	sed -n 's/^set yrange \[\(-[0-9]*\):[0-9]*\]$/\1/p' "$gp" | grep -q '^-1[0-9][0-9]\|^-[2-9][0-9][0-9]' ||
+# the plot: horizontal bars with the rows' names beside them, the legend
+# below, an x label with its unit, a range that holds every bar (-100%
+# here), and which way is better in every row's name
+grep -q "^set key bmargin left vertical Left reverse samplen 3$" "$gp" &&
+	grep -q "^set xlabel 'change, % of before (0: none)'$" "$gp" &&
+	grep -q "^set ytics scale 0 nomirror$" "$gp" &&
+	sed -n 's/^set xrange \[\(-[0-9]*\):[0-9]*\]$/\1/p' "$gp" | grep -q '^-1[0-9][0-9]\|^-[2-9][0-9][0-9]' ||
 	fail "repro s1: plot settings"
-[ "$(grep -vc 'is better\|should not change\|^#' "$tmp/res/s1-vmstat-scan-cost.dat")" -eq 0 ] ||
+sed '/^$/q' "$dat" | grep -q '^[0-9.]* "' || fail "repro s1: no row names in the plot's data"
+[ "$(sed '/^$/q' "$dat" | grep -vc 'is better)"$\|should not change)"$\|^#\|^$')" -eq 0 ] ||
 	fail "repro s1: a plotted row does not say which way is better"
 # s2: the mail's four rows of time per pass, each with its cmpxchg rows
 good '^# 64: cmpxchgs skipped per pass *skip/pass' repro s2 --quick --out "$tmp/res"
@@ -476,6 +483,8 @@ good "note: replacing the full run's table in $tmp/full/s4-mthp-lru-cache.json" 
 if [ -x "$(dirname "$LRULAB")/../pncold/lrulab" ]; then
 	"$LRULAB" repro all --quick --json --out "$tmp/res" >"$out" 2>"$err" ||
 		fail "repro all --quick: exit $?"
+	grep -q '\.gp" line [0-9]*: warning' "$err" && fail "repro all: gnuplot warned"
+	[ "$(ls "$tmp/res"/*.png | wc -l)" -ge 5 ] || fail "repro all: not a PNG per table"
 	[ "$(grep -c '"seed":' "$out")" -eq 5 ] || fail "repro all --json: not five tables"
 	# every table says which rows hold on any machine; s3's none
 	[ "$(grep -c '"any_machine":true' "$out")" -eq 4 ] ||

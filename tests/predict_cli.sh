@@ -227,6 +227,16 @@ ls $tmp | grep -q "me.profile.tmp-" && fail "calibrate: a temporary file left"
 	fail "repro s4 --predict failed"
 test "$(grep -c 'predicted: 20 CPUs of skylake-2s-80' "$out")" -eq 3 ||
 	fail "repro s4 --predict: rows"
+# the plot: the predicted rows in their own block, colour and legend
+# entry, which names their band; the JSON says which rows are predicted
+grep -q '\.gp" line [0-9]*: warning' "$err" && fail "repro s4 --predict: gnuplot warned"
+test "$(sed -n '/^# predicted (gnuplot index [0-9]): slot change_pct p10 p90 /,/^$/p' \
+	$tmp/results/s4-mthp-lru-cache.dat | grep -c '"predicted: 20 CPUs of skylake-2s-80, the mail.s run"$')" -eq 3 ||
+	fail "repro s4 --predict: the plot's predicted bars"
+grep -q "title \"predicted by lrulab predict for the CPUs and profile named: the median recording's change, whisker P10-P90 of paired draws\"" \
+	$tmp/results/s4-mthp-lru-cache.gp || fail "repro s4 --predict: the plot's legend"
+test "$(tr -d ' \n' <$tmp/results/s4-mthp-lru-cache.json | grep -o '"predicted":true,"interval":"P10-P90"' | wc -l)" -eq 3 ||
+	fail "repro s4 --predict: JSON rows not marked predicted"
 
 # s1: the five sites the mail reports and the total, predicted
 "$LRULAB" repro s1 --quick --predict --out $tmp/results >"$out" 2>"$err" ||

@@ -104,6 +104,26 @@ if [ ! -s "$tmp/mrc.png" ] || [ ! -s "$tmp/mrc.dat" ] || [ ! -s "$tmp/mrc.gp" ];
 	echo "FAIL: --plot wrote no $tmp/mrc.png (or its .dat, .gp)"
 	fails=$((fails + 1))
 fi
+# the x range: the sizes replayed and a fifth of a decade each side (not
+# gnuplot's whole decades, whose last label the image cut), SI prefixes,
+# the legend below the axis; gnuplot says nothing
+range=$(awk 'NF == 3 && $1 ~ /^[0-9]+$/ { if (lo == "" || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }
+	END { printf "set xrange [%g:%g]", lo / 1.585, hi * 1.585 }' "$tmp/mrc.dat")
+if ! grep -qxF "$range" "$tmp/mrc.gp" || ! grep -qxF "set format x '%.0s%c'" "$tmp/mrc.gp" ||
+	! grep -qxF 'set key bmargin center horizontal' "$tmp/mrc.gp" || [ -s "$err" ]; then
+	echo "FAIL: --plot: not '$range', its format or legend, or gnuplot said:"
+	cat "$err"
+	fails=$((fails + 1))
+fi
+# no size replayed: no curve to draw, one line, exit 1
+"$LRULAB" replay "$tmp/ok.txt" txt --sizes 5 --lru classic --plot "$tmp/none.png" >"$out" 2>"$err"
+rc=$?
+if [ "$rc" -ne 1 ] || [ "$(cat "$err")" != "lrulab replay: --plot: no size was replayed: no PNG" ] ||
+	[ -e "$tmp/none.png" ] || [ -e "$tmp/none.gp" ]; then
+	echo "FAIL: --plot with no size replayed: exit $rc:"
+	cat "$err"
+	fails=$((fails + 1))
+fi
 good 'linux-classic cache size 5: not replayed: memory.max 5 pages is below 32' \
 	"$tmp/ok.txt" txt --sizes 5 --lru classic
 good 'usage: lrulab replay' --help

@@ -133,15 +133,19 @@ static char *slurp(const char *path)
 }
 
 /*
- * The plot: every row says its unit and which way is better, a row
- * below its resolution has no bar of ours, a +66410% bar is cut at
- * +300% with its value above it, and the range holds every bar.
+ * The plot: horizontal bars, a slot each, the rows' names beside them;
+ * a published and a measured bar for a measured row, a predicted bar
+ * for the predicted row after it (not its published figure again), each
+ * kind in its own block, colour and legend entry naming its interval.
+ * A +66410% bar is cut at +300% with its figures beside it, a row below
+ * its resolution and one with no change to compute say so at zero, a
+ * bar without an interval says so, and the range holds every bar.
  */
 static void test_plot(void **state)
 {
 	char dir[] = "/tmp/lrulab-test-repro-XXXXXX", path[128], *dat, *gp;
 	struct repro_opts ro = { .cpus = 2 };
-	struct repro_table t = { .seed = "sX" };
+	struct repro_table t = { .seed = "sX", .before_name = "x off", .after_name = "x on" };
 	struct repro_row *r;
 
 	assert_non_null(mkdtemp(dir));
@@ -153,28 +157,112 @@ static void test_plot(void **state)
 	r->delta_pct = 66410;
 	r->ci_low_pct = 24400;
 	r->ci_high_pct = 109725;
+	/* as predict/repro_predict.c fills one: the published figure copied */
+	r = repro_table_row(&t, "ms", 1960, 917.71, "  predicted: 16 CPUs of m");
+	r->predicted = true;
+	r->delta_pct = -20;
+	r->ci_low_pct = r->ci_high_pct = NAN;
 	r = repro_table_row(&t, "ms", NAN, NAN, "wait b");
 	r->below_resolution = true;
+	r->resolution = 0.1;
 	r->delta_pct = r->ci_low_pct = r->ci_high_pct = NAN;
 	r = repro_table_row(&t, "/1k recl", NAN, NAN, "acquisitions c");
 	r->delta_pct = -100;
 	r->ci_low_pct = r->ci_high_pct = -100;
+	r = repro_table_row(&t, "pages/s", NAN, NAN, "d");
+	r->before = 0;
+	r->after = 5;
+	r->delta_pct = r->ci_low_pct = r->ci_high_pct = NAN;
 	assert_int_equal(repro_write_plot(&ro, &t), 0);
 
 	snprintf(path, sizeof(path), "%s/sX.dat", dir);
 	dat = slurp(path);
-	assert_non_null(strstr(dat, "\n\"wait a (ms, lower is better)\" -53.1781 300 300 300 ? \"\" 300 \"+66410%\" \n"));
-	assert_non_null(strstr(dat, "\n\"wait b (ms, lower is better; ~0)\" ? ? ? ? ? \"\" ? \"\" \n"));
-	assert_non_null(strstr(dat, "\n\"# acquisitions c (/1k recl, lower is better)\" ? -100 -100 -100 ? \"\" ? \"\" \n"));
+	assert_string_equal(dat,
+		"# the rows' names (gnuplot index 0): slot name\n"
+		"0.5 \"wait a (ms, lower is better)\"\n"
+		"2 \"predicted: 16 CPUs of m\"\n"
+		"3.6 \"wait b (ms, lower is better)\"\n"
+		"5.2 \"# acquisitions c (/1k recl, lower is better)\"\n"
+		"6.8 \"d (pages/s, higher is better)\"\n"
+		"\n\n# published (gnuplot index 1): slot change_pct (cut at +300%) row\n"
+		"0 -53.1781 \"wait a\"\n"
+		"\n\n# measured here (gnuplot index 2): slot change_pct ci95_low ci95_high (cut at +300%) row\n"
+		"1 300 300 300 \"wait a\"\n"
+		"5.2 -100 -100 -100 \"acquisitions c\"\n"
+		"\n\n# predicted (gnuplot index 3): slot change_pct p10 p90 (cut at +300%) row\n"
+		"2 -20 ? ? \"predicted: 16 CPUs of m\"\n");
 	snprintf(path, sizeof(path), "%s/sX.gp", dir);
 	gp = slurp(path);
-	/* -100 - pad, 300 + pad: pad is 14% of the 400 spanned, for the value's text */
-	assert_non_null(strstr(gp, "\nset yrange [-156:356]\n"));
-	assert_non_null(strstr(gp, "\nset key tmargin center horizontal\n"));
-	assert_non_null(strstr(gp, "\nset ylabel 'change, % of before (0: none)'\n"));
-	assert_non_null(strstr(gp, "using ($0+0.18):8:9 with labels"));
-	/* no published bar is cut, so no series of its labels (gnuplot would warn) */
-	assert_null(strstr(gp, "using ($0-0.18):6:7"));
+	/*
+	 * 22 pixels a slot (6.8 + 1.4 of them) and 240 around; the names'
+	 * margin 6.6 pixels a character of the longest (44) and 24 beside
+	 */
+	assert_non_null(strstr(gp, "\n  set terminal pngcairo size 1400,421 font ',9'\n"));
+	assert_non_null(strstr(gp, "\nset lmargin at screen 0.2250\n"));
+	/* -100 and 300, room past the cap for the cut bar's figures, 4% each side */
+	assert_non_null(strstr(gp, "\nset xrange [-122:462]\n"));
+	assert_non_null(strstr(gp, "\nset yrange [7.5:-0.7]\n"));
+	assert_non_null(strstr(gp, "\nset title \"sX: change after vs before, % of before\\n"
+				   "before: x off; after: x on\\n"
+				   "# holds on any machine: work counted, not this machine's speed; "
+				   "bars and intervals past +300% cut there, their figures beside them\"\n"));
+	assert_non_null(strstr(gp, "\nset label \"+66410% [+24400%, +109725%]\" at first 300, first 1 left offset character 0.7,0 front\n"));
+	/* the bar goes left of zero: its note right of it */
+	assert_non_null(strstr(gp, "\nset label \"no interval\" at first 0, first 2 left offset character 0.7,0 front\n"));
+	assert_non_null(strstr(gp, "\nset label \"~0: below the row's resolution (0.1 ms)\" at first 0, first 3.6 left offset character 0.7,0 front\n"));
+	assert_non_null(strstr(gp, "\nset label \"no change to compute: before 0, after 5 pages/s\" at first 0, first 6.8 left offset character 0.7,0 front\n"));
+	/* a line between groups: before wait b, acquisitions c and d */
+	assert_non_null(strstr(gp, "\nset arrow from graph 0, first 2.8 to graph 1, first 2.8 nohead"));
+	assert_non_null(strstr(gp, "\nset arrow from graph 0, first 4.4 to graph 1, first 4.4 nohead"));
+	assert_non_null(strstr(gp, "\nset arrow from graph 0, first 6 to graph 1, first 6 nohead"));
+	assert_null(strstr(gp, "first 1.3 to"));
+	assert_non_null(strstr(gp, "\nplot '"));
+	assert_non_null(strstr(gp, "/sX.dat' index 0 using (NaN):1:ytic(2) notitle, \\\n"
+		"     '' index 1 using 2:1:($2<0?$2:0):($2<0?0:$2):($1-0.35):($1+0.35) with boxxyerror lc rgb '#8c6bb1' title \"published (the mail's figures)\", \\\n"
+		"     '' index 2 using 2:1:($2<0?$2:0):($2<0?0:$2):($1-0.35):($1+0.35) with boxxyerror lc rgb '#1b9e77' title \"measured here (2 CPUs): the medians' change, whisker its 95% CI (bootstrap)\", \\\n"
+		"     '' index 2 using 2:1:3:4 with xerrorbars lc rgb '#0b4f3a' lw 1.5 pt 7 ps 0.4 notitle, \\\n"
+		"     '' index 3 using 2:1:($2<0?$2:0):($2<0?0:$2):($1-0.35):($1+0.35) with boxxyerror lc rgb '#e6550d' title \"predicted by lrulab predict for the CPUs and profile named: the median recording's change, whisker P10-P90 of paired draws\"\n"));
+	/* no predicted row has an interval: no series of them (gnuplot would warn) */
+	assert_null(strstr(gp, "index 3 using 2:1:3:4"));
+	free(dat);
+	free(gp);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
+/*
+ * A table of measured rows only, none with a figure: one block (the
+ * names), no series of bars, the notes on the side with the room.
+ */
+static void test_plot_no_bar(void **state)
+{
+	char dir[] = "/tmp/lrulab-test-repro-XXXXXX", path[128], *dat, *gp;
+	struct repro_opts ro = { .cpus = 2 };
+	struct repro_table t = { .seed = "sY", .before_name = "y off", .after_name = "y on" };
+	struct repro_row *r;
+
+	assert_non_null(mkdtemp(dir));
+	ro.out_dir = dir;
+	ro.gnuplot_warned = true;
+	r = repro_table_row(&t, "/s", NAN, NAN, "pgrotated / s");
+	r->below_resolution = true;
+	r->resolution = 1;
+	r->delta_pct = r->ci_low_pct = r->ci_high_pct = NAN;
+	assert_int_equal(repro_write_plot(&ro, &t), 0);
+	snprintf(path, sizeof(path), "%s/sY.dat", dir);
+	dat = slurp(path);
+	assert_string_equal(dat, "# the rows' names (gnuplot index 0): slot name\n"
+				 "0 \"pgrotated / s (/s, should not change)\"\n");
+	snprintf(path, sizeof(path), "%s/sY.gp", dir);
+	gp = slurp(path);
+	/* 10 wide at least, the note's side 35% of it at least, 4% each side */
+	assert_non_null(strstr(gp, "\nset xrange [-1:11]\n"));
+	assert_non_null(strstr(gp, "\nset label \"~0: below the row's resolution (1 /s)\" at first 0, first 0 left offset character 0.7,0 front\n"));
+	assert_non_null(strstr(gp, "/sY.dat' index 0 using (NaN):1:ytic(2) notitle\n"));
+	assert_null(strstr(gp, "boxxyerror"));
+	/* no "#" row, nothing cut: the title says neither */
+	assert_null(strstr(gp, "any machine"));
+	assert_null(strstr(gp, "cut there"));
 	free(dat);
 	free(gp);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
@@ -189,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_resolution_is_spread),
 		cmocka_unit_test(test_better_and_any_machine),
 		cmocka_unit_test(test_plot),
+		cmocka_unit_test(test_plot_no_bar),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
