@@ -598,8 +598,8 @@ good 'no verdict' ab --ab lru-stat-batch --reps 1 --metric lru_lock_stat_hold_pc
 
 H="lrulab host"
 F="host fault-free"
-exact 2 "$H: no workload given (fault-free, usemem)" host
-exact 2 "$H: unknown workload 'nope' (fault-free, usemem)" host nope
+exact 2 "$H: no workload given (fault-free, usemem, replay)" host
+exact 2 "$H: unknown workload 'nope' (fault-free, usemem, replay)" host nope
 exact 2 "$H: --type: unknown type 'hugetlb' (shmem or anon)" $F --type hugetlb
 exact 2 "$H: --type: unknown type 'file' (shmem or anon)" $F --type file
 exact 2 "$H: --threads: 0 is out of range [1, 256]" $F --threads 0
