@@ -130,6 +130,7 @@ check-unit: $(TESTS) $(STRESS) $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/predict_cli.sh ./tests/predict_cli.sh $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/install.sh ./tests/install.sh $(TOOL)
 	@$(STEP) run $(CHECK_DIR) unit tests/readme.sh ./tests/readme.sh $(TOOL)
+	@$(STEP) run $(CHECK_DIR) unit tests/layers.sh ./tests/layers.sh $(LIB)
 	@$(STEP) end $(CHECK_DIR) unit
 
 # In the pn-cold-pairing build: the layout test and the memcg test, whose
