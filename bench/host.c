@@ -31,6 +31,7 @@
 
 #include "tools/commands.h"
 #include "bench/host.h"
+#include "tools/options.h"
 #include "tools/parse.h"
 
 /* Regions start on a PMD boundary, so every folio size is aligned. */
@@ -363,40 +364,49 @@ json_t *host_result_json(const struct host_opts *o, const struct host_result *r)
 
 /* ---- fault-free: options ---- */
 
-static const struct option host_long_options[] = {
-	{ "type", required_argument, NULL, 'T' },
-	{ "folio-size", required_argument, NULL, 'f' },
-	{ "threads", required_argument, NULL, 't' },
-	{ "seconds", required_argument, NULL, 's' },
-	{ "mem", required_argument, NULL, 'm' },
-	{ "perf-lock", no_argument, NULL, 'P' },
-	{ "fault-work", required_argument, NULL, 'F' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+enum {
+	OPT_TYPE = 1, OPT_FOLIO_SIZE, OPT_THREADS, OPT_SECONDS, OPT_MEM, OPT_PERF_LOCK,
+	OPT_FAULT_WORK, OPT_JSON,
+};
+
+static const struct cmd_opt fault_free_opts[] = {
+	{ "type", "shmem|anon", OPT_TYPE, "the memory faulted (default shmem)" },
+	{ "folio-size", "4K|16K|32K|64K", OPT_FOLIO_SIZE,
+	  "over 4K: that mTHP size set to always for the run (root), restored after" },
+	{ "threads", "N[,N...]", OPT_THREADS, "thread counts, one run each (default the processors)" },
+	{ "seconds", "S", OPT_SECONDS, "per run (default 1)" },
+	{ "mem", "SIZE", OPT_MEM, "per thread (default 16M)" },
+	{ "json", NULL, OPT_JSON, "one JSON object per thread count" },
+	{ "perf-lock", NULL, OPT_PERF_LOCK,
+	  "under perf lock record: the kernel's perf lock contention table, then lrulab's" },
+	{ "fault-work", "NS", OPT_FAULT_WORK,
+	  "with --perf-lock: lrulab's busy work per fault (e.g. what bench --calibrate chose)" },
+	{ NULL },
+};
+
+static const struct cmd_spec fault_free_spec = {
+	.prog = "lrulab host",
+	.name = "lrulab host fault-free",
+	.about = "The fault-free workload of `lrulab bench` on this machine's kernel: each thread,\n"
+		 "pinned to a processor, writes every 4 KiB page of --mem of its own memory and\n"
+		 "frees it, over and over: anon memory by madvise(MADV_DONTNEED), shmem a memfd\n"
+		 "whose hole fallocate(PUNCH_HOLE) punches.  pages/s per thread count in bench's\n"
+		 "text and JSON shape, \"engine\": \"host-kernel\".\n\n"
+		 "Also `lrulab host usemem --type file ...` (usemem's file reads) and\n"
+		 "`lrulab host replay TRACE TYPE ...` (a trace through the page cache): see\n"
+		 "their --help.",
+	.opts = fault_free_opts,
 };
 
 static void host_usage(FILE *f)
 {
-	fprintf(f, "usage: lrulab host fault-free [--type shmem|anon] [--folio-size 4K|16K|32K|64K]\n"
-		   "       [--threads N[,N...]] [--seconds S] [--mem SIZE] [--json]\n"
-		   "       [--perf-lock [--fault-work NS]]\n\n"
-		   "The fault-free workload of `lrulab bench` on this machine's kernel: each thread,\n"
-		   "pinned to a processor, writes every 4 KiB page of --mem (16M) of its own memory\n"
-		   "and frees it, over and over: anon memory by madvise(MADV_DONTNEED), shmem (the\n"
-		   "default) a memfd whose hole fallocate(PUNCH_HOLE) punches.  pages/s per thread\n"
-		   "count in bench's text and JSON shape, \"engine\": \"host-kernel\".  A --folio-size\n"
-		   "over 4K sets that mTHP size to always for the run (root) and restores it after.\n"
-		   "--perf-lock runs it under `perf lock record` and prints the kernel's\n"
-		   "`perf lock contention` table, then lrulab's for the same workload (with\n"
-		   "--fault-work NS, e.g. what `lrulab bench fault-free --calibrate` chose).\n\n"
-		   "Also `lrulab host usemem --type file ...` (usemem's file reads) and\n"
-		   "`lrulab host replay TRACE TYPE ...` (a trace through the page cache): see\n"
-		   "their --help.\n");
+	cmd_usage(f, &fault_free_spec);
 }
 
 static int fault_free_parse(const char *prog, int argc, char **argv, struct host_opts *o)
 {
+	struct cmd_parser cp;
+	const char *arg;
 	unsigned long avail;
 	bool work_given = false;
 	long v, most = 0;
@@ -409,61 +419,54 @@ static int fault_free_parse(const char *prog, int argc, char **argv, struct host
 	o->nr_threads = 1;
 	o->mem = 16UL << 20;
 	o->seconds = 1.0;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", host_long_options, NULL)) != -1) {
+	cmd_parse_init(&cp, &fault_free_spec, argc, argv);
+	while ((c = cmd_parse_next(&cp, &arg)) != CMD_OPT_END) {
 		switch (c) {
-		case 'T':
-			if (strcmp(optarg, "shmem") && strcmp(optarg, "anon")) {
+		case CMD_OPT_HELP:
+			return 1;
+		case CMD_OPT_ERROR:
+			return 2;
+		case OPT_TYPE:
+			if (strcmp(arg, "shmem") && strcmp(arg, "anon")) {
 				fprintf(stderr, "%s: --type: unknown type '%s' (shmem or anon)\n",
-					prog, optarg);
+					prog, arg);
 				return 2;
 			}
-			o->shmem = !strcmp(optarg, "shmem");
+			o->shmem = !strcmp(arg, "shmem");
 			break;
-		case 'f':
-			if (bench_parse_folio_size(prog, optarg, &o->folio_order))
+		case OPT_FOLIO_SIZE:
+			if (bench_parse_folio_size(prog, arg, &o->folio_order))
 				return 2;
 			break;
-		case 't':
-			if (bench_parse_threads(prog, optarg, o->threads, &o->nr_threads))
+		case OPT_THREADS:
+			if (bench_parse_threads(prog, arg, o->threads, &o->nr_threads))
 				return 2;
 			break;
-		case 's':
-			if (parse_double(prog, "--seconds", optarg, 0.001, 3600, &d))
+		case OPT_SECONDS:
+			if (parse_double(prog, "--seconds", arg, 0.001, 3600, &d))
 				return 2;
 			o->seconds = d;
 			break;
-		case 'm':
-			if (parse_size_max(prog, "--mem", optarg, BENCH_MAX_MEM,
-					   "per thread", &o->mem))
+		case OPT_MEM:
+			if (parse_size_max(prog, "--mem", arg, BENCH_MAX_MEM, "per thread", &o->mem))
 				return 2;
 			break;
-		case 'P':
+		case OPT_PERF_LOCK:
 			o->perf_lock = true;
 			break;
-		case 'F':
-			if (parse_long(prog, "--fault-work", optarg, 0, 1000000, &v))
+		case OPT_FAULT_WORK:
+			if (parse_long(prog, "--fault-work", arg, 0, 1000000, &v))
 				return 2;
 			o->fault_work_ns = (unsigned long)v;
 			work_given = true;
 			break;
-		case 'j':
+		case OPT_JSON:
 			o->json = true;
 			break;
-		case 'h':
-			host_usage(stdout);
-			return 1;
-		default:
-			fprintf(stderr, "%s: unknown or incomplete option '%s'\n", prog,
-				argv[optind - 1]);
-			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+	if (cmd_parse_end(&cp))
 		return 2;
-	}
 	if (o->mem % (PAGE_SIZE << o->folio_order)) {
 		fprintf(stderr, "%s: --mem: %lu bytes is not a multiple of the %luK folio size\n",
 			prog, o->mem, (PAGE_SIZE << o->folio_order) >> 10);

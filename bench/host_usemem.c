@@ -42,6 +42,7 @@
 
 #include "bench/host.h"
 #include <lrulab/memcontrol.h>
+#include "tools/options.h"
 #include "tools/parse.h"
 #include "tools/util.h"
 
@@ -501,51 +502,53 @@ int host_usemem_once(const char *prog, const struct host_usemem_opts *ho, long t
 
 /* ---- options and the command ---- */
 
-static const struct option host_usemem_options[] = {
-	{ "type", required_argument, NULL, 'T' },
-	{ "threads", required_argument, NULL, 't' },
-	{ "seconds", required_argument, NULL, 's' },
-	{ "mem", required_argument, NULL, 'm' },
-	{ "max", required_argument, NULL, 'X' },
-	{ "pattern", required_argument, NULL, 'A' },
-	{ "fadvise", required_argument, NULL, 'V' },
-	{ "compare", no_argument, NULL, 'c' },
-	{ "reps", required_argument, NULL, 'r' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+enum {
+	OPT_TYPE = 1, OPT_THREADS, OPT_SECONDS, OPT_MEM, OPT_MAX, OPT_PATTERN, OPT_FADVISE,
+	OPT_COMPARE, OPT_REPS, OPT_JSON,
 };
 
-static void host_usemem_usage(FILE *f)
-{
-	fprintf(f, "usage: lrulab host usemem --type file [--mem SIZE] [--max SIZE] [--threads N[,N...]]\n"
-		   "       [--seconds S] [--pattern random|zipf:A|seq] [--fadvise normal|random|sequential]\n"
-		   "       [--compare [--reps N]] [--json]\n\n"
-		   "usemem's file workload on this machine's kernel, for `lrulab bench usemem --type\n"
-		   "file` with the same options: each thread reads its own real file of --mem bytes\n"
-		   "(default 8M; made under $TMPDIR or /var/tmp, not tmpfs) once in order, then 4 KiB\n"
-		   "pread()s in --pattern's order (default random) for --seconds (default 2), inside\n"
-		   "a memory cgroup limited to --max (default an eighth of the working set, at least\n"
-		   "1M per thread) with no swap.  The page cache of the files is dropped first.\n"
-		   "Reports the deltas of /proc/vmstat and the cgroup's memory.stat under the kernel's\n"
-		   "names, \"engine\": \"host-kernel\".  Needs root and a memory controller (cgroup v2, or a\n"
-		   "v1 memory hierarchy, under $LRULAB_CGROUP_ROOT, default /sys/fs/cgroup).  Leaves no\n"
-		   "cgroup or file behind, also when interrupted.\n\n"
-		   "--compare runs `lrulab bench usemem` with the same options after each host run,\n"
-		   "--reps times each (default 3), the model's files given the host disk's\n"
-		   "read_ahead_kb and, as --read-latency, the mean time of the host's reads that\n"
-		   "waited for the disk, so that both turn their memory over at the same pace\n"
-		   "under the kernel's flush timing; then prints both side by side: pgpgin pages\n"
-		   "per read, workingset_activate_file, workingset_restore_file, pgactivate and\n"
-		   "pgdeactivate per workingset refault, and the active share of the file LRU,\n"
-		   "as medians, their ratio (lrulab / host) and difference.\n");
-}
+static const struct cmd_opt host_usemem_opts[] = {
+	{ "type", "file", OPT_TYPE, "the only type the host runs so far (required)" },
+	{ "mem", "SIZE", OPT_MEM, "each thread's file (default 8M)" },
+	{ "max", "SIZE", OPT_MAX, "the cgroup's limit (default an eighth of the working set, at least 1M a thread)" },
+	{ "threads", "N[,N...]", OPT_THREADS, "thread counts, one run each (default 1)" },
+	{ "seconds", "S", OPT_SECONDS, "the timed reads (default 2)" },
+	{ "pattern", "random|zipf:A|seq", OPT_PATTERN, "the reads' order (default random)" },
+	{ "fadvise", "normal|random|sequential", OPT_FADVISE, "the files' advice" },
+	{ "compare", NULL, OPT_COMPARE, "the model by turns, both side by side" },
+	{ "reps", "N", OPT_REPS, "with --compare: runs of each (default 3)" },
+	{ "json", NULL, OPT_JSON, "JSON objects instead of text" },
+	{ NULL },
+};
+
+static const struct cmd_spec host_usemem_spec = {
+	.prog = "lrulab host usemem",
+	.about = "usemem's file workload on this machine's kernel, for `lrulab bench usemem --type\n"
+		 "file` with the same options: each thread reads its own real file of --mem bytes\n"
+		 "(made under $TMPDIR or /var/tmp, not tmpfs) once in order, then 4 KiB pread()s in\n"
+		 "--pattern's order for --seconds, inside a memory cgroup limited to --max with no\n"
+		 "swap.  The page cache of the files is dropped first.  Reports the deltas of\n"
+		 "/proc/vmstat and the cgroup's memory.stat under the kernel's names, \"engine\":\n"
+		 "\"host-kernel\".  Needs root and a memory controller (cgroup v2, or a v1 memory\n"
+		 "hierarchy, under $LRULAB_CGROUP_ROOT, default /sys/fs/cgroup).  Leaves no cgroup\n"
+		 "or file behind, also when interrupted.\n\n"
+		 "--compare runs `lrulab bench usemem` with the same options after each host run,\n"
+		 "--reps times each, the model's files given the host disk's read_ahead_kb and, as\n"
+		 "--read-latency, the mean time of the host's reads that waited for the disk, so\n"
+		 "that both turn their memory over at the same pace under the kernel's flush\n"
+		 "timing; then prints both side by side: pgpgin pages per read,\n"
+		 "workingset_activate_file, workingset_restore_file, pgactivate and pgdeactivate\n"
+		 "per workingset refault, and the active share of the file LRU, as medians, their\n"
+		 "ratio (lrulab / host) and difference.",
+	.opts = host_usemem_opts,
+};
 
 static int host_usemem_parse(const char *prog, int argc, char **argv,
 			     struct host_usemem_opts *ho)
 {
 	struct bench_opts *o = &ho->b;
-	const char *root = getenv("LRULAB_CGROUP_ROOT");
+	const char *root = getenv("LRULAB_CGROUP_ROOT"), *arg;
+	struct cmd_parser cp;
 	unsigned long avail;
 	bool typed = false, reps_given = false;
 	long most = 0;
@@ -565,69 +568,63 @@ static int host_usemem_parse(const char *prog, int argc, char **argv,
 	o->fadvise = -1;
 	o->regular = true;
 	ho->reps = 3;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", host_usemem_options, NULL)) != -1) {
+	cmd_parse_init(&cp, &host_usemem_spec, argc, argv);
+	while ((c = cmd_parse_next(&cp, &arg)) != CMD_OPT_END) {
 		switch (c) {
-		case 'T':
-			if (strcmp(optarg, "file")) {
+		case CMD_OPT_HELP:
+			return 1;
+		case CMD_OPT_ERROR:
+			return 2;
+		case OPT_TYPE:
+			if (strcmp(arg, "file")) {
 				fprintf(stderr, "%s: --type: only file runs on the host so far, not '%s'\n",
-					prog, optarg);
+					prog, arg);
 				return 2;
 			}
 			typed = true;
 			break;
-		case 't':
-			if (bench_parse_threads(prog, optarg, o->threads, &o->nr_threads))
+		case OPT_THREADS:
+			if (bench_parse_threads(prog, arg, o->threads, &o->nr_threads))
 				return 2;
 			break;
-		case 's':
-			if (parse_double(prog, "--seconds", optarg, 0.001, 3600, &d))
+		case OPT_SECONDS:
+			if (parse_double(prog, "--seconds", arg, 0.001, 3600, &d))
 				return 2;
 			o->seconds = d;
 			break;
-		case 'm':
-		case 'X':
-			if (parse_size(prog, c == 'm' ? "--mem" : "--max", optarg,
-				       c == 'm' ? &o->mem : &o->max))
+		case OPT_MEM:
+		case OPT_MAX:
+			if (parse_size(prog, c == OPT_MEM ? "--mem" : "--max", arg,
+				       c == OPT_MEM ? &o->mem : &o->max))
 				return 2;
-			if (c == 'X' && (!o->max || o->max % PAGE_SIZE)) {
+			if (c == OPT_MAX && (!o->max || o->max % PAGE_SIZE)) {
 				fprintf(stderr, "%s: --max: must be a positive multiple of 4K\n", prog);
 				return 2;
 			}
 			break;
-		case 'A':
-			if (usemem_pattern_parse(prog, optarg, o))
+		case OPT_PATTERN:
+			if (usemem_pattern_parse(prog, arg, o))
 				return 2;
 			break;
-		case 'V':
-			if (usemem_fadvise_parse(prog, optarg, o))
+		case OPT_FADVISE:
+			if (usemem_fadvise_parse(prog, arg, o))
 				return 2;
 			break;
-		case 'c':
+		case OPT_COMPARE:
 			ho->compare = true;
 			break;
-		case 'r':
-			if (parse_long(prog, "--reps", optarg, 1, 100, &ho->reps))
+		case OPT_REPS:
+			if (parse_long(prog, "--reps", arg, 1, 100, &ho->reps))
 				return 2;
 			reps_given = true;
 			break;
-		case 'j':
+		case OPT_JSON:
 			o->json = true;
 			break;
-		case 'h':
-			host_usemem_usage(stdout);
-			return 1;
-		default:
-			fprintf(stderr, "%s: unknown or incomplete option '%s'\n", prog,
-				argv[optind - 1]);
-			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+	if (cmd_parse_end(&cp))
 		return 2;
-	}
 	if (!typed) {
 		fprintf(stderr, "%s: --type file: the host runs the file workload only\n", prog);
 		return 2;

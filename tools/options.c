@@ -56,9 +56,10 @@ int cmd_parse_end(struct cmd_parser *p)
 /* "usage: PROG [--a N] [--b]", wrapped under the first option */
 static void usage_line(FILE *f, const struct cmd_spec *s)
 {
-	int indent = (int)strlen("usage: ") + (int)strlen(s->prog) + 1, col, i;
+	const char *name = s->name ? s->name : s->prog;
+	int indent = (int)strlen("usage: ") + (int)strlen(name) + 1, col, i;
 
-	col = fprintf(f, "usage: %s", s->prog);
+	col = fprintf(f, "usage: %s", name);
 	for (i = 0; s->opts[i].name; i++) {
 		char item[128];
 		int len;

@@ -20,7 +20,8 @@ struct cmd_opt {
 };
 
 struct cmd_spec {
-	const char *prog;		/* "lrulab demo" */
+	const char *prog;		/* "lrulab demo": what error lines begin with */
+	const char *name;		/* what the usage line names, when not @prog */
 	const char *args;		/* positional arguments after the options, or NULL */
 	const char *about;		/* a paragraph after the usage line, or NULL */
 	const struct cmd_opt *opts;	/* ends with an entry whose name is NULL */
