@@ -119,7 +119,8 @@ check:
 	@$(MAKE) --no-print-directory -k check-unit check-pncold check-sanitize check-fuzz; \
 	$(STEP) summary $(CHECK_DIR) $$?
 
-check-unit: $(TESTS) $(STRESS) $(TOOL)
+# repro s3's tests (predict_cli.sh) run both layouts' builds
+check-unit: $(TESTS) $(STRESS) $(TOOL) pncold
 	@$(STEP) begin $(CHECK_DIR) unit
 	@for t in $(TESTS) $(STRESS); do \
 		$(STEP) run $(CHECK_DIR) unit $$t $$t; done

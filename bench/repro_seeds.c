@@ -496,7 +496,7 @@ int repro_s3(struct repro_opts *ro, struct repro_table *t,
 
 	find_layout_bins(ro, before, after, sizeof(before));
 	if (!bin_ok(before) || !bin_ok(after)) {
-		fprintf(stderr, "%s: s3 needs both layout builds, %s and %s (`make` builds build/pncold/lrulab; or --before-bin/--after-bin)\n",
+		fprintf(stderr, "%s: s3 needs both layout builds, %s and %s (`make pncold` builds build/pncold/lrulab; or --before-bin/--after-bin)\n",
 			REPRO_PROG, before, after);
 		return -1;
 	}
