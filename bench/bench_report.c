@@ -181,12 +181,13 @@ void bench_print_text(FILE *f, const struct bench_workload *w,
 	int i;
 
 	switches_text(r, sw, sizeof(sw));
-	fprintf(f, "lrulab bench %s: %s, %ld thread%s on %d processors, %lu%s each, %luK folios, ",
+	fprintf(f, "lrulab bench %s: %s, %ld thread%s on %d processor%s, %lu%s each, %luK folios, ",
 		w->name, o->shmem ? "shmem" : "anon", r->threads, r->threads == 1 ? "" : "s", r->cpus,
+		r->cpus == 1 ? "" : "s",
 		o->mem % (1UL << 20) ? o->mem >> 10 : o->mem >> 20,
 		o->mem % (1UL << 20) ? "K" : "M", (PAGE_SIZE << o->folio_order) >> 10);
 	if (o->loops)
-		fprintf(f, "%ld loops", o->loops);
+		fprintf(f, "%ld loop%s", o->loops, o->loops == 1 ? "" : "s");
 	else
 		fprintf(f, "%.2f s", o->seconds);
 	fprintf(f, ", %d memcg%s, lock %s, layout %s, switches: %s", r->nr_memcgs,
@@ -196,8 +197,8 @@ void bench_print_text(FILE *f, const struct bench_workload *w,
 		fprintf(f, ", node %lu MiB", (r->node_pages * PAGE_SIZE) >> 20);
 	fprintf(f, "\n");
 	if (r->oversubscribed)
-		fprintf(f, "OVERSUBSCRIBED: %ld threads on %d processors: lock holders can be preempted, so wait times mean little\n",
-			r->threads, r->cpus);
+		fprintf(f, "OVERSUBSCRIBED: %ld threads on %d processor%s: lock holders can be preempted, so wait times mean little\n",
+			r->threads, r->cpus, r->cpus == 1 ? "" : "s");
 	if (r->err)
 		fprintf(f, "a worker failed: %s\n", strerror(-r->err));
 	if (r->interrupted)

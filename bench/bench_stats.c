@@ -283,6 +283,7 @@ void bench_machine_describe(char *buf, size_t len)
 	lrulab_clock_init();
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "?");
-	snprintf(buf, len, "%s, %d processors, Linux %s, clock %s", model,
-		 lrulab_nr_processors(), u.release, lrulab_clock_source());
+	snprintf(buf, len, "%s, %d processor%s, Linux %s, clock %s", model,
+		 lrulab_nr_processors(), lrulab_nr_processors() == 1 ? "" : "s", u.release,
+		 lrulab_clock_source());
 }

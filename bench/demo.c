@@ -186,10 +186,11 @@ static int run_demo(const struct demo_opts *o)
 		lrulab_exit();
 		return 1;
 	}
-	printf("lrulab demo: %s fault/free, %ld threads on %d processors%s, %lu KiB each, %ld loops, lock %s\n",
-	       o->shmem ? "shmem" : "anon", o->threads, lrulab_nr_processors(),
+	printf("lrulab demo: %s fault/free, %ld thread%s on %d processor%s%s, %lu KiB each, %ld loop%s, lock %s\n",
+	       o->shmem ? "shmem" : "anon", o->threads, o->threads == 1 ? "" : "s",
+	       lrulab_nr_processors(), lrulab_nr_processors() == 1 ? "" : "s",
 	       lrulab_oversubscribed() ? " (OVERSUBSCRIBED: more model CPUs than processors)" : "",
-	       o->mem >> 10, o->loops, lock_impl_name(o->lock));
+	       o->mem >> 10, o->loops, o->loops == 1 ? "" : "s", lock_impl_name(o->lock));
 	pthread_barrier_init(&start, NULL, (unsigned int)o->threads + 1);
 	all_vm_events(ev);
 	lockstat_reset();

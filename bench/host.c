@@ -309,17 +309,17 @@ static const char *host_backing(const struct host_opts *o)
 
 static void host_print_text(FILE *f, const struct host_opts *o, const struct host_result *r)
 {
-	fprintf(f, "lrulab host fault-free: engine host-kernel (Linux %s), %s, %ld thread%s on %d processors, %lu%s each, %luK folios, %.2f s\n",
+	fprintf(f, "lrulab host fault-free: engine host-kernel (Linux %s), %s, %ld thread%s on %d processor%s, %lu%s each, %luK folios, %.2f s\n",
 		host_kernel(), o->shmem ? "shmem" : "anon", r->threads,
-		r->threads == 1 ? "" : "s", r->cpus,
+		r->threads == 1 ? "" : "s", r->cpus, r->cpus == 1 ? "" : "s",
 		o->mem % (1UL << 20) ? o->mem >> 10 : o->mem >> 20,
 		o->mem % (1UL << 20) ? "K" : "M", (PAGE_SIZE << o->folio_order) >> 10,
 		o->seconds);
 	fprintf(f, "each thread pinned to a processor writes every page of %s\n",
 		host_backing(o));
 	if (r->oversubscribed)
-		fprintf(f, "OVERSUBSCRIBED: %ld threads on %d processors: threads take turns on a processor, so pages/s per thread means little\n",
-			r->threads, r->cpus);
+		fprintf(f, "OVERSUBSCRIBED: %ld threads on %d processor%s: threads take turns on a processor, so pages/s per thread means little\n",
+			r->threads, r->cpus, r->cpus == 1 ? "" : "s");
 	if (r->err)
 		fprintf(f, "a worker failed: %s: %s\n", r->failed, strerror(-r->err));
 	fprintf(f, "\npages faulted and freed: %lu in %.3f s: %.0f pages/s, %.0f per thread\n",
@@ -477,8 +477,8 @@ static int fault_free_parse(const char *prog, int argc, char **argv, struct host
 	/* the host's memory is real: leave the machine a quarter of what it has */
 	avail = host_mem_available();
 	if (avail && most * o->mem > avail / 4 * 3) {
-		fprintf(stderr, "%s: %ld threads x %luM is more than 3/4 of the %luM this machine has available\n",
-			prog, most, o->mem >> 20, avail >> 20);
+		fprintf(stderr, "%s: %ld thread%s x %luM is more than 3/4 of the %luM this machine has available\n",
+			prog, most, most == 1 ? "" : "s", o->mem >> 20, avail >> 20);
 		return 2;
 	}
 	if (o->perf_lock && o->shmem && o->folio_order) {

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "bench/bench.h"
+#include "tools/util.h"
 
 struct host_opts {
 	bool shmem;
@@ -107,10 +108,7 @@ int host_pin(int n);
 void host_read_mthp(struct bench_deltas *d);
 /* /proc/vmstat */
 void host_read_vmstat(struct bench_deltas *d);
-/* MemAvailable of /proc/meminfo in bytes; 0 when unknown */
-unsigned long host_mem_available(void);
-/* MemTotal of /proc/meminfo in bytes; 0 when unknown */
-unsigned long host_mem_total(void);
+/* host_mem_available() and host_mem_total() are in tools/util.h */
 
 /* ---- --perf-lock (bench/host_perf.c) ---- */
 

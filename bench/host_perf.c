@@ -372,7 +372,8 @@ static void perf_print(const struct host_opts *o, long threads, const struct per
 	printf("== lrulab: the same workload, --fault-work %lu, %.0f pages/s\n",
 		o->fault_work_ns, r->pages_per_sec);
 	if (r->oversubscribed)
-		printf("OVERSUBSCRIBED: %ld threads on %d processors\n", threads, r->cpus);
+		printf("OVERSUBSCRIBED: %ld threads on %d processor%s\n", threads, r->cpus,
+		       r->cpus == 1 ? "" : "s");
 	printf("\n");
 	bench_print_contention(stdout, r);
 	printf("\nlru_lock contended acquisitions per 1000 pages: host %.2f (%llu in %.0f pages, warm-up included), lrulab %.2f (%llu in %lu pages)\n",

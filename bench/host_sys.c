@@ -602,25 +602,6 @@ void host_read_mthp(struct bench_deltas *d)
 		qsort(d->d, d->nr, sizeof(*d->d), delta_name_cmp);
 }
 
-static unsigned long meminfo_bytes(const char *key)
-{
-	char text[4096], *p;
-	ssize_t n = read_text("/proc/meminfo", text, sizeof(text));
-
-	p = n > 0 ? strstr(text, key) : NULL;
-	return p ? strtoul(p + strlen(key), NULL, 10) << 10 : 0;
-}
-
-unsigned long host_mem_available(void)
-{
-	return meminfo_bytes("MemAvailable:");
-}
-
-unsigned long host_mem_total(void)
-{
-	return meminfo_bytes("MemTotal:");
-}
-
 void host_read_vmstat(struct bench_deltas *d)
 {
 	static char text[65536];

@@ -641,8 +641,8 @@ static int host_usemem_parse(const char *prog, int argc, char **argv,
 		most = o->threads[i] > most ? o->threads[i] : most;
 	avail = host_mem_available();
 	if (avail && (unsigned long)most * o->mem > avail / 4 * 3) {
-		fprintf(stderr, "%s: %ld threads x %luM is more than 3/4 of the %luM this machine has available\n",
-			prog, most, o->mem >> 20, avail >> 20);
+		fprintf(stderr, "%s: %ld thread%s x %luM is more than 3/4 of the %luM this machine has available\n",
+			prog, most, most == 1 ? "" : "s", o->mem >> 20, avail >> 20);
 		return 2;
 	}
 	if (o->max && o->max >= o->mem * (unsigned long)most) {

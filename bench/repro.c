@@ -573,12 +573,14 @@ int cmd_repro(int argc, char **argv)
 		printf("writing under %s%s\n", ro.out_dir, ro.quick ?
 		       " (--quick: tiny runs whose figures mean nothing)" : "");
 		if (ro.cpus > lrulab_nr_processors())
-			printf("WARNING: OVERSUBSCRIBED: --cpus %d is more than the %d processors here\n",
-			       ro.cpus, lrulab_nr_processors());
+			printf("WARNING: OVERSUBSCRIBED: --cpus %d is more than the %d processor%s here\n",
+			       ro.cpus, lrulab_nr_processors(),
+			       lrulab_nr_processors() == 1 ? "" : "s");
 		fflush(stdout);
 	} else if (ro.cpus > lrulab_nr_processors()) {
-		fprintf(stderr, "%s: warning: OVERSUBSCRIBED: --cpus %d is more than the %d processors here\n",
-			REPRO_PROG, ro.cpus, lrulab_nr_processors());
+		fprintf(stderr, "%s: warning: OVERSUBSCRIBED: --cpus %d is more than the %d processor%s here\n",
+			REPRO_PROG, ro.cpus, lrulab_nr_processors(),
+			lrulab_nr_processors() == 1 ? "" : "s");
 	}
 
 	if (bench_signals_catch()) {

@@ -315,8 +315,8 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 		repro_cell_arg(&c, "async");
 	}
 	repro_cell_switch(&c, self, "vmstat-scan-cost");
-	snprintf(what, sizeof(what), "usemem, %d processes (here %ld threads)",
-		 S1_MAIL_PROCESSES, n);
+	snprintf(what, sizeof(what), "usemem, %d processes (here %ld thread%s)",
+		 S1_MAIL_PROCESSES, n, n == 1 ? "" : "s");
 	if (repro_cell_run(ro, t, &c, what, ro->reps)) {
 		repro_cell_free(&c);
 		return -1;
@@ -376,8 +376,8 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 	repro_cell_free(&c);
 	if (err)
 		return -1;
-	repro_table_note(t, "usemem --random, %ld threads x %s in a two-level memcg, leaf memory.max an eighth of it; %g s measured per run after the prefault",
-			 n, "256M", ro->usemem_seconds);
+	repro_table_note(t, "usemem --random, %ld thread%s x %s in a two-level memcg, leaf memory.max an eighth of it; %g s measured per run after the prefault",
+			 n, n == 1 ? "" : "s", "256M", ro->usemem_seconds);
 	repro_table_note(t, ro->swap_async ?
 			 "swap: async, a disk as the mail's swap file: pages copied, writes end 100 us later and rotate their folios to the inactive tail" :
 			 "swap: sync, zram-like (zstd), written and freed in one pass; the mail swapped to a file (--swap-io async)");

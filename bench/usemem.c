@@ -414,8 +414,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		fprintf(text, "lrulab bench usemem: swap-io async: writes end %u us after submission, on the submitting CPU at its next list shrink, which rotates their folios (pgrotated) before its lru_add_drain\n",
 			usemem_swap_latency_us(o));
 	if (text)
-		fprintf(text, "lrulab bench usemem: %ld threads x %lu KiB %s, %s%s, leaf memory.max %lu KiB, swap %s (%s I/O), %s%.0u%s, %.1f s, vmstat-scan-cost %s, %s%s\n",
-			threads, o->mem >> 10, type,
+		fprintf(text, "lrulab bench usemem: %ld thread%s x %lu KiB %s, %s%s, leaf memory.max %lu KiB, swap %s (%s I/O), %s%.0u%s, %.1f s, vmstat-scan-cost %s, %s%s\n",
+			threads, threads == 1 ? "" : "s", o->mem >> 10, type,
 			o->regular && !o->mixed && o->pattern != USEMEM_PATTERN_RANDOM ? "" : "random ",
 			o->mixed ? "anon writes and file reads" : o->regular ? "reads" : "writes",
 			max * (PAGE_SIZE >> 10), usemem_swap_copy(o) ? "copy" : "zstd",

@@ -26,6 +26,7 @@
 
 #include <lrulab/cpu.h>
 #include "tools/parse.h"
+#include "tools/util.h"
 
 #include "replay-cmd.h"
 
@@ -512,6 +513,27 @@ int cmd_replay(int argc, char **argv)
 	c.runs = calloc((size_t)c.nr_sizes * 2, sizeof(*c.runs));
 	if (!c.runs)
 		return bad("out of memory");
+	/*
+	 * The kernel model's memory is real: a size's node is its memory.max
+	 * (or the trace's pages, if fewer) of arena plus a 64-byte entry a
+	 * page.  One that does not fit in 3/4 of what the machine has
+	 * available is refused before anything runs, not swapped half-way.
+	 */
+	for (i = 0; c.classic && i < c.nr_sizes; i++) {
+		unsigned long long pages, need, avail = host_mem_available();
+		uint64_t max;
+
+		if (classic_pages(&c, c.sizes[i], &max))
+			return 2;
+		pages = max < c.t.total_pages ? max : c.t.total_pages;
+		need = (pages + 4096) * (PAGE_SIZE + 64);
+		if (max >= REPLAY_MIN_PAGES && avail && need > avail / 4 * 3) {
+			replay_trace_free(&c.t);
+			return bad("cache size %llu: the kernel model needs %lluM for it, more than 3/4 of the %lluM this machine has available",
+				   (unsigned long long)c.sizes[i], need >> 20,
+				   (unsigned long long)avail >> 20);
+		}
+	}
 	if (c.exact && run_exact(&c, &n))
 		return bad("out of memory");
 	if (c.classic) {

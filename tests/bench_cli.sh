@@ -199,6 +199,19 @@ else
 	echo "bench_cli: read-only and full --out not checked (no mount here)"
 fi
 
+# item 9: one of a thing is not "1 things" (one processor: taskset)
+if command -v taskset >/dev/null 2>&1 && taskset -c 0 true 2>/dev/null; then
+	"$LRULAB" bench fault-free --threads 1 --loops 1 --mem 64K >"$out" 2>"$err"
+	grep -q '^lrulab bench fault-free: shmem, 1 thread on [0-9]* processors*, 64K each, 4K folios, 1 loop, ' "$out" ||
+		fail "bench fault-free: '1 thread', '1 loop'"
+	taskset -c 0 "$LRULAB" bench fault-free --threads 1 --loops 1 --mem 64K >"$out" 2>"$err"
+	grep -q '^lrulab bench fault-free: shmem, 1 thread on 1 processor, 64K each, 4K folios, 1 loop, ' "$out" ||
+		fail "bench fault-free on one processor: '1 processor'"
+	taskset -c 0 "$LRULAB" bench usemem --threads 1 --mem 4M --seconds 0.02 >"$out" 2>"$err"
+	grep -q '^lrulab bench usemem: 1 thread x 4096 KiB anon, ' "$out" || fail "bench usemem: '1 thread'"
+	grep -q '1 threads\|1 processors\|[^0-9]1 loops' "$out" && fail "bench usemem: a plural of one"
+fi
+
 good 'usage: lrulab bench' bench --help
 good 'usage: lrulab bench fault-free' bench fault-free --help
 good 'usage: lrulab bench usemem' bench usemem --help

@@ -22,6 +22,9 @@ for p in predict/record.c predict/record_gather.c predict/record_file.c predict/
 	! grep -q '#include *"\(bench/\|predict-internal.h\)' "$p" ||
 		fail "$p (predict's lower layer) includes bench/ or the command layer"
 done
+# replay/ sits beside bench/, which uses it (host replay): never the other way
+f=$(grep -l '#include *"bench/' replay/* 2>/dev/null)
+[ -z "$f" ] || fail "replay/ includes bench/: $f"
 # bench/ reaches the predictor through hooks only
 f=$(grep -l '#include *"predict/' bench/* 2>/dev/null)
 [ -z "$f" ] || fail "bench/ includes the predictor: $f"

@@ -82,6 +82,12 @@ bad "$tmp/cut.oracleGeneral.zst" oracleGeneral
 printf ' L 0,18446744073709551615\n' >"$tmp/h.lackey"
 bad_is "lrulab replay: $tmp/h.lackey: line 1: access size 18446744073709551615 is over the bound of 65536 bytes" \
 	"$tmp/h.lackey" lackey --policy lru -n 1 --sizes 10
+# the kernel model's node is real memory: one that cannot fit is refused
+# before any run (a 1 TiB object at half its size: 512 GiB)
+printf '1,1099511627776\n2,4096\n' >"$tmp/huge.csv"
+bad "$tmp/huge.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 0.5
+grep -q '^lrulab replay: cache size 549755815936: the kernel model needs 532496M for it, more than 3/4 of the [0-9]*M this machine has available$' "$err" ||
+	{ echo "FAIL: replay of a 1 TiB object: '$(cat "$err")'"; fails=$((fails + 1)); }
 # and -n stops inside one access: 17 pages, 3 of them requested
 printf ' L 0,65536\n' >"$tmp/big.lackey"
 good '3 req, miss ratio 1.0000' "$tmp/big.lackey" lackey --policy lru -n 3 --sizes 10

@@ -42,9 +42,12 @@ int out_dir_check(const char *prog, const char *dir, bool create)
 			strerror(errno));
 		return -1;
 	}
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, dir,
-			errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a folder");
+	if (stat(dir, &st)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: %s: not a folder\n", prog, dir);
 		return -1;
 	}
 	if ((size_t)snprintf(probe, sizeof(probe), "%s/.lrulab-probe-XXXXXX", dir) >=

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "tools/util.h"
@@ -99,4 +100,28 @@ json_t *read_fd_json(int fd)
 
 	free(buf);
 	return j;
+}
+
+static unsigned long meminfo_bytes(const char *key)
+{
+	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+	char *text = fd >= 0 ? read_fd_all(fd, NULL) : NULL, *p;
+	unsigned long v;
+
+	if (fd >= 0)
+		close(fd);
+	p = text ? strstr(text, key) : NULL;
+	v = p ? strtoul(p + strlen(key), NULL, 10) << 10 : 0;
+	free(text);
+	return v;
+}
+
+unsigned long host_mem_available(void)
+{
+	return meminfo_bytes("MemAvailable:");
+}
+
+unsigned long host_mem_total(void)
+{
+	return meminfo_bytes("MemTotal:");
 }

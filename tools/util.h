@@ -28,6 +28,9 @@ int tmpfile_create(const char *stem, char *path, size_t len);
 char *read_fd_all(int fd, size_t *len);
 /* The JSON value @fd gives until its end; NULL if none or bad. */
 json_t *read_fd_json(int fd);
+/* MemAvailable and MemTotal of /proc/meminfo in bytes; 0 when unknown */
+unsigned long host_mem_available(void);
+unsigned long host_mem_total(void);
 /* A numeric member of a JSON object; NAN when missing. */
 double json_number(json_t *obj, const char *key);
 
