@@ -531,7 +531,7 @@ static int fill_table(const struct pred_recording *rec, const struct pred_result
 static void point_figures(const struct pred_recording *rec, const struct pred_result *res,
 			  struct pred_point *pt)
 {
-	double pages_per_op = (double)rec->pages, ops = 0, wait = 0, cont = 0, best = -1;
+	double pages_per_op = (double)rec->pages, ops = 0, wait = 0, cont = 0, acq = 0, best = -1;
 	int i;
 
 	for (i = 0; i < rec->nr_traces; i++)
@@ -543,9 +543,11 @@ static void point_figures(const struct pred_recording *rec, const struct pred_re
 			continue;
 		wait += res->sites[i].wait_total;
 		cont += res->sites[i].contended;
+		acq += res->sites[i].acquired;
 	}
 	pt->lru_wait_ns_per_page = res->acquisitions ? wait / (res->acquisitions * pages_per_op) : 0;
 	pt->lru_contended_per_page = res->acquisitions ? cont / (res->acquisitions * pages_per_op) : 0;
+	pt->lru_acquired_per_page = res->acquisitions ? acq / (res->acquisitions * pages_per_op) : 0;
 	pt->sim_seconds = res->elapsed_ns / 1e9;
 	for (i = 0; i < NR_PRED_EVENTS; i++)
 		pt->ev_per_page[i] = res->acquisitions ?

@@ -31,6 +31,7 @@ struct pred_point {
 	double twin_pages_per_sec;
 	double lru_wait_ns_per_page;
 	double lru_contended_per_page;
+	double lru_acquired_per_page;	/* what the contended count cannot pass */
 	double sim_seconds;		/* simulated time the table covers */
 	char bottleneck[192];
 	double load;			/* the bottleneck lock's utilisation */

@@ -174,13 +174,16 @@ expect 1 "$C" "$LRULAB" calibrate --out /nonexistent/dir/x.profile
 # repro --predict in its quick form
 "$LRULAB" repro s4 --quick --predict --out $tmp/results >"$out" 2>"$err" ||
 	fail "repro s4 --predict failed"
-test "$(grep -c 'predicted: 20 CPUs of skylake-2s-80' "$out")" -eq 3 ||
+test "$(grep -c 'predicted [0-9]*K: run time, 20 CPUs of skylake-2s-80' "$out")" -eq 3 &&
+	test "$(grep -c 'predicted [0-9]*K: contended, 20 CPUs of skylake-2s-80' "$out")" -eq 3 &&
+	grep -q 'the mail names no machine' "$out" ||
 	fail "repro s4 --predict: rows"
 
-# s1: the five sites the mail reports and the total, predicted
+# s1: pgsteal_direct/s, the five sites the mail reports and the total, predicted
 "$LRULAB" repro s1 --quick --predict --out $tmp/results >"$out" 2>"$err" ||
 	fail "repro s1 --predict failed"
-test "$(grep -c 'predicted: 16 CPUs of skylake-2s-80' "$out")" -eq 6 ||
+test "$(grep -c 'predicted: 16 CPUs of skylake-2s-80' "$out")" -eq 7 &&
+	grep -A1 '^  pgsteal_direct / s' "$out" | grep -q 'predicted: 16 CPUs' ||
 	fail "repro s1 --predict: rows"
 
 # s3: each cell's patch 1 and patch 1+2 rows, recorded by the two layout builds
