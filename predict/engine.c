@@ -233,13 +233,9 @@ static double hold_with_events(struct sim *s, int cpu, struct lock_inst *L, doub
 	return h;
 }
 
-/* The time from a release to the next holder's grant, @k waiters queued. */
-static double handoff(struct sim *s, int from, int to, int k)
+double pred_handoff(enum lock_impl impl, const struct pred_costs *c, double x, double k)
 {
-	const struct pred_costs *c = s->o->costs;
-	double x = xfer(s, from, to);
-
-	switch (s->o->impl) {
+	switch (impl) {
 	case LOCK_TICKET:
 		return x + c->ticket_slope * k;
 	case LOCK_TAS:
@@ -248,6 +244,12 @@ static double handoff(struct sim *s, int from, int to, int k)
 	default:
 		return x + c->handoff_qspin;
 	}
+}
+
+/* The time from a release to the next holder's grant, @k waiters queued. */
+static double handoff(struct sim *s, int from, int to, int k)
+{
+	return pred_handoff(s->o->impl, s->o->costs, xfer(s, from, to), k);
 }
 
 /* ---- shared lines outside the locks' ---- */

@@ -386,18 +386,28 @@ static void twin_events(const struct pred_recording *rec, int cpus, double xf, d
  * The twin: one op is a cycle; shared locks are queues whose demand is
  * their share of the ops times their hold, stretched by the lines a
  * section fetches (each from another CPU with probability 1 - 1/N) and
- * the handoff; the rest is delay.
+ * the handoff of the lock's implementation (pred_handoff()); the rest is
+ * delay.  A ticket or test-and-set handoff grows with the waiters at the
+ * release, which the MVA's queue length at the lock gives: a fixed point
+ * of the two, where a qspinlock's constant handoff needs none.
  */
+#define TWIN_ITERATIONS 50
+
 static double twin_pages(const struct pred_recording *rec, const struct pred_cpu *topo,
-			 int cpus, const struct pred_costs *c, double speed_smt)
+			 int cpus, const struct pred_costs *c, enum lock_impl impl,
+			 double speed_smt)
 {
-	double *d = calloc(rec->nr_locks + 1, sizeof(*d)), z = 0, x, ops = 0;
+	int nl = rec->nr_locks;
+	double *d = calloc(nl + 1, sizeof(*d)), *base = calloc(nl + 1, sizeof(*base));
+	double *visits = calloc(nl + 1, sizeof(*visits)), *waiters = calloc(nl + 1, sizeof(*waiters));
+	double *resp = calloc(nl + 1, sizeof(*resp));
 	double xf = mean_xfer(topo, cpus, c), remote = cpus > 1 ? 1 - 1.0 / cpus : 0;
-	int i;
+	double z = 0, x = NAN, ops = 0;
+	int i, it;
 	u32 k;
 
-	if (!d)
-		return NAN;
+	if (!d || !base || !visits || !waiters || !resp)
+		goto out;
 	for (i = 0; i < rec->nr_traces; i++)
 		for (k = 0; k < rec->traces[i].nr; k++) {
 			const struct pred_op *op = &rec->traces[i].ops[k];
@@ -410,13 +420,30 @@ static double twin_pages(const struct pred_recording *rec, const struct pred_cpu
 				z += h;
 				continue;
 			}
-			d[op->lock] += h + remote * (l->nr_lines * xf + xf + c->handoff_qspin);
+			base[op->lock] += h + remote * (l->nr_lines * xf + xf);
+			visits[op->lock]++;
 		}
-	twin_events(rec, cpus, remote * xf, d, &z);
-	for (i = 0; i < rec->nr_locks; i++)
-		d[i] /= ops;
-	x = pred_mva(cpus, z / ops, rec->nr_locks, d, NULL);
+	twin_events(rec, cpus, remote * xf, base, &z);
+	for (it = 0; it < TWIN_ITERATIONS; it++) {
+		for (i = 0; i < nl; i++)
+			d[i] = (base[i] + visits[i] * remote *
+				(pred_handoff(impl, c, xf, waiters[i]) - xf)) / ops;
+		x = pred_mva(cpus, z / ops, nl, d, resp);
+		if (impl == LOCK_QSPINLOCK || impl == LOCK_MUTEX)
+			break;
+		/* those queued at a lock less its holder, damped */
+		for (i = 0; i < nl; i++) {
+			double q = x * resp[i] - (visits[i] > 0 ? x * d[i] : 0);
+
+			waiters[i] = (waiters[i] + (q > 0 ? q : 0)) / 2;
+		}
+	}
+out:
 	free(d);
+	free(base);
+	free(visits);
+	free(waiters);
+	free(resp);
 	/* x is ops per ns */
 	return x * 1e9 * rec->pages / ops;
 }
@@ -609,7 +636,7 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 		pt->vmstat_threshold = !f ? 0 : !f->threshold ? 0 :
 				vmstat_normal_threshold(cpus, (unsigned long)f->arg << (27 - PAGE_SHIFT));
 	}
-	pt->twin_pages_per_sec = twin_pages(rec, topo, cpus, &c,
+	pt->twin_pages_per_sec = twin_pages(rec, topo, cpus, &c, mo->impl,
 					    cpus > pf->sockets * pf->cores_per_socket ?
 					    1 / c.smt_speed : 1);
 	for (d = 0; d < mo->draws; d++) {

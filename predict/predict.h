@@ -302,6 +302,13 @@ struct pred_result {
 	double inval_ns;
 };
 
+/*
+ * A lock's handoff by implementation, from a release to the next grant
+ * with @k waiters queued at the release and a line transfer of @x between
+ * the releaser and the next holder: qspinlock x + handoff_qspin, ticket
+ * x + ticket_slope k, test-and-set (and pthread spin) x (1 + tas_beta k).
+ */
+double pred_handoff(enum lock_impl impl, const struct pred_costs *c, double x, double k);
 /* 0, or -EINVAL/-ENOMEM; free @r with pred_result_free(). */
 int pred_simulate(const struct pred_sim_opts *o, struct pred_result *r);
 void pred_result_free(struct pred_result *r);
@@ -327,5 +334,18 @@ double pred_mva(int n, double z, int k, const double *d, double *resp);
  * wait in queue for N sources of mean think @z and mean service @s.
  */
 void pred_repairman(int n, double z, double s, double *x, double *wait);
+/*
+ * One lock of implementation @impl as Boyd-Wickizer et al.'s birth-death
+ * chain ("Non-scalable locks are dangerous", 2012) over k, the CPUs
+ * holding or waiting: arrivals (n - k)/@z, and in state k a grant every
+ * @s plus the handoff pred_handoff() gives with the k - 1 waiters left at
+ * the release and a transfer of @x (none in state 1: nobody waits).
+ * Throughput in acquisitions per unit time, and the mean wait in queue
+ * (Little: N/X - Z - S), into *@x_out and *@wait.  Zero handoff costs
+ * make it the machine-repairman closed form; @z = 0 the saturated lock,
+ * 1/(s + handoff(n - 1)), as the simulation gives it.
+ */
+void pred_lock_chain(int n, double z, double s, enum lock_impl impl,
+		     const struct pred_costs *c, double x, double *x_out, double *wait);
 
 #endif /* LRULAB_PREDICT_H */

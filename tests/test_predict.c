@@ -84,18 +84,31 @@ static void gen_init(struct gen *g, bool expo, double z, double s, int locks, u6
 
 static const struct pred_costs zero_costs = { .work_scale = 1, .hold_scale = 1 };
 
+/* the simulation of @g's stream, on @topo (NULL: one socket, no SMT), simulator seeded @seed */
+static int sim_on(struct gen *g, int cpus, enum lock_impl impl, const struct pred_costs *c,
+		  const struct pred_lock *locks, u32 lines, u64 acq, u64 warm,
+		  const struct pred_cpu *topo, u64 seed, struct pred_result *r)
+{
+	struct pred_source src = { .next = gen_next, .arg = g };
+	struct pred_sim_opts o = {
+		.cpus = cpus, .impl = impl, .costs = c, .topo = topo, .nr_locks = g->nr_locks,
+		.locks = locks, .nr_sites = g->nr_locks, .nr_lines = lines,
+		.acquisitions = acq, .warmup = warm, .seed = seed, .src = &src,
+	};
+
+	return pred_simulate(&o, r);
+}
+
 static int sim(struct gen *g, int cpus, enum lock_impl impl, const struct pred_costs *c,
 	       const struct pred_lock *locks, u32 lines, u64 acq, u64 warm,
 	       struct pred_result *r)
 {
-	struct pred_source src = { .next = gen_next, .arg = g };
-	struct pred_sim_opts o = {
-		.cpus = cpus, .impl = impl, .costs = c, .nr_locks = g->nr_locks,
-		.locks = locks, .nr_sites = g->nr_locks, .nr_lines = lines,
-		.acquisitions = acq, .warmup = warm, .seed = 7, .src = &src,
-	};
+	return sim_on(g, cpus, impl, c, locks, lines, acq, warm, NULL, 7, r);
+}
 
-	return pred_simulate(&o, r);
+static bool rel_eq(double a, double b)
+{
+	return fabs(a / b - 1) < 1e-9;
 }
 
 /* ---- closed forms ---- */
@@ -179,6 +192,10 @@ static void test_little(void **state)
 	pred_result_free(&r);
 }
 
+/*
+ * The workload's seed: the same stream of works and holds is the same
+ * result, another stream another.
+ */
 static void test_fixed_seed(void **state)
 {
 	struct pred_result a, b;
@@ -261,6 +278,178 @@ static void test_line_transfers(void **state)
 	assert_true(fabs(r.x_steady * 300 / 2 - 1) < 1e-9);
 	assert_int_equal(r.sites[0].contended, 0);
 	pred_result_free(&r);
+}
+
+/*
+ * The simulator's own seed, the workload's stream the same: it draws the
+ * test-and-set winner (and events' phases), so a seed is one result and
+ * another seed another; a qspinlock without events draws nothing, so
+ * every seed gives the same result.
+ */
+static void test_sim_seed(void **state)
+{
+	struct pred_result a, b;
+	struct gen g;
+
+	gen_init(&g, true, 3000, 800, 1, 11);
+	assert_int_equal(sim_on(&g, 16, LOCK_TAS, &zero_costs, NULL, 0, 200000, 1000, NULL, 5,
+				&a), 0);
+	gen_init(&g, true, 3000, 800, 1, 11);
+	assert_int_equal(sim_on(&g, 16, LOCK_TAS, &zero_costs, NULL, 0, 200000, 1000, NULL, 5,
+				&b), 0);
+	assert_true(a.elapsed_ns == b.elapsed_ns && a.wait_total == b.wait_total);
+	assert_memory_equal(&a.sites[0], &b.sites[0], sizeof(a.sites[0]));
+	pred_result_free(&b);
+	gen_init(&g, true, 3000, 800, 1, 11);
+	assert_int_equal(sim_on(&g, 16, LOCK_TAS, &zero_costs, NULL, 0, 200000, 1000, NULL, 6,
+				&b), 0);
+	assert_true(a.elapsed_ns != b.elapsed_ns);
+	assert_true(a.wait_total != b.wait_total);
+	pred_result_free(&a);
+	pred_result_free(&b);
+
+	gen_init(&g, true, 3000, 800, 1, 11);
+	assert_int_equal(sim_on(&g, 16, LOCK_QSPINLOCK, &zero_costs, NULL, 0, 200000, 1000, NULL,
+				5, &a), 0);
+	gen_init(&g, true, 3000, 800, 1, 11);
+	assert_int_equal(sim_on(&g, 16, LOCK_QSPINLOCK, &zero_costs, NULL, 0, 200000, 1000, NULL,
+				6, &b), 0);
+	assert_true(a.elapsed_ns == b.elapsed_ns && a.wait_total == b.wait_total);
+	assert_int_equal(a.events, b.events);
+	pred_result_free(&a);
+	pred_result_free(&b);
+}
+
+/*
+ * Transfers by where two CPUs sit: two CPUs taking turns on a saturated
+ * lock with one written line pay, per acquisition, the hold, the line
+ * and the handoff's transfer between them: across sockets xfer_remote,
+ * in one socket xfer_socket, between SMT siblings xfer_smt, and siblings
+ * both busy run their holds at smt_speed.
+ */
+static void test_topology_transfers(void **state)
+{
+	static const struct {
+		struct pred_cpu cpu[2];
+		double smt_speed, want;	/* per acquisition: 200 hold, 3 line prices */
+	} cases[] = {
+		{ { { 0, 0, 0 }, { 1, 0, 0 } }, 0, 200 + 2 * 130 + 5 },
+		{ { { 0, 0, 0 }, { 0, 1, 0 } }, 0, 200 + 2 * 45 + 5 },
+		{ { { 0, 0, 0 }, { 0, 0, 1 } }, 0, 200 + 2 * 8 + 5 },
+		{ { { 0, 0, 0 }, { 0, 0, 1 } }, 0.5, 2 * 200 + 2 * 8 + 5 },
+		{ { { 0, 3, 0 }, { 0, 4, 1 } }, 0.5, 200 + 2 * 45 + 5 },
+	};
+	struct pred_lock lock = { .scope = PRED_SHARED, .nr_lines = 1, .lines = { 0 } };
+	struct pred_costs c = zero_costs;
+	struct pred_result r;
+	struct gen g;
+	size_t i;
+
+	c.xfer_smt = 8;
+	c.xfer_socket = 45;
+	c.xfer_remote = 130;
+	c.handoff_qspin = 5;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		c.smt_speed = cases[i].smt_speed;
+		gen_init(&g, false, 0, 200, 1, 0);
+		assert_int_equal(sim_on(&g, 2, LOCK_QSPINLOCK, &c, &lock, 1, 10000, 100,
+					cases[i].cpu, 7, &r), 0);
+		assert_true(rel_eq(r.x_steady * cases[i].want, 1));
+		pred_result_free(&r);
+	}
+}
+
+/*
+ * Test-and-set goes to a spinner on the releaser's socket: two CPUs on
+ * each of two sockets, saturated, hand the lock back and forth on the
+ * first socket (the releaser asks again after the pick), so every
+ * handoff is x_socket (1 + beta 3) and none crosses; a uniform pick would
+ * cross a socket two times in three.
+ */
+static void test_tas_socket_bias(void **state)
+{
+	static const struct pred_cpu topo[4] = {
+		{ 0, 0, 0 }, { 0, 1, 0 }, { 1, 0, 0 }, { 1, 1, 0 },
+	};
+	struct pred_costs c = zero_costs;
+	struct pred_result r;
+	struct gen g;
+
+	c.xfer_socket = 40;
+	c.xfer_remote = 400;
+	c.tas_beta = 0.5;
+	gen_init(&g, false, 0, 100, 1, 0);
+	assert_int_equal(sim_on(&g, 4, LOCK_TAS, &c, NULL, 0, 20000, 100, topo, 7, &r), 0);
+	assert_true(rel_eq(r.acq_per_sec / 1e9 * (100 + 40 * (1 + 0.5 * 3)), 1));
+	pred_result_free(&r);
+}
+
+/*
+ * The analytic twin per lock type: the birth-death chain of one lock
+ * whose handoff grows with the waiters (ticket: + slope per waiter,
+ * test-and-set: x (1 + beta k)).  With no handoff cost it is the
+ * machine-repairman closed form for every type; saturated (no work) it
+ * is what the simulation gives; at N = 2 it is the chain worked by hand;
+ * in between, a dearer handoff per waiter is less throughput.
+ */
+static void test_twin_lock_types(void **state)
+{
+	static const enum lock_impl impls[] = { LOCK_QSPINLOCK, LOCK_TICKET, LOCK_TAS };
+	struct pred_costs c = zero_costs;
+	struct pred_result r;
+	struct gen g;
+	double x, w, xr, wr;
+	size_t i;
+	int n;
+
+	for (i = 0; i < ARRAY_SIZE(impls); i++)
+		for (n = 1; n <= 80; n++) {
+			pred_lock_chain(n, 40000, 600, impls[i], &zero_costs, 0, &x, &w);
+			pred_repairman(n, 40000, 600, &xr, &wr);
+			assert_true(rel_eq(x, xr));
+			assert_true(fabs(w - wr) < 1e-6 * (wr > 1 ? wr : 1));
+		}
+
+	c.handoff_qspin = 5;
+	c.ticket_slope = 10;
+	c.tas_beta = 1;
+	for (i = 0; i < ARRAY_SIZE(impls); i++) {
+		gen_init(&g, false, 0, 100, 1, 0);
+		c.xfer_socket = 20;
+		assert_int_equal(sim(&g, 4, impls[i], &c, NULL, 0, 20000, 100, &r), 0);
+		pred_lock_chain(4, 0, 100, impls[i], &c, 20, &x, &w);
+		assert_true(rel_eq(x, r.acq_per_sec / 1e9));
+		pred_result_free(&r);
+	}
+	/* saturated: 1 / (s + handoff with n - 1 waiters) */
+	pred_lock_chain(4, 0, 100, LOCK_TICKET, &c, 20, &x, &w);
+	assert_true(rel_eq(x, 1 / (100 + 20 + 10 * 3.0)));
+	pred_lock_chain(4, 0, 100, LOCK_TAS, &c, 20, &x, &w);
+	assert_true(rel_eq(x, 1 / (100 + 20 * (1 + 3.0))));
+
+	/*
+	 * N = 2, ticket: P1 = P0 2 s / z, P2 = P1 s2 / z with s2 = s + x +
+	 * slope (one waiter left at the release); X = (P1/s + P2/s2) / sum P.
+	 */
+	{
+		double z = 1000, s = 300, s2 = 300 + 20 + 10;
+		double p1 = 2 * s / z, p2 = p1 * s2 / z;
+		double want = (p1 / s + p2 / s2) / (1 + p1 + p2);
+
+		pred_lock_chain(2, z, s, LOCK_TICKET, &c, 20, &x, &w);
+		assert_true(rel_eq(x, want));
+		assert_true(rel_eq(w, 2 / want - z - s));
+	}
+
+	/* handoffs of 25 (qspinlock), 20 + 10 k (ticket), 20 (1 + k) (TAS) */
+	for (n = 2; n <= 64; n *= 2) {
+		double xq, xt, xs;
+
+		pred_lock_chain(n, 2000, 300, LOCK_QSPINLOCK, &c, 20, &xq, &w);
+		pred_lock_chain(n, 2000, 300, LOCK_TICKET, &c, 20, &xt, &w);
+		pred_lock_chain(n, 2000, 300, LOCK_TAS, &c, 20, &xs, &w);
+		assert_true(xq > xt && xt > xs);
+	}
 }
 
 static void test_bad_sim_options(void **state)
@@ -917,6 +1106,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_little),
 		cmocka_unit_test(test_fixed_seed),
 		cmocka_unit_test(test_handoff_rules),
+		cmocka_unit_test(test_sim_seed),
+		cmocka_unit_test(test_topology_transfers),
+		cmocka_unit_test(test_tas_socket_bias),
+		cmocka_unit_test(test_twin_lock_types),
 		cmocka_unit_test(test_line_transfers),
 		cmocka_unit_test(test_bad_sim_options),
 		cmocka_unit_test(test_threshold_for_n),
