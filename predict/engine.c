@@ -476,8 +476,11 @@ static void request(struct sim *s, int cpu, double t)
 	v->t_req = t;
 	lock_area(s, L, t, +1);
 	if (L->holder < 0 && !L->nr_wait) {
-		/* the word comes over from its last writer, then the cmpxchg */
-		double get = s->o->costs->lock_local + xfer(s, L->word_owner, cpu);
+		/*
+		 * The word comes over from its last writer; the cmpxchg itself
+		 * is in the recorded work, as this machine ran it.
+		 */
+		double get = xfer(s, L->word_owner, cpu);
 
 		grant(s, cpu, L, t + get, false);
 		return;

@@ -178,11 +178,9 @@ enum pred_param {
 	PP_XFER_SMT,		/* one-way line transfer between SMT siblings, ns */
 	PP_XFER_SOCKET,		/* between cores of one socket */
 	PP_XFER_REMOTE,		/* between sockets */
-	PP_LOCK_LOCAL,		/* uncontended lock+unlock, line already here */
 	PP_HANDOFF_QSPIN,	/* qspinlock handoff beyond the line transfer */
 	PP_TICKET_SLOPE,	/* ticket: extra handoff per waiter */
 	PP_TAS_BETA,		/* test-and-set: handoff x (1 + beta x waiters) */
-	PP_CLOCK_READ,		/* one clock read */
 	PP_FREQ_ONE,		/* MHz with one core busy */
 	PP_FREQ_ALL,		/* MHz with every core busy */
 	PP_SMT_SPEED,		/* a thread's speed when its sibling is busy */
@@ -232,7 +230,7 @@ struct pred_cpu {
 /* Costs the simulation uses: one draw of a profile's values. */
 struct pred_costs {
 	double xfer_smt, xfer_socket, xfer_remote;
-	double lock_local, handoff_qspin, ticket_slope, tas_beta;
+	double handoff_qspin, ticket_slope, tas_beta;
 	double work_scale;	/* multiplies work outside locks */
 	double hold_scale;	/* multiplies recorded holds */
 	double smt_speed;	/* work and holds of a CPU whose sibling is busy */

@@ -973,11 +973,9 @@ static const char *good_profile =
 	"xfer_smt_ns = 7.6 [6 9] source: a\n"
 	"xfer_socket_ns = 48 [40 56] source: b\n"
 	"xfer_remote_ns = 134 source: c\n"
-	"lock_local_ns = 10 [5 15] source: d\n"
 	"handoff_qspinlock_ns = 20 [10 30] source: e\n"
 	"ticket_slope_ns = 24 [10 50] source: f\n"
 	"tas_beta = 1 [0.5 2] source: g\n"
-	"clock_read_ns = 8 source: h\n"
 	"freq_one_busy_mhz = 3700 [3500 3900] source: i\n"
 	"freq_all_busy_mhz = 2800 [2600 3000] source: j\n"
 	"smt_speed = 0.62 [0.55 0.7] source: k\n"
@@ -1018,6 +1016,13 @@ static void test_profile(void **state)
 	fclose(f);
 	assert_int_equal(read_profile_text(buf, &again), 0);
 	assert_memory_equal(again.p, pf.p, sizeof(pf.p));
+
+	/* an older profile's unused lock_local_ns and clock_read_ns are read and ignored */
+	assert_int_equal(asprintf(&text, "%slock_local_ns = 10 [5 15] source: d\n"
+				  "clock_read_ns = 8 source: h\n", good_profile) > 0, 1);
+	assert_int_equal(read_profile_text(text, &again), 0);
+	assert_memory_equal(again.p, pf.p, sizeof(pf.p));
+	free(text);
 
 	/* each fault alone is an error */
 	text = strdup(good_profile);
