@@ -188,9 +188,12 @@ static u32 replay_events(struct pred_source *s, int cpu, const struct pred_event
 	return t->events ? r->ev_nr[cpu] : 0;
 }
 
-/* CPUs beyond the recorded threads replay them from a random place */
+/*
+ * CPUs beyond the recorded threads replay them from a random place; every
+ * start moves on by @shift of its trace (a window, run_sim()).
+ */
 static int replay_init(struct replay *r, const struct pred_recording *rec, int cpus,
-		       u64 seed)
+		       u64 seed, double shift)
 {
 	struct bench_rng rng = { seed };
 	int i;
@@ -210,6 +213,7 @@ static int replay_init(struct replay *r, const struct pred_recording *rec, int c
 		t = &rec->traces[r->trace[i]];
 		if (i >= rec->nr_traces || seed)
 			r->pos[i] = (u32)(bench_rng_next(&rng) % t->nr);
+		r->pos[i] = (u32)((r->pos[i] + (u64)(shift * t->nr)) % t->nr);
 		r->ev_pos[i] = t->events ? first_event(t, r->pos[i]) : 0;
 	}
 	return 0;
@@ -464,27 +468,107 @@ static u64 default_acquisitions(const struct pred_recording *rec, int cpus)
 	return acq < lo ? lo : acq > hi ? (lo > hi ? lo : hi) : acq;
 }
 
+/* @w's counts added to @r's (a window after another) */
+static void merge_result(struct pred_result *r, const struct pred_result *w, int nr_sites)
+{
+	int i;
+
+	r->elapsed_ns += w->elapsed_ns;
+	r->acquisitions += w->acquisitions;
+	r->x_steady += w->x_steady;
+	r->wait_total += w->wait_total;
+	r->events += w->events;
+	for (i = 0; i < NR_PRED_EVENTS; i++) {
+		r->ev_seen[i] += w->ev_seen[i];
+		r->ev_kept[i] += w->ev_kept[i];
+	}
+	r->ev_xfers += w->ev_xfers;
+	r->ev_xfer_ns += w->ev_xfer_ns;
+	r->invalidations += w->invalidations;
+	r->inval_ns += w->inval_ns;
+	for (i = 0; i < nr_sites; i++) {
+		struct pred_site_stat *a = &r->sites[i];
+		const struct pred_site_stat *b = &w->sites[i];
+
+		if (b->contended && (!a->contended || b->wait_min < a->wait_min))
+			a->wait_min = b->wait_min;
+		if (b->wait_max > a->wait_max)
+			a->wait_max = b->wait_max;
+		a->acquired += b->acquired;
+		a->contended += b->contended;
+		a->wait_total += b->wait_total;
+		a->hold_total += b->hold_total;
+	}
+	for (i = 0; i < r->nr_locks && i < w->nr_locks; i++) {
+		r->locks[i].acquired += w->locks[i].acquired;
+		r->locks[i].busy += w->locks[i].busy;
+		r->locks[i].area += w->locks[i].area;
+		r->locks[i].resp_total += w->locks[i].resp_total;
+	}
+}
+
+/*
+ * A simulation of @acq acquisitions covers acq / N of each CPU's trace;
+ * when that is less than a trace (the cap of default_acquisitions(), or
+ * a caller's count), one simulation replays only where the CPUs start,
+ * which for the recorded threads is a trace's start (one CPU asked for
+ * 430K pages/s replayed the first 1.5M acquisitions of a longer
+ * recording at 466K).  So the acquisitions go to up to REPLAY_WINDOWS
+ * windows, each with every start moved on by its share of the trace,
+ * their counts summed; each window warms up on its own share of the
+ * warm-up (at least 200 acquisitions a CPU).
+ */
+#define REPLAY_WINDOWS 8
+
 static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo, int cpus,
 		   const struct pred_costs *c, const struct pred_model_opts *mo, u64 seed,
 		   struct pred_result *res)
 {
-	struct replay rp;
-	struct pred_source src = { .next = replay_next, .events = replay_events, .arg = &rp };
 	u64 acq = mo->acquisitions ? mo->acquisitions : default_acquisitions(rec, cpus);
-	struct pred_sim_opts so = {
-		.cpus = cpus, .impl = mo->impl, .costs = c, .topo = topo,
-		.nr_locks = rec->nr_locks, .locks = rec->locks,
-		.nr_sites = rec->nr_sites, .nr_lines = rec->nr_lines,
-		.nr_counters = rec->nr_counters,
-		.acquisitions = acq, .warmup = 2000ULL * cpus, .seed = seed, .src = &src,
-		.flush_period_ns = rec->flush_period_ns,
-		.other_placement = mo->other_placement,
-	};
-	int err = replay_init(&rp, rec, cpus, seed);
+	u64 ops = 0, per_cpu = acq / cpus, warm = 2000ULL * cpus;
+	int i, nwin = 1, w, err = 0;
 
-	if (!err)
-		err = pred_simulate(&so, res);
-	replay_free(&rp);
+	for (i = 0; i < rec->nr_traces; i++)
+		ops = rec->traces[i].nr > ops ? rec->traces[i].nr : ops;
+	if (per_cpu < ops)
+		nwin = per_cpu ? (int)((ops + per_cpu - 1) / per_cpu) : REPLAY_WINDOWS;
+	if (nwin > REPLAY_WINDOWS)
+		nwin = REPLAY_WINDOWS;
+	if (nwin > 1) {
+		warm /= nwin;
+		if (warm < 200ULL * cpus)
+			warm = 200ULL * cpus;
+	}
+	for (w = 0; w < nwin && !err; w++) {
+		struct replay rp;
+		struct pred_source src = { .next = replay_next, .events = replay_events, .arg = &rp };
+		struct pred_sim_opts so = {
+			.cpus = cpus, .impl = mo->impl, .costs = c, .topo = topo,
+			.nr_locks = rec->nr_locks, .locks = rec->locks,
+			.nr_sites = rec->nr_sites, .nr_lines = rec->nr_lines,
+			.nr_counters = rec->nr_counters,
+			.acquisitions = acq / nwin + (w < (int)(acq % nwin)), .warmup = warm,
+			.seed = seed ? seed + w : 0, .src = &src,
+			.flush_period_ns = rec->flush_period_ns,
+			.other_placement = mo->other_placement,
+		};
+		struct pred_result one;
+
+		err = replay_init(&rp, rec, cpus, seed, (double)w / nwin);
+		if (!err)
+			err = pred_simulate(&so, w ? &one : res);
+		replay_free(&rp);
+		if (!err && w) {
+			merge_result(res, &one, rec->nr_sites);
+			pred_result_free(&one);
+		}
+	}
+	if (err && nwin > 1 && res->sites)
+		pred_result_free(res);
+	if (!err && nwin > 1) {
+		res->acq_per_sec = res->elapsed_ns > 0 ? res->acquisitions * 1e9 / res->elapsed_ns : 0;
+		res->x_steady /= nwin;
+	}
 	return err;
 }
 

@@ -1065,6 +1065,130 @@ static void test_topology(void **state)
 	assert_true(c[40].socket == 1 && c[40].core == 0 && c[40].thread == 0);
 }
 
+/* ---- the whole path: a recording, a profile, N CPUs ---- */
+
+/*
+ * A one-thread recording of @nr acquisitions of one shared lru_lock, a
+ * page each: work @work and hold @hold ns, the second half's hold @hold2.
+ */
+static void synthetic_recording(struct pred_recording *rec, u32 nr, u32 work, u32 hold,
+				u32 hold2)
+{
+	u32 k;
+
+	memset(rec, 0, sizeof(*rec));
+	strcpy(rec->workload, "synthetic");
+	rec->threads = 1;
+	rec->pages = nr;
+	rec->nr_sites = 1;
+	rec->sites = calloc(1, sizeof(*rec->sites));
+	strcpy(rec->sites[0].cls, "lru_lock");
+	strcpy(rec->sites[0].caller, "folio_batch_move_lru");
+	strcpy(rec->sites[0].fn, "folio_batch_move_lru");
+	rec->nr_locks = 1;
+	rec->locks = calloc(1, sizeof(*rec->locks));
+	rec->locks[0].scope = PRED_SHARED;
+	rec->nr_traces = 1;
+	rec->traces = calloc(1, sizeof(*rec->traces));
+	rec->traces[0].nr = nr;
+	rec->traces[0].ops = calloc(nr, sizeof(struct pred_op));
+	for (k = 0; k < nr; k++)
+		rec->traces[0].ops[k] = (struct pred_op){ work, k < nr / 2 ? hold : hold2, 0, 0 };
+}
+
+/* one socket of @cores cores, no SMT, every value exact (no range) */
+static void exact_profile(struct pred_profile *pf, int cores, double f1, double fall)
+{
+	static const double v[NR_PRED_PARAMS] = {
+		[PP_XFER_SMT] = 5, [PP_XFER_SOCKET] = 40, [PP_XFER_REMOTE] = 100,
+		[PP_HANDOFF_QSPIN] = 10, [PP_SMT_SPEED] = 1, [PP_CORE_SPEED] = 1,
+	};
+	int i;
+
+	memset(pf, 0, sizeof(*pf));
+	strcpy(pf->name, "exact");
+	pf->sockets = 1;
+	pf->cores_per_socket = cores;
+	pf->threads_per_core = 1;
+	for (i = 0; i < NR_PRED_PARAMS; i++)
+		pf->p[i] = (struct pred_value){ v[i], v[i], v[i], true, "test" };
+	pf->p[PP_FREQ_ONE] = (struct pred_value){ f1, f1, f1, true, "test" };
+	pf->p[PP_FREQ_ALL] = (struct pred_value){ fall, fall, fall, true, "test" };
+}
+
+/*
+ * Recording -> --single-thread-rate -> N CPUs, against the closed form.
+ * 1000 acquisitions of work 3000 and hold 500 ns, a page each, at 250K
+ * pages/s on one CPU: the work is stretched to 3500 ns (4000 ns a page).
+ * At 20 CPUs of a 20-core socket whose all-core clock is 2/3 of its
+ * one-core clock, work and hold stretch by 1.5 (5250, 750), the lock is
+ * saturated (20 x 750 > 5250 + 750), and every grant is a hold plus a
+ * handoff of one transfer (40) and the qspinlock's 10: 1.25M pages/s,
+ * the lock busy 750/800 of the time, every acquisition contended.
+ */
+static void test_whole_path(void **state)
+{
+	struct pred_model_opts mo = { .impl = LOCK_QSPINLOCK, .single_thread_rate = 250000 };
+	struct pred_recording rec;
+	struct pred_profile pf;
+	struct pred_point pt;
+
+	synthetic_recording(&rec, 1000, 3000, 500, 500);
+	exact_profile(&pf, 20, 3000, 2000);
+	assert_int_equal(pred_model_point(&rec, &pf, 1, &mo, &pt), 0);
+	assert_true(rel_eq(pt.pages_per_sec, 250000));
+	assert_true(rel_eq(pt.twin_pages_per_sec, 250000));
+	assert_true(pt.band_low == pt.pages_per_sec && pt.band_high == pt.pages_per_sec);
+	assert_true(pt.lru_contended_per_page == 0);
+	pred_point_free(&pt);
+
+	assert_int_equal(pred_model_point(&rec, &pf, 20, &mo, &pt), 0);
+	assert_true(rel_eq(pt.pages_per_sec, 1e9 / (750 + 40 + 10)));
+	assert_true(rel_eq(pt.load, 750.0 / 800));
+	assert_true(pt.lru_contended_per_page == 1 && pt.lru_acquired_per_page == 1);
+	/*
+	 * The twin: mean-value analysis of think 5250 and a lock demand of
+	 * the hold plus the handoff when the last holder was another CPU
+	 * (1 - 1/20 of the time).
+	 */
+	{
+		double d = 750 + (1 - 1.0 / 20) * (40 + 10);
+
+		assert_true(rel_eq(pt.twin_pages_per_sec, pred_mva(20, 5250, 1, &d, NULL) * 1e9));
+	}
+	pred_point_free(&pt);
+	pred_recording_free(&rec);
+}
+
+/*
+ * Fewer acquisitions than a trace: the replay covers it in windows, not
+ * only its start.  2000 acquisitions, a page each, work 3000 and holds
+ * of 500 in the first half, 1500 in the second; one CPU simulating 1000
+ * of them goes through two windows (each warmed up on 1000, then 500
+ * counted: the second half, then the first), so its rate is the whole
+ * recording's, 2000 pages in 8 ms: 250K pages/s, where the first 1000
+ * alone give 1e9 / 3500.
+ */
+static void test_replay_windows(void **state)
+{
+	struct pred_model_opts mo = { .impl = LOCK_QSPINLOCK, .acquisitions = 1000 };
+	struct pred_recording rec;
+	struct pred_profile pf;
+	struct pred_point pt;
+
+	synthetic_recording(&rec, 2000, 3000, 500, 1500);
+	exact_profile(&pf, 4, 3000, 3000);
+	assert_int_equal(pred_model_point(&rec, &pf, 1, &mo, &pt), 0);
+	assert_true(rel_eq(pt.pages_per_sec, 250000));
+	pred_point_free(&pt);
+	/* a whole trace a CPU: one window, the whole recording again */
+	mo.acquisitions = 4000;
+	assert_int_equal(pred_model_point(&rec, &pf, 1, &mo, &pt), 0);
+	assert_true(rel_eq(pt.pages_per_sec, 250000));
+	pred_point_free(&pt);
+	pred_recording_free(&rec);
+}
+
 /* Recordings pooled: the median one's figures, every draw, the band over all. */
 static void test_pool_points(void **state)
 {
@@ -1127,6 +1251,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_topology),
 		cmocka_unit_test(test_pool_points),
+		cmocka_unit_test(test_whole_path),
+		cmocka_unit_test(test_replay_windows),
 	};
 
 	(void)argc;
