@@ -47,6 +47,7 @@ int pred_record_describe(const char *prog, const struct pred_run_desc *d,
 	rec->pages = d->pages;
 	rec->seconds = d->seconds;
 	rec->pages_per_sec = d->seconds > 0 ? d->pages / d->seconds : 0;
+	rec->lock_impl = (u8)d->lock;
 	return 0;
 }
 
@@ -58,6 +59,7 @@ int pred_record_finish(const char *prog, const struct bench_workload *w,
 		.workload = w->name, .type = o->shmem ? "shmem" : "anon",
 		.folio_order = o->folio_order, .threads = r->threads,
 		.pages = r->pages, .seconds = r->seconds, .switches = r->switches,
+		.lock = o->lock,
 		.failed = r->err ? strerror(-r->err) :
 			  r->invariant_violations ? "invariants violated" : NULL,
 	};
@@ -805,6 +807,8 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 	json_object_set_new(j, "folio_size", json_integer(rec->folio_size));
 	json_object_set_new(j, "machine", json_string(pf->name));
 	json_object_set_new(j, "cpus", json_integer(pt->cpus));
+	/* the recorded run's spinlocks, which the simulation hands over as */
+	json_object_set_new(j, "lock", json_string(lock_impl_name(rec->lock_impl)));
 	json_object_set_new(j, "switches", sw);
 	json_object_set_new(j, "predicted_pages_per_sec", json_real(pt->pages_per_sec));
 	json_object_set_new(j, "band_low", json_real(pt->band_low));

@@ -121,6 +121,12 @@ struct pred_recording {
 	 */
 	double plain_cpu_ns_per_page;
 	u64 flush_period_ns;	/* the memcg stats flusher's period in the run */
+	/*
+	 * enum lock_impl the run's spinlocks were: what the simulation hands
+	 * over as unless told otherwise (format version 2 did not keep it:
+	 * qspinlock, every run's default).
+	 */
+	u8 lock_impl;
 	u32 nr_lines;
 	u32 nr_counters;	/* vmstat counters that folded */
 	int nr_sites, nr_locks, nr_traces;
@@ -162,6 +168,7 @@ struct pred_run_desc {
 	unsigned long pages;	/* the workload's unit: pages, or accesses */
 	double seconds;
 	const bool *switches;	/* NR_LRULAB_SWITCHES, as the run had them */
+	enum lock_impl lock;	/* its spinlocks */
 	const char *failed;
 };
 int pred_record_describe(const char *prog, const struct pred_run_desc *d,

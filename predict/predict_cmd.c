@@ -212,11 +212,19 @@ static int read_recordings(const struct predict_args *a, int nrest, char **rest,
 		fprintf(stderr, "%s: --recordings: the recordings are the --recording files\n", PROG);
 		return 2;
 	}
-	for (*nr = 0; *nr < a->nr_files; (*nr)++)
+	for (*nr = 0; *nr < a->nr_files; (*nr)++) {
 		if (pred_recording_read(PROG, a->files[*nr], &recs[*nr])) {
 			free_recordings(recs, *nr);
 			return 1;
 		}
+		if (recs[*nr].lock_impl != recs[0].lock_impl) {
+			fprintf(stderr, "%s: %s: recorded with %s spinlocks, %s with %s: one run's recordings, one lock\n",
+				PROG, a->files[*nr], lock_impl_name(recs[*nr].lock_impl),
+				a->files[0], lock_impl_name(recs[0].lock_impl));
+			free_recordings(recs, *nr + 1);
+			return 1;
+		}
+	}
 	return 0;
 }
 
@@ -231,8 +239,13 @@ static int get_recordings(const struct predict_args *a, int argc, char **rest, i
 
 	*impl = LOCK_QSPINLOCK;
 	*nr = 0;
-	if (a->nr_files)
-		return read_recordings(a, nrest, rest, recs, nr);
+	if (a->nr_files) {
+		/* simulated as the recorded run's locks were */
+		ret = read_recordings(a, nrest, rest, recs, nr);
+		if (!ret)
+			*impl = recs[0].lock_impl;
+		return ret;
+	}
 	if (!nrest || rest[0][0] == '-') {
 		fprintf(stderr, "%s: no workload given (" BENCH_WORKLOAD_NAMES ", or --recording FILE)\n",
 			PROG);

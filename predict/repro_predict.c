@@ -130,12 +130,13 @@ static int points(const struct side *s, const struct pred_profile *pf, int cpus,
 		  struct pred_point *before, struct pred_point *after)
 {
 	struct pred_model_opts mo = {
-		.impl = LOCK_QSPINLOCK, .draws = REPRO_DRAWS, .seed = 1,
+		.impl = s[0].rec[0].lock_impl, .draws = REPRO_DRAWS, .seed = 1,
 		.acquisitions = 400000,
 	};
 
 	if (pred_model_pooled(s[0].rec, s[0].nr, pf, cpus, &mo, before))
 		return -1;
+	mo.impl = s[1].rec[0].lock_impl;
 	if (pred_model_pooled(s[1].rec, s[1].nr, pf, cpus, &mo, after)) {
 		pred_point_free(before);
 		return -1;
@@ -179,7 +180,7 @@ static int placements_point(const struct side *s, const struct pred_profile *pf,
 
 	for (k = 0; k < 2; k++) {
 		struct pred_model_opts mo = {
-			.impl = LOCK_QSPINLOCK, .draws = REPRO_DRAWS, .seed = 1,
+			.impl = s->rec[0].lock_impl, .draws = REPRO_DRAWS, .seed = 1,
 			.acquisitions = 400000, .other_placement = k,
 		};
 
@@ -521,11 +522,12 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 		err = record_s1_side(ro, k, &s[k]);
 	if (!err) {
 		struct pred_model_opts mo = {
-			.impl = LOCK_QSPINLOCK, .draws = REPRO_DRAWS, .seed = 1,
+			.impl = s[0].rec[0].lock_impl, .draws = REPRO_DRAWS, .seed = 1,
 			.acquisitions = 400000,
 		};
 
 		err = pred_model_pooled(s[0].rec, s[0].nr, &pf, S1_MAIL_PROCESSES, &mo, &s[0].pt);
+		mo.impl = s[1].rec[0].lock_impl;
 		if (!err && pred_model_pooled(s[1].rec, s[1].nr, &pf, S1_MAIL_PROCESSES, &mo,
 					      &s[1].pt)) {
 			pred_point_free(&s[0].pt);

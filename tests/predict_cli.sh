@@ -75,11 +75,11 @@ expect 1 "$P" "$LRULAB" predict --recording $tmp/trunc.rec --cpus 2 --machine $M
 grep -q 'truncated' "$err" || fail "truncated recording: wrong error"
 printf 'LRULABRC\011' | zstd -q -c >$tmp/version.rec
 expect 1 "$P" "$LRULAB" predict --recording $tmp/version.rec --cpus 2 --machine $M
-grep -q 'version 9, this lrulab reads 2$' "$err" || fail "version: wrong error"
+grep -q 'version 9, this lrulab reads 2 and 3$' "$err" || fail "version: wrong error"
 # a version 1 recording (before the shared-line events): say so, once
 printf 'LRULABRC\001' | zstd -q -c >$tmp/old.rec
 expect 1 "$P" "$LRULAB" predict --recording $tmp/old.rec --cpus 2 --machine $M
-grep -q 'version 1, this lrulab reads 2 (an older recording, without the shared-line events: record it again)$' "$err" ||
+grep -q 'version 1, this lrulab reads 2 and 3 (an older recording, without the shared-line events: record it again)$' "$err" ||
 	fail "old recording: wrong error"
 expect 1 "$P" "$LRULAB" predict --recording $tmp/none.rec --cpus 2 --machine $M
 expect 2 "$P" "$LRULAB" predict --recording $tmp/bad.rec fault-free --cpus 2 --machine $M
@@ -111,6 +111,12 @@ grep -q '"site":"lru_lock:folio_batch_move_lru"' "$out" || fail "predict --json:
 test "$(grep -c '"shared_line_events_per_page":{"vmstat_folds":' "$out")" -eq 3 ||
 	fail "predict --json: shared_line_events_per_page"
 grep -q '"cpus":80,.*"vmstat_threshold":' "$out" || fail "predict --json: vmstat_threshold"
+# a run with ticket spinlocks is simulated with ticket spinlocks
+"$LRULAB" bench fault-free --type anon --threads 1 --seconds 0.05 --mem 1M --lock ticket \
+	--record $tmp/t.rec >"$out" 2>"$err" || fail "bench --lock ticket --record failed"
+"$LRULAB" predict --recording $tmp/t.rec --cpus 4 --machine skylake-2s-80 --draws 0 \
+	--json >"$out" 2>"$err" || fail "predict a ticket recording failed"
+grep -q '"lock":"ticket"' "$out" || fail "predict: a ticket recording not simulated as ticket"
 # the same seed gives the same prediction
 "$LRULAB" predict --recording $tmp/r.rec --cpus 16 --machine skylake-2s-80 --draws 2 \
 	--json >$tmp/a 2>"$err"

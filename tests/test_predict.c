@@ -898,6 +898,7 @@ static void fake_recording(struct pred_recording *rec)
 							  (u16)(k % 2) };
 	rec->nr_counters = 1;
 	rec->flush_period_ns = 2000000000ULL;
+	rec->lock_impl = LOCK_TICKET;
 	rec->traces[0].nr_events = 3;
 	rec->traces[0].events = calloc(3, sizeof(struct pred_event));
 	rec->traces[0].events[0] = (struct pred_event){ .op = 4, .line = 2, .line2 = 1,
@@ -934,6 +935,8 @@ static void test_file_roundtrip(void **state)
 	assert_int_equal(b.traces[0].nr_events, 3);
 	assert_memory_equal(b.traces[0].events, a.traces[0].events, 3 * sizeof(struct pred_event));
 	assert_int_equal(b.flush_period_ns, 2000000000ULL);
+	/* the lock the run's spinlocks were, which the simulation hands over as */
+	assert_int_equal(b.lock_impl, LOCK_TICKET);
 	pred_recording_free(&b);
 
 	/* an event on a line beyond the table, or past the last acquisition */
