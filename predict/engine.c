@@ -207,10 +207,13 @@ static double write_cost(struct sim *s, int cpu, u32 line);
 static double hold_time(struct sim *s, int cpu, struct lock_inst *L)
 {
 	const struct pred_lock *l = lock_of(s, L->lock);
+	const struct pred_costs *c = s->o->costs;
 	struct vcpu *v = &s->v[cpu];
-	double h = v->op.hold_ns * s->o->costs->hold_scale * v->speed;
+	double h = v->op.hold_ns * c->hold_scale * v->speed;
 	int i;
 
+	if (c->lock_hold_scale && L->lock < s->o->nr_locks)
+		h *= c->lock_hold_scale[L->lock];
 	if (!l || l->scope == PRED_PRIVATE)
 		return h;
 	for (i = 0; i < l->nr_lines; i++) {

@@ -236,7 +236,8 @@ struct totals {
 	double work, hold, ops;
 };
 
-static void rec_totals(const struct pred_recording *rec, struct totals *t)
+/* the holds each multiplied by its lock's @scale (NULL: 1) */
+static void rec_totals(const struct pred_recording *rec, const double *scale, struct totals *t)
 {
 	int i;
 	u32 k;
@@ -244,10 +245,30 @@ static void rec_totals(const struct pred_recording *rec, struct totals *t)
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < rec->nr_traces; i++)
 		for (k = 0; k < rec->traces[i].nr; k++) {
-			t->work += rec->traces[i].ops[k].work_ns;
-			t->hold += rec->traces[i].ops[k].hold_ns;
+			const struct pred_op *op = &rec->traces[i].ops[k];
+
+			t->work += op->work_ns;
+			t->hold += op->hold_ns * (scale ? scale[op->lock] : 1);
 			t->ops++;
 		}
+}
+
+/*
+ * Each lock's hold multiplier: lru_lock's the kernel/lrulab ratio, the
+ * others 1; NULL (all 1) without a ratio.  Freed by the caller.
+ */
+static double *lock_scales(const struct pred_recording *rec, const struct pred_model_opts *mo)
+{
+	double *sc;
+	int i;
+
+	if (mo->lru_hold_ratio <= 0)
+		return NULL;
+	sc = calloc(rec->nr_locks + 1, sizeof(*sc));
+	for (i = 0; sc && i < rec->nr_locks; i++)
+		sc[i] = strcmp(rec->sites[rec->locks[i].cls_site].cls, "lru_lock") ? 1 :
+			mo->lru_hold_ratio;
+	return sc;
 }
 
 static double draw(const struct pred_value *v, struct bench_rng *rng, bool central)
@@ -272,7 +293,7 @@ static double plain_factor(const struct pred_recording *rec)
 
 	if (rec->plain_cpu_ns_per_page <= 0)
 		return 1;
-	rec_totals(rec, &t);
+	rec_totals(rec, NULL, &t);
 	want = rec->plain_cpu_ns_per_page * rec->pages;
 	if (t.work <= 0 || want <= t.hold)
 		return 1;
@@ -300,7 +321,8 @@ static int busy_cores(const struct pred_cpu *topo, int cpus)
  */
 static void make_costs(const struct pred_recording *rec, const struct pred_profile *pf,
 		       const struct pred_cpu *topo, int cpus, const struct pred_model_opts *mo,
-		       struct bench_rng *rng, bool central, struct pred_costs *c)
+		       const double *scales, struct bench_rng *rng, bool central,
+		       struct pred_costs *c)
 {
 	const struct pred_value *p = pf->p;
 	int cores = pf->sockets * pf->cores_per_socket;
@@ -311,6 +333,7 @@ static void make_costs(const struct pred_recording *rec, const struct pred_profi
 	if (cores > 1)
 		fn = f1 - (f1 - fall) * (busy - 1) / (cores - 1);
 	memset(c, 0, sizeof(*c));
+	c->lock_hold_scale = scales;
 	c->xfer_smt = draw(&p[PP_XFER_SMT], rng, central);
 	c->xfer_socket = draw(&p[PP_XFER_SOCKET], rng, central);
 	c->xfer_remote = draw(&p[PP_XFER_REMOTE], rng, central);
@@ -325,7 +348,8 @@ static void make_costs(const struct pred_recording *rec, const struct pred_profi
 		struct totals t;
 		double want, hold;
 
-		rec_totals(rec, &t);
+		/* the holds as simulated: the kernel's, where a ratio says so */
+		rec_totals(rec, c->lock_hold_scale, &t);
 		/* the time one trace's pages take at that rate, at one CPU */
 		want = rec->pages / mo->single_thread_rate * 1e9 / rec->nr_traces;
 		hold = t.hold / rec->nr_traces / speed;
@@ -418,7 +442,8 @@ static double twin_pages(const struct pred_recording *rec, const struct pred_cpu
 		for (k = 0; k < rec->traces[i].nr; k++) {
 			const struct pred_op *op = &rec->traces[i].ops[k];
 			const struct pred_lock *l = &rec->locks[op->lock];
-			double h = op->hold_ns * c->hold_scale * speed_smt;
+			double h = op->hold_ns * c->hold_scale * speed_smt *
+				   (c->lock_hold_scale ? c->lock_hold_scale[op->lock] : 1);
 
 			z += op->work_ns * c->work_scale * speed_smt;
 			ops++;
@@ -699,7 +724,7 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 {
 	struct pred_cpu *topo = calloc(cpus, sizeof(*topo));
 	struct bench_rng rng = { mo->seed ^ (u64)cpus * 0x9e3779b97f4a7c15ULL };
-	double *band = calloc(mo->draws + 1, sizeof(*band));
+	double *band = calloc(mo->draws + 1, sizeof(*band)), *scales = lock_scales(rec, mo);
 	struct pred_result res;
 	struct pred_costs c;
 	int d, err = -ENOMEM;
@@ -707,10 +732,10 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 	memset(pt, 0, sizeof(*pt));
 	pt->cpus = cpus;
 	pt->nr_recordings = 1;
-	if (!topo || !band)
+	if (!topo || !band || (mo->lru_hold_ratio > 0 && !scales))
 		goto out;
 	pred_topology(pf, cpus, topo);
-	make_costs(rec, pf, topo, cpus, mo, &rng, true, &c);
+	make_costs(rec, pf, topo, cpus, mo, scales, &rng, true, &c);
 	err = run_sim(rec, topo, cpus, &c, mo, 0, &res);
 	if (err)
 		goto out;
@@ -728,7 +753,7 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 	for (d = 0; d < mo->draws; d++) {
 		struct pred_point tmp = { .cpus = cpus };
 
-		make_costs(rec, pf, topo, cpus, mo, &rng, false, &c);
+		make_costs(rec, pf, topo, cpus, mo, scales, &rng, false, &c);
 		err = run_sim(rec, topo, cpus, &c, mo, bench_rng_next(&rng) | 1, &res);
 		if (err)
 			goto out;
@@ -749,6 +774,7 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 out:
 	free(topo);
 	free(band);
+	free(scales);
 	return err;
 }
 

@@ -13,6 +13,11 @@ struct pred_model_opts {
 	u64 seed;
 	u64 acquisitions;		/* per simulation; 0: by CPU count */
 	bool other_placement;		/* pair reads: the placement not recorded */
+	/*
+	 * lru_lock's hold per acquisition, the kernel's over lrulab's (lrulab
+	 * host fault-free --perf-lock --threads 2); 0: lrulab's own holds.
+	 */
+	double lru_hold_ratio;
 };
 
 #define PRED_MAX_DRAWS 64

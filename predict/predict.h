@@ -240,6 +240,13 @@ struct pred_costs {
 	double handoff_qspin, ticket_slope, tas_beta;
 	double work_scale;	/* multiplies work outside locks */
 	double hold_scale;	/* multiplies recorded holds */
+	/*
+	 * Per lock of the recording (NULL: 1 each): multiplies its recorded
+	 * holds besides hold_scale, where the kernel's hold per acquisition
+	 * is not lrulab's (the kernel/lrulab ratio lrulab host --perf-lock
+	 * measures at 2 threads).
+	 */
+	const double *lock_hold_scale;
 	double smt_speed;	/* work and holds of a CPU whose sibling is busy */
 	bool pair_prefetch;	/* a read also fetches its line's 128-byte partner */
 };

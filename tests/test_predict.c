@@ -1160,6 +1160,19 @@ static void test_whole_path(void **state)
 		assert_true(rel_eq(pt.twin_pages_per_sec, pred_mva(20, 5250, 1, &d, NULL) * 1e9));
 	}
 	pred_point_free(&pt);
+
+	/*
+	 * The kernel's lru_lock holds twice lrulab's (--lru-hold-ratio 2): one
+	 * CPU still makes the rate asked (the work shrinks to 3000 a page),
+	 * and 20 CPUs hand over holds of 1.5 x 1000: 1e9 / (1500 + 50).
+	 */
+	mo.lru_hold_ratio = 2;
+	assert_int_equal(pred_model_point(&rec, &pf, 1, &mo, &pt), 0);
+	assert_true(rel_eq(pt.pages_per_sec, 250000));
+	pred_point_free(&pt);
+	assert_int_equal(pred_model_point(&rec, &pf, 20, &mo, &pt), 0);
+	assert_true(rel_eq(pt.pages_per_sec, 1e9 / (1500 + 40 + 10)));
+	pred_point_free(&pt);
 	pred_recording_free(&rec);
 }
 
