@@ -514,3 +514,38 @@ int host_perf_lock(const char *prog, const struct host_opts *o)
 	host_undo_all();
 	return status;
 }
+
+int host_lru_hold_ratio(const char *prog, const struct host_opts *o, double *ratio)
+{
+	struct perf_side ps = { NULL };
+	struct perf_files pf;
+	struct bench_result r;
+	struct bench_opts bo;
+	int status;
+
+	*ratio = NAN;
+	if (!in_path("perf")) {
+		fprintf(stderr, "%s: lru_lock hold ratio: perf is not installed (no perf in PATH)\n",
+			prog);
+		return -1;
+	}
+	if (perf_files_make(prog, &pf))
+		return -1;
+	status = perf_host(prog, o, 2, &pf, &ps);
+	if (!status) {
+		if (perf_model(o, 2, &bo, &r)) {
+			fprintf(stderr, "%s: lru_lock hold ratio: cannot set up lrulab's model\n", prog);
+			status = 1;
+		} else {
+			*ratio = hold_ratio(2, &ps, json_number(ps.host, "pages") +
+					    json_number(ps.host, "warmup_pages"), &r);
+			status = r.err || r.invariant_violations;
+			bench_result_free(&r);
+		}
+	}
+	json_decref(ps.host);
+	json_decref(ps.rows);
+	free(ps.table);
+	host_undo_all();
+	return status || isnan(*ratio) ? -1 : 0;
+}

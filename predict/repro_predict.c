@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/host.h"
 #include "bench/repro.h"
 #include "predict-internal.h"
 
@@ -126,12 +127,52 @@ static struct repro_row *insert_row(struct repro_table *t, const char *unit,
 	return insert_at(t, unit, at < 0 ? t->nr_rows : at, pub_before, pub_after);
 }
 
+/*
+ * --calibrate: lru_lock's hold per acquisition at the kernel's cost, as
+ * the kernel/lrulab ratio host_lru_hold_ratio() estimates from 2 threads
+ * of the host's fault-free shape (which is s4's microbenchmark too: write
+ * every page, MADV_DONTNEED), lrulab with the calibrated fault work; the
+ * median of REPRO_RATIO_RUNS, each in *@each.  0 (lrulab's own holds)
+ * without --calibrate or when every run failed.
+ */
+#define REPRO_RATIO_RUNS 3
+
+static double kernel_hold_ratio(const struct repro_opts *ro, bool shmem, unsigned int order,
+				double *each, int *nr)
+{
+	const char *work = repro_fault_work(ro, "fault-free", shmem ? "shmem" : "anon", order);
+	struct host_opts o = {
+		.shmem = shmem, .folio_order = order, .mem = 16UL << 20, .seconds = 1,
+		.fault_work_ns = work ? strtoul(work, NULL, 10) : 0,
+	};
+	double v[REPRO_RATIO_RUNS];
+	int k;
+
+	*nr = 0;
+	if (!ro->calibrate)
+		return 0;
+	if (ro->progress) {
+		fprintf(ro->progress, "  measuring lru_lock's kernel/lrulab hold, %s %luK, 2 threads under perf lock\n",
+			shmem ? "shmem" : "anon", (PAGE_SIZE << order) >> 10);
+		fflush(ro->progress);
+	}
+	for (k = 0; k < REPRO_RATIO_RUNS; k++)
+		if (!host_lru_hold_ratio(REPRO_PROG, &o, &each[*nr])) {
+			v[*nr] = each[*nr];
+			(*nr)++;
+		}
+	if (!*nr)
+		return 0;
+	qsort(v, *nr, sizeof(v[0]), cmp_double);
+	return v[(*nr - 1) / 2];
+}
+
 static int points(const struct side *s, const struct pred_profile *pf, int cpus,
-		  struct pred_point *before, struct pred_point *after)
+		  double ratio, struct pred_point *before, struct pred_point *after)
 {
 	struct pred_model_opts mo = {
 		.impl = s[0].rec[0].lock_impl, .draws = REPRO_DRAWS, .seed = 1,
-		.acquisitions = 400000,
+		.acquisitions = 400000, .lru_hold_ratio = ratio,
 	};
 
 	if (pred_model_pooled(s[0].rec, s[0].nr, pf, cpus, &mo, before))
@@ -305,9 +346,9 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 		struct side s[2];
 		struct pred_point b, a;
 		struct repro_row *row;
-		double cb[PRED_MAX_DRAWS], ca[PRED_MAX_DRAWS];
+		double cb[PRED_MAX_DRAWS], ca[PRED_MAX_DRAWS], each[REPRO_RATIO_RUNS], ratio;
 		char prefix[64], name[48];
-		int d, at, err = 0;
+		int d, at, nr_each, err = 0;
 
 		memset(s, 0, sizeof(s));
 		if (ro->progress) {
@@ -315,9 +356,25 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 				sizes[i] >> 10);
 			fflush(ro->progress);
 		}
+		ratio = kernel_hold_ratio(ro, false, order, each, &nr_each);
+		if (ro->calibrate) {
+			char runs[64];
+			size_t n = 0;
+
+			runs[0] = 0;
+			for (d = 0; d < nr_each; d++)
+				n += (size_t)snprintf(runs + n, sizeof(runs) - n, "%s%.2f",
+						      d ? ", " : "", each[d]);
+			if (ratio > 0)
+				repro_table_note(t, "predicted %luK: lru_lock's holds x %.2f, the kernel's over lrulab's (median of %s: host --perf-lock estimates at 2 threads here)",
+						 sizes[i] >> 10, ratio, runs);
+			else
+				repro_table_note(t, "predicted %luK: lru_lock's holds lrulab's own: no kernel/lrulab estimate (no run contended on both sides)",
+						 sizes[i] >> 10);
+		}
 		if (record_side(ro, "mmap-madvise", false, order, "mthp-lru-cache", false, &s[0]) ||
 		    record_side(ro, "mmap-madvise", false, order, "mthp-lru-cache", true, &s[1]) ||
-		    points(s, &pf, S4_MAIL_THREADS, &b, &a))
+		    points(s, &pf, S4_MAIL_THREADS, ratio, &b, &a))
 			err = -1;
 		if (!err) {
 			/* the run's time: after its measured row, else first of its size */
