@@ -513,6 +513,7 @@ static void merge_result(struct pred_result *r, const struct pred_result *w, int
 	r->ev_xfer_ns += w->ev_xfer_ns;
 	r->invalidations += w->invalidations;
 	r->inval_ns += w->inval_ns;
+	r->line_wait_ns += w->line_wait_ns;
 	for (i = 0; i < nr_sites; i++) {
 		struct pred_site_stat *a = &r->sites[i];
 		const struct pred_site_stat *b = &w->sites[i];

@@ -312,6 +312,8 @@ struct pred_result {
 	/* writes of a line another CPU had read: the invalidations, and their time */
 	u64 invalidations;
 	double inval_ns;
+	/* transfers that waited for a line busy with another's: the waits */
+	double line_wait_ns;
 };
 
 /*
