@@ -167,6 +167,27 @@ static double kernel_hold_ratio(const struct repro_opts *ro, bool shmem, unsigne
 	return v[(*nr - 1) / 2];
 }
 
+/* --calibrate: the ratio a prediction used, and the runs it is the median of */
+static void ratio_note(const struct repro_opts *ro, struct repro_table *t, const char *type,
+		       unsigned int order, double ratio, const double *each, int nr)
+{
+	char runs[64];
+	size_t n = 0;
+	int d;
+
+	if (!ro->calibrate)
+		return;
+	runs[0] = 0;
+	for (d = 0; d < nr; d++)
+		n += (size_t)snprintf(runs + n, sizeof(runs) - n, "%s%.2f", d ? ", " : "", each[d]);
+	if (ratio > 0)
+		repro_table_note(t, "predicted %s %luK: lru_lock's holds x %.2f, the kernel's over lrulab's (median of %s: host --perf-lock estimates at 2 threads here)",
+				 type, (PAGE_SIZE << order) >> 10, ratio, runs);
+	else
+		repro_table_note(t, "predicted %s %luK: lru_lock's holds lrulab's own: no kernel/lrulab estimate (no run contended on both sides)",
+				 type, (PAGE_SIZE << order) >> 10);
+}
+
 static int points(const struct side *s, const struct pred_profile *pf, int cpus,
 		  double ratio, struct pred_point *before, struct pred_point *after)
 {
@@ -214,7 +235,7 @@ static void fill(struct repro_row *row, double b, double a, const double *db,
  * machine the same for every side and placement.
  */
 static int placements_point(const struct side *s, const struct pred_profile *pf, int cpus,
-		    double *central, double *draws, int *nr_draws)
+			    double ratio, double *central, double *draws, int *nr_draws)
 {
 	struct pred_point pt[2];
 	int k, d;
@@ -222,7 +243,7 @@ static int placements_point(const struct side *s, const struct pred_profile *pf,
 	for (k = 0; k < 2; k++) {
 		struct pred_model_opts mo = {
 			.impl = s->rec[0].lock_impl, .draws = REPRO_DRAWS, .seed = 1,
-			.acquisitions = 400000, .other_placement = k,
+			.acquisitions = 400000, .other_placement = k, .lru_hold_ratio = ratio,
 		};
 
 		if (pred_model_pooled(s->rec, s->nr, pf, cpus, &mo, &pt[k])) {
@@ -250,10 +271,13 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 		return -1;
 	for (k = 0; k < 2; k++) {
 		const char *type = k ? "anon" : "shmem";
+		double each[REPRO_RATIO_RUNS], ratio;
 		struct side s[2];
-		int err = 0;
+		int err = 0, nr_each;
 
 		memset(s, 0, sizeof(s));
+		ratio = kernel_hold_ratio(ro, !k, 0, each, &nr_each);
+		ratio_note(ro, t, type, 0, ratio, each, nr_each);
 		if (ro->progress) {
 			fprintf(ro->progress, "  predicting %s: recording 1 thread before and after\n",
 				type);
@@ -271,8 +295,8 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 
 			if (strcmp(p->type, type))
 				continue;
-			if (placements_point(&s[0], &pf, p->mail_threads, &cb, db, &nb) ||
-			    placements_point(&s[1], &pf, p->mail_threads, &ca, da, &na)) {
+			if (placements_point(&s[0], &pf, p->mail_threads, ratio, &cb, db, &nb) ||
+			    placements_point(&s[1], &pf, p->mail_threads, ratio, &ca, da, &na)) {
 				err = -1;
 				break;
 			}
@@ -312,8 +336,13 @@ static bool contended_saturated(const struct pred_point *pt)
 	return true;
 }
 
-/* "predicted/published NAME: B (before), A (after), the delta's sign right" into @t's notes */
-static void check_note(struct repro_table *t, const char *name, const struct repro_row *r)
+/*
+ * "predicted/published NAME: B (before), A (after), the delta's sign
+ * right" into @t's notes; @fixed_side names a side whose figure is fixed
+ * by its inputs (NULL: none), which checks nothing.
+ */
+static void check_note(struct repro_table *t, const char *name, const struct repro_row *r,
+		       const char *fixed_side)
 {
 	double pd;
 
@@ -321,10 +350,12 @@ static void check_note(struct repro_table *t, const char *name, const struct rep
 	    !r->pub_after || r->fixed_by_inputs)
 		return;
 	pd = r->pub_after - r->pub_before;
-	repro_table_note(t, "check: %s predicted/published %.2f before, %.2f after; delta %+.1f%% (mail %+.1f%%), its sign %s",
+	repro_table_note(t, "check: %s predicted/published %.2f before, %.2f after; delta %+.1f%% (mail %+.1f%%), its sign %s%s%s%s",
 			 name, r->before / r->pub_before, r->after / r->pub_after, r->delta_pct,
 			 100.0 * pd / r->pub_before,
-			 (r->after - r->before) * pd > 0 ? "right" : "wrong");
+			 (r->after - r->before) * pd > 0 ? "right" : "wrong",
+			 fixed_side ? "; the " : "", fixed_side ? fixed_side : "",
+			 fixed_side ? " side saturated, fixed by its inputs: only the other checks" : "");
 }
 
 /*
@@ -357,21 +388,7 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 			fflush(ro->progress);
 		}
 		ratio = kernel_hold_ratio(ro, false, order, each, &nr_each);
-		if (ro->calibrate) {
-			char runs[64];
-			size_t n = 0;
-
-			runs[0] = 0;
-			for (d = 0; d < nr_each; d++)
-				n += (size_t)snprintf(runs + n, sizeof(runs) - n, "%s%.2f",
-						      d ? ", " : "", each[d]);
-			if (ratio > 0)
-				repro_table_note(t, "predicted %luK: lru_lock's holds x %.2f, the kernel's over lrulab's (median of %s: host --perf-lock estimates at 2 threads here)",
-						 sizes[i] >> 10, ratio, runs);
-			else
-				repro_table_note(t, "predicted %luK: lru_lock's holds lrulab's own: no kernel/lrulab estimate (no run contended on both sides)",
-						 sizes[i] >> 10);
-		}
+		ratio_note(ro, t, "anon", order, ratio, each, nr_each);
 		if (record_side(ro, "mmap-madvise", false, order, "mthp-lru-cache", false, &s[0]) ||
 		    record_side(ro, "mmap-madvise", false, order, "mthp-lru-cache", true, &s[1]) ||
 		    points(s, &pf, S4_MAIL_THREADS, ratio, &b, &a))
@@ -401,7 +418,7 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 				fill(row, S4_MAIL_PAGES / b.pages_per_sec,
 				     S4_MAIL_PAGES / a.pages_per_sec, cb, ca, n);
 				snprintf(name, sizeof(name), "%luK real time", sizes[i] >> 10);
-				check_note(t, name, row);
+				check_note(t, name, row, NULL);
 			}
 
 			/* beside Graph500's counts, the microbenchmark's own: perf lock's line */
@@ -419,11 +436,9 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 				fill(row, b.lru_contended_per_page * S4_MAIL_PAGES,
 				     a.lru_contended_per_page * S4_MAIL_PAGES, cb, ca, b.nr_draws);
 				row->fixed_by_inputs = contended_saturated(&b) && contended_saturated(&a);
-				if (!row->fixed_by_inputs) {
-					snprintf(name, sizeof(name), "%luK lru_lock contended",
-						 sizes[i] >> 10);
-					check_note(t, name, row);
-				}
+				snprintf(name, sizeof(name), "%luK lru_lock contended", sizes[i] >> 10);
+				check_note(t, name, row, contended_saturated(&b) ? "before" :
+					   contended_saturated(&a) ? "after" : NULL);
 			}
 			pred_point_free(&b);
 			pred_point_free(&a);
@@ -609,7 +624,7 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 				 S1_MAIL_PROCESSES, pf.name);
 			fill(row, s[0].pt.pages_per_sec * s[0].steal_per_access,
 			     s[1].pt.pages_per_sec * s[1].steal_per_access, db, da, nd);
-			check_note(t, "pgsteal_direct/s", row);
+			check_note(t, "pgsteal_direct/s", row, NULL);
 		}
 		steal = find_row(t, "pgsteal_direct");
 		s1_rows(t, s, pf.name, steal->pub_before, steal->pub_after);
@@ -751,7 +766,7 @@ static int s3_type_rows(const char *type, const struct side *sides,
 		if (strcmp(p->type, type))
 			continue;
 		for (k = 0; k < S3_SIDES; k++) {
-			if (placements_point(&sides[k], pf, p->mail_threads, &c[k], d[k], &n))
+			if (placements_point(&sides[k], pf, p->mail_threads, 0, &c[k], d[k], &n))
 				return -1;
 			nd = n < nd ? n : nd;
 		}
