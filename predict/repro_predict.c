@@ -261,6 +261,28 @@ static int placements_point(const struct side *s, const struct pred_profile *pf,
 	return 0;
 }
 
+/*
+ * "predicted/published NAME: B (before), A (after), the delta's sign
+ * right" into @t's notes; @fixed_side names a side whose figure is fixed
+ * by its inputs (NULL: none), which checks nothing.
+ */
+static void check_note(struct repro_table *t, const char *name, const struct repro_row *r,
+		       const char *fixed_side)
+{
+	double pd;
+
+	if (!r || isnan(r->pub_before) || isnan(r->pub_after) || !r->pub_before ||
+	    !r->pub_after || r->fixed_by_inputs)
+		return;
+	pd = r->pub_after - r->pub_before;
+	repro_table_note(t, "check: %s predicted/published %.2f before, %.2f after; delta %+.1f%% (mail %+.1f%%), its sign %s%s%s%s",
+			 name, r->before / r->pub_before, r->after / r->pub_after, r->delta_pct,
+			 100.0 * pd / r->pub_before,
+			 (r->after - r->before) * pd > 0 ? "right" : "wrong",
+			 fixed_side ? "; the " : "", fixed_side ? fixed_side : "",
+			 fixed_side ? " side saturated, fixed by its inputs: only the other checks" : "");
+}
+
 static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 {
 	struct pred_profile pf;
@@ -306,6 +328,8 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 				snprintf(row->label, sizeof(row->label),
 					 "  predicted: %d CPUs of %.24s", p->mail_threads, pf.name);
 				fill(row, cb, ca, db, da, nb < na ? nb : na);
+				snprintf(prefix, sizeof(prefix), "%s %d", type, p->mail_threads);
+				check_note(t, prefix, row, NULL);
 			}
 		}
 		side_free(&s[0]);
@@ -334,28 +358,6 @@ static bool contended_saturated(const struct pred_point *pt)
 		if (pt->draws_contended[d] < 0.99 * acq)
 			return false;
 	return true;
-}
-
-/*
- * "predicted/published NAME: B (before), A (after), the delta's sign
- * right" into @t's notes; @fixed_side names a side whose figure is fixed
- * by its inputs (NULL: none), which checks nothing.
- */
-static void check_note(struct repro_table *t, const char *name, const struct repro_row *r,
-		       const char *fixed_side)
-{
-	double pd;
-
-	if (!r || isnan(r->pub_before) || isnan(r->pub_after) || !r->pub_before ||
-	    !r->pub_after || r->fixed_by_inputs)
-		return;
-	pd = r->pub_after - r->pub_before;
-	repro_table_note(t, "check: %s predicted/published %.2f before, %.2f after; delta %+.1f%% (mail %+.1f%%), its sign %s%s%s%s",
-			 name, r->before / r->pub_before, r->after / r->pub_after, r->delta_pct,
-			 100.0 * pd / r->pub_before,
-			 (r->after - r->before) * pd > 0 ? "right" : "wrong",
-			 fixed_side ? "; the " : "", fixed_side ? fixed_side : "",
-			 fixed_side ? " side saturated, fixed by its inputs: only the other checks" : "");
 }
 
 /*
