@@ -54,6 +54,15 @@ int host_fault_free_run(const struct host_opts *o, long threads,
 void host_result_free(struct host_result *r);
 json_t *host_result_json(const struct host_opts *o, const struct host_result *r);
 
+/*
+ * lru_lock's hold per acquisition, the kernel's over lrulab's, from one
+ * run of @o's fault-free shape at 2 threads on each (the host under `perf
+ * lock record`, lrulab with o->fault_work_ns): what `host --perf-lock
+ * --threads 2` prints (bench/host_perf.c says how).  0, or -1 after an
+ * error line, or when a side never contended (*@ratio NAN).
+ */
+int host_lru_hold_ratio(const char *prog, const struct host_opts *o, double *ratio);
+
 /* `lrulab host usemem` (bench/host_usemem.c): the exit status */
 int host_usemem_main(const char *prog, int argc, char **argv);
 /* `lrulab host replay` (bench/host_replay.c) */

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,6 +360,40 @@ static double per_1k(double n, double pages)
 	return pages > 0 ? 1000 * n / pages : 0;
 }
 
+/*
+ * lru_lock's hold per acquisition, the kernel's over lrulab's, from two
+ * threads: an acquisition finds the lock held about as often as the other
+ * CPU holds it, so contended per page is a^2 X H (a acquisitions per page,
+ * X one thread's pages/s, H the hold per acquisition).  perf lock sees
+ * only the kernel's contended acquisitions, so a is lrulab's (the model's
+ * batching is the kernel's) and cancels in the ratio, as does the
+ * approximation itself where both sides' arrivals are alike:
+ * (c_kernel / X_kernel) / (c_lrulab / X_lrulab), c contended per page.
+ * NAN unless two threads and both sides contended.
+ */
+static double hold_ratio(long threads, const struct perf_side *ps, double host_pages,
+			 const struct bench_result *r)
+{
+	double xk = json_number(ps->host, "pages_per_sec"), ck, cl;
+
+	if (threads != 2 || host_pages <= 0 || !r->pages || xk <= 0 || r->pages_per_sec <= 0 ||
+	    !ps->lru_contended || !r->lru.contended)
+		return NAN;
+	ck = ps->lru_contended / host_pages;
+	cl = (double)r->lru.contended / r->pages;
+	return (ck / xk) / (cl / r->pages_per_sec);
+}
+
+/* lrulab's hold per lru_lock acquisition, measured (ns), and what a^2 X H gives (ns) */
+static void lrulab_holds(const struct bench_result *r, double *measured, double *implied)
+{
+	double a = r->pages ? (double)r->lru.acquired / r->pages : 0;
+	double x = r->pages_per_sec / (r->threads ? r->threads : 1);
+
+	*measured = r->lru.acquired ? (double)r->lru.hold_total_ns / r->lru.acquired : NAN;
+	*implied = a > 0 && x > 0 ? (double)r->lru.contended / r->pages / (a * a * x) * 1e9 : NAN;
+}
+
 static void perf_print(const struct host_opts *o, long threads, const struct perf_side *ps,
 		       double host_pages, const struct bench_result *r)
 {
@@ -379,6 +414,13 @@ static void perf_print(const struct host_opts *o, long threads, const struct per
 	printf("\nlru_lock contended acquisitions per 1000 pages: host %.2f (%llu in %.0f pages, warm-up included), lrulab %.2f (%llu in %lu pages)\n",
 	       per_1k(ps->lru_contended, host_pages), ps->lru_contended, host_pages,
 	       per_1k(r->lru.contended, r->pages), (unsigned long long)r->lru.contended, r->pages);
+	if (!isnan(hold_ratio(threads, ps, host_pages, r))) {
+		double m, im;
+
+		lrulab_holds(r, &m, &im);
+		printf("lru_lock hold per acquisition, kernel / lrulab: %.3g (contended per page over one thread's pages/s, each side; lrulab's hold %.0f ns measured, %.0f ns by the same estimate; lrulab predict --lru-hold-ratio takes it)\n",
+		       hold_ratio(threads, ps, host_pages, r), m, im);
+	}
 }
 
 static json_t *perf_json(const struct bench_opts *bo, struct perf_side *ps,
@@ -393,6 +435,9 @@ static json_t *perf_json(const struct bench_opts *bo, struct perf_side *ps,
 		"lru_lock_contended_per_1k_pages", per_1k(ps->lru_contended, host_pages)));
 	json_object_set_new(model, "lru_lock_contended_per_1k_pages",
 			    json_real(per_1k(r->lru.contended, r->pages)));
+	if (!isnan(hold_ratio(r->threads, ps, host_pages, r)))
+		json_object_set_new(j, "lru_lock_hold_ratio_kernel_lrulab",
+				    json_real(hold_ratio(r->threads, ps, host_pages, r)));
 	json_object_set_new(j, "lrulab", model);
 	return j;
 }
@@ -470,4 +515,39 @@ int host_perf_lock(const char *prog, const struct host_opts *o)
 	}
 	host_undo_all();
 	return status;
+}
+
+int host_lru_hold_ratio(const char *prog, const struct host_opts *o, double *ratio)
+{
+	struct perf_side ps = { NULL };
+	struct perf_files pf;
+	struct bench_result r;
+	struct bench_opts bo;
+	int status;
+
+	*ratio = NAN;
+	if (!in_path("perf")) {
+		fprintf(stderr, "%s: lru_lock hold ratio: perf is not installed (no perf in PATH)\n",
+			prog);
+		return -1;
+	}
+	if (perf_files_make(prog, &pf))
+		return -1;
+	status = perf_host(prog, o, 2, &pf, &ps);
+	if (!status) {
+		if (perf_model(o, 2, &bo, &r)) {
+			fprintf(stderr, "%s: lru_lock hold ratio: cannot set up lrulab's model\n", prog);
+			status = 1;
+		} else {
+			*ratio = hold_ratio(2, &ps, json_number(ps.host, "pages") +
+					    json_number(ps.host, "warmup_pages"), &r);
+			status = r.err || r.invariant_violations;
+			bench_result_free(&r);
+		}
+	}
+	json_decref(ps.host);
+	json_decref(ps.rows);
+	free(ps.table);
+	host_undo_all();
+	return status || isnan(*ratio) ? -1 : 0;
 }

@@ -14,12 +14,52 @@
 
 #define REPRO_PROG "lrulab repro"
 #define REPRO_MAX_ROWS 32
-/* one per s3 cell, as many as the cover letter has rows */
-#define REPRO_S3_MAIL_ROWS 3
+
+/*
+ * The mails' published figures that the measured rows (bench/repro_seeds.c)
+ * and the predicted ones (predict/repro_predict.c) both print: a predicted
+ * row names the figure it predicts, it never takes the row above's.
+ */
+
+/*
+ * s0-lru-stat-batch.txt, "[PATCH v2] mm: move LRU size stat updates out
+ * of lru_lock in folio batches" (Joanne Koong): 2-socket Skylake, 80
+ * CPUs, threads pinned, fault-in and free in one memcg, pages/s averaged
+ * over 7 fresh memcgs per run.
+ */
+#define REPRO_S0_MAIL_ROWS 4
+struct s0_published {
+	const char *type;
+	int mail_threads;
+	double before, after;
+};
+extern const struct s0_published s0_published[REPRO_S0_MAIL_ROWS];
+
+/*
+ * s4-mthp-lru-cache.txt, "[RFC PATCH v3] mm: enable lru cache for smaller
+ * large folios" (Barry Song): the mmap/write/MADV_DONTNEED
+ * microbenchmark, 20 threads x 1000 loops x 16 MiB (16K mTHP: the
+ * series' case), `time` and `perf lock report` (the lru_lock line, whose
+ * acquired and contended columns are equal: perf lock sees contended
+ * acquisitions only) without and with the series.  The mail names no
+ * machine.
+ */
+#define S4_MAIL_THREADS		20
+#define S4_MAIL_LOOPS		1000
+#define S4_MAIL_MEM		(16UL << 20)
+#define S4_MAIL_FOLIO_SIZE	16384
+#define S4_MAIL_PAGES		((double)S4_MAIL_THREADS * S4_MAIL_LOOPS * (S4_MAIL_MEM / PAGE_SIZE))
+#define S4_REAL_BEFORE		17.760
+#define S4_REAL_AFTER		16.292
+#define S4_LRU_ACQUIRED_BEFORE	21414857.0
+#define S4_LRU_ACQUIRED_AFTER	2641286.0
 
 /* s1: the mail's set-up, and ours (bench/repro_seeds.c, predict/repro_predict.c) */
 #define S1_MAIL_PROCESSES	16
 #define S1_MAIL_WINDOW_S	30
+/* pgsteal_direct / s, baseline and patched */
+#define S1_MAIL_PGSTEAL_BEFORE	67162.0
+#define S1_MAIL_PGSTEAL_AFTER	66306.0
 /*
  * The memcg stats flush period of s1's runs.  The kernel's FLUSH_TIME is
  * 2 s of wall time, and what it does to reclaim depends on how many
@@ -30,6 +70,19 @@
  * The table says so, and shows the turnovers beside the mail's.
  */
 #define S1_FLUSH_MS 100
+
+/*
+ * s3-memcg-pn-layout.txt (Joanne Koong): the s0 machine and benchmark;
+ * base, patch 1, patch 1+2, one per s3 cell, as many as the cover letter
+ * has rows, also printed in its shape.
+ */
+#define REPRO_S3_MAIL_ROWS 3
+struct s3_published {
+	const char *type;
+	int mail_threads;
+	double base, patch1, patch12;
+};
+extern const struct s3_published s3_published[REPRO_S3_MAIL_ROWS];
 
 struct repro_opts {
 	int cpus;
@@ -72,6 +125,13 @@ struct repro_row {
 	 * the P10-P90 band of paired draws, not the runs' 95% bootstrap CI
 	 */
 	bool predicted;
+	/*
+	 * Predicted rows: the figure is fixed by the inputs, whatever the
+	 * machine and the simulation (a saturated lock's contended count is
+	 * its acquisitions per page times the pages), so it cannot miss and
+	 * is not offered as a check.
+	 */
+	bool fixed_by_inputs;
 	/* the lock sites a row sums, as bench's JSON names them (cls:fn) */
 	const char *site_cls;
 	const char *const *site_fns;
@@ -86,7 +146,7 @@ struct repro_table {
 	bool oversubscribed;
 	json_t *runs;		/* every run's JSON object, by cell */
 	json_t *extra;		/* seed-specific additions to the JSON table */
-	char notes[10][320];
+	char notes[16][320];
 	int nr_notes;
 };
 
@@ -101,12 +161,6 @@ struct repro_cell {
 	long reps;
 };
 
-/* s3, also printed in the cover letter's shape: base, patch 1, patch 1+2 */
-struct s3_published {
-	const char *type;
-	int mail_threads;
-	double base, patch1, patch12;
-};
 
 struct s3_mail_row {
 	char label[96];

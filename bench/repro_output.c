@@ -104,7 +104,7 @@ static double pub_delta(const struct repro_row *r)
 void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 {
 	char pb[16], pa[16], pd[16], b[16], a[16], d[16], lo[16], hi[16], ci[64], label[100];
-	int i, any = 0, noise = 0;
+	int i, any = 0, noise = 0, fixed = 0;
 
 	printf("\n== %s: %s\n", t->seed, t->title);
 	printf("   before: %s; after: %s\n", t->before_name, t->after_name);
@@ -124,7 +124,10 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 		fmt_val(b, sizeof(b), r->before, r->unit);
 		fmt_val(a, sizeof(a), r->after, r->unit);
 		fmt_pct(d, sizeof(d), r->delta_pct);
-		if (r->below_resolution) {
+		if (r->fixed_by_inputs) {
+			snprintf(ci, sizeof(ci), "= fixed by its inputs, not a check");
+			fixed++;
+		} else if (r->below_resolution) {
 			snprintf(d, sizeof(d), "~0");
 			snprintf(ci, sizeof(ci), "below resolution (%g %s)", r->resolution, r->unit);
 			noise++;
@@ -146,6 +149,8 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 		printf("\n   # holds on any machine: counts of work (lock acquisitions per 1000 pages, cmpxchgs per pass) and lock hold time per page, not this machine's speed; the other rows are this machine's\n");
 	else
 		printf("\n   no row holds on any machine: every figure here is this machine's speed (rates, wait times, contention)\n");
+	if (fixed)
+		printf("   = fixed by its inputs: a predicted figure no simulation could move (a saturated lock: every acquisition contends, so the count is the recording's acquisitions per page times the pages); shown, not a check\n");
 	if (noise)
 		printf("   ~0: both medians within the row's resolution, the larger of the table's last digit and the runs' spread (median absolute deviation): no change to read\n");
 }
@@ -222,6 +227,7 @@ json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *
 		json_object_set_new(row, "predicted", json_boolean(r->predicted));
 		/* what ci_low_pct..ci_high_pct is */
 		json_object_set_new(row, "interval", json_string(r->predicted ? "P10-P90" : "95% CI"));
+		json_object_set_new(row, "fixed_by_inputs", json_boolean(r->fixed_by_inputs));
 		if (r->site_fns) {
 			json_t *sites = json_array();
 			char site[128];
@@ -433,7 +439,10 @@ static void plot_row_label(char *buf, size_t len, const struct repro_row *r)
  * Slots from the top: each measured row its published figure (where the
  * mail has one) and ours, each predicted row (following the row it
  * predicts, with the same published figure) its prediction; the row's
- * name beside its slots, a gap and a line before the next measured row.
+ * name beside its slots, a gap and a line before the next measured row,
+ * and before a predicted row that follows another: it predicts a figure
+ * no row here measures (s4's run time of a folio size the mail timed
+ * not), so it stands in a group of its own.
  */
 static void plot_layout(const struct repro_table *t, struct plot_layout *l)
 {
@@ -444,7 +453,7 @@ static void plot_layout(const struct repro_table *t, struct plot_layout *l)
 	for (i = 0; i < t->nr_rows; i++) {
 		const struct repro_row *r = &t->rows[i];
 
-		if (i && !r->predicted) {
+		if (i && (!r->predicted || t->rows[i - 1].predicted)) {
 			y += PLOT_GROUP_GAP;
 			l->seps[l->nr_seps++] = y - (1 + PLOT_GROUP_GAP) / 2;
 		}

@@ -29,11 +29,7 @@
  * CPUs, threads pinned, fault-in and free in one memcg, pages/s averaged
  * over 7 fresh memcgs per run.
  */
-static const struct s0_published {
-	const char *type;
-	int mail_threads;
-	double before, after;
-} s0_published[] = {
+const struct s0_published s0_published[REPRO_S0_MAIL_ROWS] = {
 	{ "shmem", 20, 4.74e6, 5.47e6 },
 	{ "shmem", 80, 7.94e6, 10.33e6 },
 	{ "anon", 20, 3.04e6, 3.35e6 },
@@ -78,7 +74,7 @@ static const struct s1_rate {
 	double before, after;
 } s1_rates[] = {
 	{ "pgscan_direct", "pgscan_per_sec", 172662, 171817 },
-	{ "pgsteal_direct", "pgsteal_per_sec", 67162, 66306 },
+	{ "pgsteal_direct", "pgsteal_per_sec", S1_MAIL_PGSTEAL_BEFORE, S1_MAIL_PGSTEAL_AFTER },
 	{ "workingset_refault_anon", "workingset_refault_anon_per_sec", 40696, 39830 },
 };
 /*
@@ -128,7 +124,7 @@ static bool s1_site_has(const struct s1_site *p, const char *fn)
  * benchmark; base, patch 1 (memcg_pn_cold after memcg_pn_read_mostly),
  * patch 1+2 (folio stats to memcg and node directly).
  */
-static const struct s3_published s3_published[] = {
+const struct s3_published s3_published[REPRO_S3_MAIL_ROWS] = {
 	{ "shmem", 20, 4.74e6, 5.59e6, 5.77e6 },
 	{ "shmem", 80, 7.94e6, 8.66e6, 8.82e6 },
 	{ "anon", 20, 3.04e6, 3.08e6, 3.10e6 },
@@ -137,20 +133,7 @@ _Static_assert(ARRAY_SIZE(s3_published) == REPRO_S3_MAIL_ROWS,
 	       "repro_one() keeps a cover-letter row per s3 cell");
 
 /*
- * s4-mthp-lru-cache.txt, "[RFC PATCH v3] mm: enable lru cache for smaller
- * large folios" (Barry Song): the mmap/write/MADV_DONTNEED
- * microbenchmark, 20 threads x 1000 loops x 16 MiB, `time` and `perf lock
- * report` (the lru_lock line) without and with the series.
- */
-#define S4_MAIL_THREADS		20
-#define S4_MAIL_LOOPS		1000
-#define S4_MAIL_MEM		(16UL << 20)
-#define S4_REAL_BEFORE		17.760
-#define S4_REAL_AFTER		16.292
-#define S4_LRU_ACQUIRED_BEFORE	21414857.0
-#define S4_LRU_ACQUIRED_AFTER	2641286.0
-/*
- * ... and Shivank Garg's Graph500 test of the series in the same thread
+ * s4's microbenchmark (S4_MAIL_*: bench/repro.h), and Shivank Garg's Graph500 test of the series in the same thread
  * (AMD Zen 5, 320 cores): folio_lruvec_lock_irqsave contended counts per
  * mTHP size, base and patched.
  */
@@ -332,8 +315,8 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 				     &c, 0, 1, s1_rates[i].metric);
 	/* how old the sizes reclaim read were, in leaf turnovers: the mail's */
 	if (!err)
-		err = repro_row_fill(repro_table_row(t, "/period", S1_MAIL_TURNOVERS(67162),
-						     S1_MAIL_TURNOVERS(66306),
+		err = repro_row_fill(repro_table_row(t, "/period", S1_MAIL_TURNOVERS(S1_MAIL_PGSTEAL_BEFORE),
+						     S1_MAIL_TURNOVERS(S1_MAIL_PGSTEAL_AFTER),
 						     "leaf turnovers per memcg flush period"),
 				     &c, 0, 1, "leaf_turnovers_per_flush_period");
 	/* the writes' ends: what feeds lru_add_drain_cpu with the async device */
@@ -582,7 +565,7 @@ int repro_s4(const struct repro_opts *ro, struct repro_table *t)
 	static const unsigned long sizes[] = { 16384, 4096, 65536 };
 	const char *self = bench_self_exe();
 	long n = repro_scaled_threads(ro, 80);
-	double mail_pages = (double)S4_MAIL_THREADS * S4_MAIL_LOOPS * (S4_MAIL_MEM / PAGE_SIZE);
+	double mail_pages = S4_MAIL_PAGES;
 	size_t i;
 
 	t->seed = "s4-mthp-lru-cache";
@@ -617,17 +600,17 @@ int repro_s4(const struct repro_opts *ro, struct repro_table *t)
 			return -1;
 		}
 		err = 0;
-		if (sizes[i] == 16384)
+		if (sizes[i] == S4_MAIL_FOLIO_SIZE)
 			err = repro_row_fill(repro_table_row(t, "s", S4_REAL_BEFORE, S4_REAL_AFTER,
-							     "%luK: real time, %ld loops (mail 1000)",
-							     kb, ro->loops),
+							     "%luK: real time, %ld loop%s (mail 1000)",
+							     kb, ro->loops, ro->loops == 1 ? "" : "s"),
 					     &c, 0, 1, "seconds");
 		if (!err)
 			/* the mail's counts over the pages its benchmark faulted */
 			err = repro_row_fill(repro_table_row(t, "/1k pages",
-							     sizes[i] == 16384 ?
+							     sizes[i] == S4_MAIL_FOLIO_SIZE ?
 							     1000 * S4_LRU_ACQUIRED_BEFORE / mail_pages : NAN,
-							     sizes[i] == 16384 ?
+							     sizes[i] == S4_MAIL_FOLIO_SIZE ?
 							     1000 * S4_LRU_ACQUIRED_AFTER / mail_pages : NAN,
 							     "%luK: lru_lock acquisitions", kb),
 					     &c, 0, 1, "lru_lock_acquisitions_per_1k_pages");
@@ -642,8 +625,8 @@ int repro_s4(const struct repro_opts *ro, struct repro_table *t)
 		if (err)
 			return -1;
 	}
-	repro_table_note(t, "mmap-madvise (the mail's microbenchmark), 100%% of the processors (the mail's 20 threads all ran at once), %ld loops; median of %ld runs per cell, alternating, fresh processes",
-			 ro->loops, ro->reps);
+	repro_table_note(t, "mmap-madvise (the mail's microbenchmark), 100%% of the processors (the mail's 20 threads all ran at once), %ld loop%s; median of %ld runs per cell, alternating, fresh processes",
+			 ro->loops, ro->loops == 1 ? "" : "s", ro->reps);
 	repro_calib_note(ro, t, "mmap-madvise");
 	repro_table_note(t, "published contended counts are Shivank Garg's Graph500 runs (320 cores); compare their deltas, not the counts");
 	return 0;

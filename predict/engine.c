@@ -97,6 +97,7 @@ struct sim {
 	int nr_inst;
 	int *line_owner;
 	int *line_reader;	/* the last CPU that read the line since its write, -1 */
+	double *line_busy;	/* the end of the line's last transfer: it serves one at a time */
 	u32 *credit;		/* per CPU and counter: updates towards the next fold */
 	u32 *memcg_pending;	/* per line: a memcg's stats_updates since its flush */
 	double next_flush;
@@ -196,29 +197,33 @@ static int instance(const struct sim *s, int cpu, int lock)
 	return lock;
 }
 
-static double write_cost(struct sim *s, int cpu, u32 line);
+static double write_cost(struct sim *s, int cpu, u32 line, double t);
 
 /*
- * The hold as this CPU runs it: the recorded hold at this CPU's speed,
- * plus a transfer for every line of the section another CPU wrote last
- * (and an invalidation for every one another CPU read since).
- * A private lock's lines are the CPU's own.
+ * The hold as this CPU runs it from @t: the recorded hold at this CPU's
+ * speed, plus a transfer for every line of the section another CPU wrote
+ * last (and an invalidation for every one another CPU read since), one
+ * after another.  A private lock's lines are the CPU's own.
  */
-static double hold_time(struct sim *s, int cpu, struct lock_inst *L)
+static double hold_time(struct sim *s, int cpu, struct lock_inst *L, double t, double *lines)
 {
 	const struct pred_lock *l = lock_of(s, L->lock);
+	const struct pred_costs *c = s->o->costs;
 	struct vcpu *v = &s->v[cpu];
-	double h = v->op.hold_ns * s->o->costs->hold_scale * v->speed;
+	double h = v->op.hold_ns * c->hold_scale * v->speed;
 	int i;
 
+	*lines = 0;
+	if (c->lock_hold_scale && L->lock < s->o->nr_locks)
+		h *= c->lock_hold_scale[L->lock];
 	if (!l || l->scope == PRED_PRIVATE)
 		return h;
 	for (i = 0; i < l->nr_lines; i++) {
 		if (l->lines[i] > s->o->nr_lines)
 			continue;
-		h += write_cost(s, cpu, l->lines[i]);
+		*lines += write_cost(s, cpu, l->lines[i], t + *lines);
 	}
-	return h;
+	return h + *lines;
 }
 
 static double events_cost(struct sim *s, int cpu, double t, bool inside);
@@ -226,20 +231,17 @@ static double events_cost(struct sim *s, int cpu, double t, bool inside);
 /* A private lock's hold has only its events' lines to fetch. */
 static double hold_with_events(struct sim *s, int cpu, struct lock_inst *L, double t)
 {
-	double h = hold_time(s, cpu, L);
+	double lines, h = hold_time(s, cpu, L, t, &lines);
 
+	/* the section's events after its lines */
 	if (s->v[cpu].nr_ev)
-		h += events_cost(s, cpu, t, true);
+		h += events_cost(s, cpu, t + lines, true);
 	return h;
 }
 
-/* The time from a release to the next holder's grant, @k waiters queued. */
-static double handoff(struct sim *s, int from, int to, int k)
+double pred_handoff(enum lock_impl impl, const struct pred_costs *c, double x, double k)
 {
-	const struct pred_costs *c = s->o->costs;
-	double x = xfer(s, from, to);
-
-	switch (s->o->impl) {
+	switch (impl) {
 	case LOCK_TICKET:
 		return x + c->ticket_slope * k;
 	case LOCK_TAS:
@@ -248,6 +250,12 @@ static double handoff(struct sim *s, int from, int to, int k)
 	default:
 		return x + c->handoff_qspin;
 	}
+}
+
+/* The time from a release to the next holder's grant, @k waiters queued. */
+static double handoff(struct sim *s, int from, int to, int k)
+{
+	return pred_handoff(s->o->impl, s->o->costs, xfer(s, from, to), k);
 }
 
 /* ---- shared lines outside the locks' ---- */
@@ -303,10 +311,27 @@ static bool memcg_batch_at_n(struct sim *s, double t, const struct pred_event *e
 	return true;
 }
 
-/* A write: the line from its last writer, and its readers' copies invalidated. */
-static double write_cost(struct sim *s, int cpu, u32 line)
+/*
+ * A transfer of @x to a CPU asking at @t: a line serves one requester at
+ * a time, so it starts when the line's previous transfer has ended; the
+ * wait and the transfer together.
+ */
+static double line_fetch(struct sim *s, u32 line, double t, double x)
 {
-	double x = xfer(s, s->line_owner[line], cpu);
+	double start = s->line_busy[line] > t ? s->line_busy[line] : t;
+
+	if (x <= 0)
+		return 0;
+	s->line_busy[line] = start + x;
+	if (s->counting)
+		s->r->line_wait_ns += start - t;
+	return start + x - t;
+}
+
+/* A write at @t: the line from its last writer, and its readers' copies invalidated. */
+static double write_cost(struct sim *s, int cpu, u32 line, double t)
+{
+	double x = line_fetch(s, line, t, xfer(s, s->line_owner[line], cpu));
 	int reader = s->line_reader[line];
 
 	if (reader >= 0 && reader != cpu) {
@@ -323,20 +348,20 @@ static double write_cost(struct sim *s, int cpu, u32 line)
 	return x;
 }
 
-static double write_line(struct sim *s, int cpu, u32 line)
+static double write_line(struct sim *s, int cpu, u32 line, double t)
 {
 	double x;
 
 	if (line == PRED_NO_LINE || line > s->o->nr_lines)
 		return 0;
-	x = write_cost(s, cpu, line);
+	x = write_cost(s, cpu, line, t);
 	if (x > 0 && s->counting)
 		s->r->ev_xfers++;
 	return x;
 }
 
-/* A read by @cpu: free when the line is its own or it holds a copy. */
-static double read_line(struct sim *s, int cpu, u32 line)
+/* A read by @cpu at @t: free when the line is its own or it holds a copy. */
+static double read_line(struct sim *s, int cpu, u32 line, double t)
 {
 	int owner;
 	double x;
@@ -346,7 +371,7 @@ static double read_line(struct sim *s, int cpu, u32 line)
 	owner = s->line_owner[line];
 	if (owner < 0 || owner == cpu || s->line_reader[line] == cpu)
 		return 0;
-	x = xfer(s, owner, cpu);
+	x = line_fetch(s, line, t, xfer(s, owner, cpu));
 	s->line_reader[line] = cpu;
 	if (x > 0 && s->counting)
 		s->r->ev_xfers++;
@@ -354,12 +379,12 @@ static double read_line(struct sim *s, int cpu, u32 line)
 }
 
 /* A pair read: the line, and with pair prefetch its partner in this placement. */
-static double pair_read(struct sim *s, int cpu, const struct pred_event *e)
+static double pair_read(struct sim *s, int cpu, const struct pred_event *e, double t)
 {
-	double x = read_line(s, cpu, e->line);
+	double x = read_line(s, cpu, e->line, t);
 
 	if (s->o->costs->pair_prefetch)
-		x += read_line(s, cpu, s->o->other_placement ? e->arg : e->line2);
+		x += read_line(s, cpu, s->o->other_placement ? e->arg : e->line2, t + x);
 	return x;
 }
 
@@ -381,7 +406,7 @@ static double events_cost(struct sim *s, int cpu, double t, bool inside)
 				s->r->ev_seen[e->kind]++;
 				s->r->ev_kept[e->kind]++;
 			}
-			x += pair_read(s, cpu, e);
+			x += pair_read(s, cpu, e, t + x);
 			continue;
 		}
 		if (e->kind == PRED_EV_VMSTAT_FOLD)
@@ -393,8 +418,10 @@ static double events_cost(struct sim *s, int cpu, double t, bool inside)
 			s->r->ev_kept[e->kind] += n;
 		}
 		/* folds after the first find the lines here already */
-		if (n)
-			x += write_line(s, cpu, e->line) + write_line(s, cpu, e->line2);
+		if (n) {
+			x += write_line(s, cpu, e->line, t + x);
+			x += write_line(s, cpu, e->line2, t + x);
+		}
 	}
 	if (s->counting)
 		s->r->ev_xfer_ns += x;
@@ -474,8 +501,11 @@ static void request(struct sim *s, int cpu, double t)
 	v->t_req = t;
 	lock_area(s, L, t, +1);
 	if (L->holder < 0 && !L->nr_wait) {
-		/* the word comes over from its last writer, then the cmpxchg */
-		double get = s->o->costs->lock_local + xfer(s, L->word_owner, cpu);
+		/*
+		 * The word comes over from its last writer; the cmpxchg itself
+		 * is in the recorded work, as this machine ran it.
+		 */
+		double get = xfer(s, L->word_owner, cpu);
 
 		grant(s, cpu, L, t + get, false);
 		return;
@@ -561,11 +591,12 @@ static int sim_alloc(struct sim *s, const struct pred_sim_opts *o, struct pred_r
 	s->li = calloc(s->nr_inst, sizeof(*s->li));
 	s->line_owner = malloc((o->nr_lines + 1) * sizeof(int));
 	s->line_reader = malloc((o->nr_lines + 1) * sizeof(int));
+	s->line_busy = calloc(o->nr_lines + 1, sizeof(double));
 	s->credit = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->credit));
 	s->memcg_pending = calloc(o->nr_lines + 1, sizeof(*s->memcg_pending));
 	r->sites = calloc(o->nr_sites + 1, sizeof(*r->sites));
 	r->locks = calloc(s->nr_inst, sizeof(*r->locks));
-	if (!s->heap || !s->v || !s->li || !s->line_owner || !s->line_reader ||
+	if (!s->heap || !s->v || !s->li || !s->line_owner || !s->line_reader || !s->line_busy ||
 	    !s->credit || !s->memcg_pending || !r->sites || !r->locks)
 		return -ENOMEM;
 	for (i = 0; i <= (int)o->nr_lines; i++)
@@ -599,6 +630,7 @@ static void sim_free(struct sim *s)
 	free(s->v);
 	free(s->line_owner);
 	free(s->line_reader);
+	free(s->line_busy);
 	free(s->credit);
 	free(s->memcg_pending);
 }

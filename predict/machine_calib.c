@@ -302,25 +302,6 @@ static void handoffs(const struct topo *t, enum lock_impl impl, double *h, doubl
 		h[k] = handoff_k(t, impl, k, &lo[k], &hi[k]);
 }
 
-/* uncontended lock+unlock, one thread */
-static double alone_ns(void *p)
-{
-	struct lock_site *site = LOCK_SITE_AT("calibrate", "alone", "alone");
-	spinlock_t l;
-	u64 t0;
-	int i;
-
-	(void)p;
-	lock_impl_set(LOCK_QSPINLOCK);
-	spin_lock_init(&l);
-	t0 = lrulab_now_ns();
-	for (i = 0; i < 200000; i++) {
-		spin_lock_at(&l, site);
-		spin_unlock(&l);
-	}
-	return (double)(lrulab_now_ns() - t0) / 200000;
-}
-
 /* least-squares slope of h[k] against k through k = 1..n, or 0 with one point */
 static double slope(const double *h, int n)
 {
@@ -461,9 +442,6 @@ static void measure_locks(const struct topo *t, struct pred_profile *pf)
 	char src[200];
 	int kmax;
 
-	repeat(&pf->p[PP_LOCK_LOCAL], alone_ns, NULL);
-	snprintf(pf->p[PP_LOCK_LOCAL].source, sizeof(src),
-		 "lrulab calibrate: qspinlock lock+unlock, one thread, median of %d", REPS);
 	if (t->n < 2) {
 		set(&pf->p[PP_HANDOFF_QSPIN], 0, 0, x, "one processor: no handoff to measure");
 		set(&pf->p[PP_TICKET_SLOPE], x / 2, 0, x, "one processor: c/2 = xfer/2 (Boyd-Wickizer)");
@@ -552,7 +530,6 @@ int cmd_calibrate(int argc, char **argv)
 	struct pred_profile pf;
 	struct out_file of;
 	struct topo t;
-	char src[200];
 	FILE *f;
 	int i;
 
@@ -616,10 +593,6 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	measure_xfer(&t, &pf);
 	measure_locks(&t, &pf);
-	snprintf(src, sizeof(src), "lrulab_clock_cost_ns(): median of back-to-back reads (%s)",
-		 lrulab_clock_source());
-	set(&pf.p[PP_CLOCK_READ], (double)lrulab_clock_cost_ns(), (double)lrulab_clock_cost_ns(),
-	    (double)lrulab_clock_cost_ns(), src);
 	measure_speed(&t, &pf);
 	pair_prefetch(&pf);
 	lockstat_set_mode(LOCKSTAT_SAMPLED);

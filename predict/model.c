@@ -47,6 +47,7 @@ int pred_record_describe(const char *prog, const struct pred_run_desc *d,
 	rec->pages = d->pages;
 	rec->seconds = d->seconds;
 	rec->pages_per_sec = d->seconds > 0 ? d->pages / d->seconds : 0;
+	rec->lock_impl = (u8)d->lock;
 	return 0;
 }
 
@@ -58,6 +59,7 @@ int pred_record_finish(const char *prog, const struct bench_workload *w,
 		.workload = w->name, .type = o->shmem ? "shmem" : "anon",
 		.folio_order = o->folio_order, .threads = r->threads,
 		.pages = r->pages, .seconds = r->seconds, .switches = r->switches,
+		.lock = o->lock,
 		.failed = r->err ? strerror(-r->err) :
 			  r->invariant_violations ? "invariants violated" : NULL,
 	};
@@ -188,9 +190,12 @@ static u32 replay_events(struct pred_source *s, int cpu, const struct pred_event
 	return t->events ? r->ev_nr[cpu] : 0;
 }
 
-/* CPUs beyond the recorded threads replay them from a random place */
+/*
+ * CPUs beyond the recorded threads replay them from a random place; every
+ * start moves on by @shift of its trace (a window, run_sim()).
+ */
 static int replay_init(struct replay *r, const struct pred_recording *rec, int cpus,
-		       u64 seed)
+		       u64 seed, double shift)
 {
 	struct bench_rng rng = { seed };
 	int i;
@@ -210,6 +215,7 @@ static int replay_init(struct replay *r, const struct pred_recording *rec, int c
 		t = &rec->traces[r->trace[i]];
 		if (i >= rec->nr_traces || seed)
 			r->pos[i] = (u32)(bench_rng_next(&rng) % t->nr);
+		r->pos[i] = (u32)((r->pos[i] + (u64)(shift * t->nr)) % t->nr);
 		r->ev_pos[i] = t->events ? first_event(t, r->pos[i]) : 0;
 	}
 	return 0;
@@ -230,7 +236,8 @@ struct totals {
 	double work, hold, ops;
 };
 
-static void rec_totals(const struct pred_recording *rec, struct totals *t)
+/* the holds each multiplied by its lock's @scale (NULL: 1) */
+static void rec_totals(const struct pred_recording *rec, const double *scale, struct totals *t)
 {
 	int i;
 	u32 k;
@@ -238,10 +245,30 @@ static void rec_totals(const struct pred_recording *rec, struct totals *t)
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < rec->nr_traces; i++)
 		for (k = 0; k < rec->traces[i].nr; k++) {
-			t->work += rec->traces[i].ops[k].work_ns;
-			t->hold += rec->traces[i].ops[k].hold_ns;
+			const struct pred_op *op = &rec->traces[i].ops[k];
+
+			t->work += op->work_ns;
+			t->hold += op->hold_ns * (scale ? scale[op->lock] : 1);
 			t->ops++;
 		}
+}
+
+/*
+ * Each lock's hold multiplier: lru_lock's the kernel/lrulab ratio, the
+ * others 1; NULL (all 1) without a ratio.  Freed by the caller.
+ */
+static double *lock_scales(const struct pred_recording *rec, const struct pred_model_opts *mo)
+{
+	double *sc;
+	int i;
+
+	if (mo->lru_hold_ratio <= 0)
+		return NULL;
+	sc = calloc(rec->nr_locks + 1, sizeof(*sc));
+	for (i = 0; sc && i < rec->nr_locks; i++)
+		sc[i] = strcmp(rec->sites[rec->locks[i].cls_site].cls, "lru_lock") ? 1 :
+			mo->lru_hold_ratio;
+	return sc;
 }
 
 static double draw(const struct pred_value *v, struct bench_rng *rng, bool central)
@@ -266,7 +293,7 @@ static double plain_factor(const struct pred_recording *rec)
 
 	if (rec->plain_cpu_ns_per_page <= 0)
 		return 1;
-	rec_totals(rec, &t);
+	rec_totals(rec, NULL, &t);
 	want = rec->plain_cpu_ns_per_page * rec->pages;
 	if (t.work <= 0 || want <= t.hold)
 		return 1;
@@ -294,7 +321,8 @@ static int busy_cores(const struct pred_cpu *topo, int cpus)
  */
 static void make_costs(const struct pred_recording *rec, const struct pred_profile *pf,
 		       const struct pred_cpu *topo, int cpus, const struct pred_model_opts *mo,
-		       struct bench_rng *rng, bool central, struct pred_costs *c)
+		       const double *scales, struct bench_rng *rng, bool central,
+		       struct pred_costs *c)
 {
 	const struct pred_value *p = pf->p;
 	int cores = pf->sockets * pf->cores_per_socket;
@@ -305,6 +333,7 @@ static void make_costs(const struct pred_recording *rec, const struct pred_profi
 	if (cores > 1)
 		fn = f1 - (f1 - fall) * (busy - 1) / (cores - 1);
 	memset(c, 0, sizeof(*c));
+	c->lock_hold_scale = scales;
 	c->xfer_smt = draw(&p[PP_XFER_SMT], rng, central);
 	c->xfer_socket = draw(&p[PP_XFER_SOCKET], rng, central);
 	c->xfer_remote = draw(&p[PP_XFER_REMOTE], rng, central);
@@ -319,7 +348,8 @@ static void make_costs(const struct pred_recording *rec, const struct pred_profi
 		struct totals t;
 		double want, hold;
 
-		rec_totals(rec, &t);
+		/* the holds as simulated: the kernel's, where a ratio says so */
+		rec_totals(rec, c->lock_hold_scale, &t);
 		/* the time one trace's pages take at that rate, at one CPU */
 		want = rec->pages / mo->single_thread_rate * 1e9 / rec->nr_traces;
 		hold = t.hold / rec->nr_traces / speed;
@@ -386,23 +416,34 @@ static void twin_events(const struct pred_recording *rec, int cpus, double xf, d
  * The twin: one op is a cycle; shared locks are queues whose demand is
  * their share of the ops times their hold, stretched by the lines a
  * section fetches (each from another CPU with probability 1 - 1/N) and
- * the handoff; the rest is delay.
+ * the handoff of the lock's implementation (pred_handoff()); the rest is
+ * delay.  A ticket or test-and-set handoff grows with the waiters at the
+ * release, which the MVA's queue length at the lock gives: a fixed point
+ * of the two, where a qspinlock's constant handoff needs none.
  */
+#define TWIN_ITERATIONS 50
+
 static double twin_pages(const struct pred_recording *rec, const struct pred_cpu *topo,
-			 int cpus, const struct pred_costs *c, double speed_smt)
+			 int cpus, const struct pred_costs *c, enum lock_impl impl,
+			 double speed_smt)
 {
-	double *d = calloc(rec->nr_locks + 1, sizeof(*d)), z = 0, x, ops = 0;
+	int nl = rec->nr_locks;
+	double *d = calloc(nl + 1, sizeof(*d)), *base = calloc(nl + 1, sizeof(*base));
+	double *visits = calloc(nl + 1, sizeof(*visits)), *waiters = calloc(nl + 1, sizeof(*waiters));
+	double *resp = calloc(nl + 1, sizeof(*resp));
 	double xf = mean_xfer(topo, cpus, c), remote = cpus > 1 ? 1 - 1.0 / cpus : 0;
-	int i;
+	double z = 0, x = NAN, ops = 0;
+	int i, it;
 	u32 k;
 
-	if (!d)
-		return NAN;
+	if (!d || !base || !visits || !waiters || !resp)
+		goto out;
 	for (i = 0; i < rec->nr_traces; i++)
 		for (k = 0; k < rec->traces[i].nr; k++) {
 			const struct pred_op *op = &rec->traces[i].ops[k];
 			const struct pred_lock *l = &rec->locks[op->lock];
-			double h = op->hold_ns * c->hold_scale * speed_smt;
+			double h = op->hold_ns * c->hold_scale * speed_smt *
+				   (c->lock_hold_scale ? c->lock_hold_scale[op->lock] : 1);
 
 			z += op->work_ns * c->work_scale * speed_smt;
 			ops++;
@@ -410,13 +451,30 @@ static double twin_pages(const struct pred_recording *rec, const struct pred_cpu
 				z += h;
 				continue;
 			}
-			d[op->lock] += h + remote * (l->nr_lines * xf + xf + c->handoff_qspin);
+			base[op->lock] += h + remote * (l->nr_lines * xf + xf);
+			visits[op->lock]++;
 		}
-	twin_events(rec, cpus, remote * xf, d, &z);
-	for (i = 0; i < rec->nr_locks; i++)
-		d[i] /= ops;
-	x = pred_mva(cpus, z / ops, rec->nr_locks, d, NULL);
+	twin_events(rec, cpus, remote * xf, base, &z);
+	for (it = 0; it < TWIN_ITERATIONS; it++) {
+		for (i = 0; i < nl; i++)
+			d[i] = (base[i] + visits[i] * remote *
+				(pred_handoff(impl, c, xf, waiters[i]) - xf)) / ops;
+		x = pred_mva(cpus, z / ops, nl, d, resp);
+		if (impl == LOCK_QSPINLOCK || impl == LOCK_MUTEX)
+			break;
+		/* those queued at a lock less its holder, damped */
+		for (i = 0; i < nl; i++) {
+			double q = x * resp[i] - (visits[i] > 0 ? x * d[i] : 0);
+
+			waiters[i] = (waiters[i] + (q > 0 ? q : 0)) / 2;
+		}
+	}
+out:
 	free(d);
+	free(base);
+	free(visits);
+	free(waiters);
+	free(resp);
 	/* x is ops per ns */
 	return x * 1e9 * rec->pages / ops;
 }
@@ -437,27 +495,108 @@ static u64 default_acquisitions(const struct pred_recording *rec, int cpus)
 	return acq < lo ? lo : acq > hi ? (lo > hi ? lo : hi) : acq;
 }
 
+/* @w's counts added to @r's (a window after another) */
+static void merge_result(struct pred_result *r, const struct pred_result *w, int nr_sites)
+{
+	int i;
+
+	r->elapsed_ns += w->elapsed_ns;
+	r->acquisitions += w->acquisitions;
+	r->x_steady += w->x_steady;
+	r->wait_total += w->wait_total;
+	r->events += w->events;
+	for (i = 0; i < NR_PRED_EVENTS; i++) {
+		r->ev_seen[i] += w->ev_seen[i];
+		r->ev_kept[i] += w->ev_kept[i];
+	}
+	r->ev_xfers += w->ev_xfers;
+	r->ev_xfer_ns += w->ev_xfer_ns;
+	r->invalidations += w->invalidations;
+	r->inval_ns += w->inval_ns;
+	r->line_wait_ns += w->line_wait_ns;
+	for (i = 0; i < nr_sites; i++) {
+		struct pred_site_stat *a = &r->sites[i];
+		const struct pred_site_stat *b = &w->sites[i];
+
+		if (b->contended && (!a->contended || b->wait_min < a->wait_min))
+			a->wait_min = b->wait_min;
+		if (b->wait_max > a->wait_max)
+			a->wait_max = b->wait_max;
+		a->acquired += b->acquired;
+		a->contended += b->contended;
+		a->wait_total += b->wait_total;
+		a->hold_total += b->hold_total;
+	}
+	for (i = 0; i < r->nr_locks && i < w->nr_locks; i++) {
+		r->locks[i].acquired += w->locks[i].acquired;
+		r->locks[i].busy += w->locks[i].busy;
+		r->locks[i].area += w->locks[i].area;
+		r->locks[i].resp_total += w->locks[i].resp_total;
+	}
+}
+
+/*
+ * A simulation of @acq acquisitions covers acq / N of each CPU's trace;
+ * when that is less than a trace (the cap of default_acquisitions(), or
+ * a caller's count), one simulation replays only where the CPUs start,
+ * which for the recorded threads is a trace's start (one CPU asked for
+ * 430K pages/s replayed the first 1.5M acquisitions of a longer
+ * recording at 466K).  So the acquisitions go to up to REPLAY_WINDOWS
+ * windows, each with every start moved on by its share of the trace,
+ * their counts summed; each window warms up on its own share of the
+ * warm-up (at least 200 acquisitions a CPU).
+ */
+#define REPLAY_WINDOWS 8
+
 static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo, int cpus,
 		   const struct pred_costs *c, const struct pred_model_opts *mo, u64 seed,
 		   struct pred_result *res)
 {
-	struct replay rp;
-	struct pred_source src = { .next = replay_next, .events = replay_events, .arg = &rp };
 	u64 acq = mo->acquisitions ? mo->acquisitions : default_acquisitions(rec, cpus);
-	struct pred_sim_opts so = {
-		.cpus = cpus, .impl = mo->impl, .costs = c, .topo = topo,
-		.nr_locks = rec->nr_locks, .locks = rec->locks,
-		.nr_sites = rec->nr_sites, .nr_lines = rec->nr_lines,
-		.nr_counters = rec->nr_counters,
-		.acquisitions = acq, .warmup = 2000ULL * cpus, .seed = seed, .src = &src,
-		.flush_period_ns = rec->flush_period_ns,
-		.other_placement = mo->other_placement,
-	};
-	int err = replay_init(&rp, rec, cpus, seed);
+	u64 ops = 0, per_cpu = acq / cpus, warm = 2000ULL * cpus;
+	int i, nwin = 1, w, err = 0;
 
-	if (!err)
-		err = pred_simulate(&so, res);
-	replay_free(&rp);
+	for (i = 0; i < rec->nr_traces; i++)
+		ops = rec->traces[i].nr > ops ? rec->traces[i].nr : ops;
+	if (per_cpu < ops)
+		nwin = per_cpu ? (int)((ops + per_cpu - 1) / per_cpu) : REPLAY_WINDOWS;
+	if (nwin > REPLAY_WINDOWS)
+		nwin = REPLAY_WINDOWS;
+	if (nwin > 1) {
+		warm /= nwin;
+		if (warm < 200ULL * cpus)
+			warm = 200ULL * cpus;
+	}
+	for (w = 0; w < nwin && !err; w++) {
+		struct replay rp;
+		struct pred_source src = { .next = replay_next, .events = replay_events, .arg = &rp };
+		struct pred_sim_opts so = {
+			.cpus = cpus, .impl = mo->impl, .costs = c, .topo = topo,
+			.nr_locks = rec->nr_locks, .locks = rec->locks,
+			.nr_sites = rec->nr_sites, .nr_lines = rec->nr_lines,
+			.nr_counters = rec->nr_counters,
+			.acquisitions = acq / nwin + (w < (int)(acq % nwin)), .warmup = warm,
+			.seed = seed ? seed + w : 0, .src = &src,
+			.flush_period_ns = rec->flush_period_ns,
+			.other_placement = mo->other_placement,
+		};
+		struct pred_result one;
+
+		err = replay_init(&rp, rec, cpus, seed, (double)w / nwin);
+		if (!err)
+			err = pred_simulate(&so, w ? &one : res);
+		replay_free(&rp);
+		if (!err && w) {
+			merge_result(res, &one, rec->nr_sites);
+			pred_result_free(&one);
+		}
+	}
+	if (err && nwin > 1 && res->sites)
+		pred_result_free(res);
+	if (!err && nwin > 1) {
+		res->acq_per_sec = res->elapsed_ns > 0 ? res->acquisitions * 1e9 / res->elapsed_ns : 0;
+		res->x_steady /= nwin;
+	}
 	return err;
 }
 
@@ -531,7 +670,7 @@ static int fill_table(const struct pred_recording *rec, const struct pred_result
 static void point_figures(const struct pred_recording *rec, const struct pred_result *res,
 			  struct pred_point *pt)
 {
-	double pages_per_op = (double)rec->pages, ops = 0, wait = 0, cont = 0, best = -1;
+	double pages_per_op = (double)rec->pages, ops = 0, wait = 0, cont = 0, acq = 0, best = -1;
 	int i;
 
 	for (i = 0; i < rec->nr_traces; i++)
@@ -543,9 +682,11 @@ static void point_figures(const struct pred_recording *rec, const struct pred_re
 			continue;
 		wait += res->sites[i].wait_total;
 		cont += res->sites[i].contended;
+		acq += res->sites[i].acquired;
 	}
 	pt->lru_wait_ns_per_page = res->acquisitions ? wait / (res->acquisitions * pages_per_op) : 0;
 	pt->lru_contended_per_page = res->acquisitions ? cont / (res->acquisitions * pages_per_op) : 0;
+	pt->lru_acquired_per_page = res->acquisitions ? acq / (res->acquisitions * pages_per_op) : 0;
 	pt->sim_seconds = res->elapsed_ns / 1e9;
 	for (i = 0; i < NR_PRED_EVENTS; i++)
 		pt->ev_per_page[i] = res->acquisitions ?
@@ -584,7 +725,7 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 {
 	struct pred_cpu *topo = calloc(cpus, sizeof(*topo));
 	struct bench_rng rng = { mo->seed ^ (u64)cpus * 0x9e3779b97f4a7c15ULL };
-	double *band = calloc(mo->draws + 1, sizeof(*band));
+	double *band = calloc(mo->draws + 1, sizeof(*band)), *scales = lock_scales(rec, mo);
 	struct pred_result res;
 	struct pred_costs c;
 	int d, err = -ENOMEM;
@@ -592,10 +733,10 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 	memset(pt, 0, sizeof(*pt));
 	pt->cpus = cpus;
 	pt->nr_recordings = 1;
-	if (!topo || !band)
+	if (!topo || !band || (mo->lru_hold_ratio > 0 && !scales))
 		goto out;
 	pred_topology(pf, cpus, topo);
-	make_costs(rec, pf, topo, cpus, mo, &rng, true, &c);
+	make_costs(rec, pf, topo, cpus, mo, scales, &rng, true, &c);
 	err = run_sim(rec, topo, cpus, &c, mo, 0, &res);
 	if (err)
 		goto out;
@@ -607,13 +748,13 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 		pt->vmstat_threshold = !f ? 0 : !f->threshold ? 0 :
 				vmstat_normal_threshold(cpus, (unsigned long)f->arg << (27 - PAGE_SHIFT));
 	}
-	pt->twin_pages_per_sec = twin_pages(rec, topo, cpus, &c,
+	pt->twin_pages_per_sec = twin_pages(rec, topo, cpus, &c, mo->impl,
 					    cpus > pf->sockets * pf->cores_per_socket ?
 					    1 / c.smt_speed : 1);
 	for (d = 0; d < mo->draws; d++) {
 		struct pred_point tmp = { .cpus = cpus };
 
-		make_costs(rec, pf, topo, cpus, mo, &rng, false, &c);
+		make_costs(rec, pf, topo, cpus, mo, scales, &rng, false, &c);
 		err = run_sim(rec, topo, cpus, &c, mo, bench_rng_next(&rng) | 1, &res);
 		if (err)
 			goto out;
@@ -634,6 +775,7 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 out:
 	free(topo);
 	free(band);
+	free(scales);
 	return err;
 }
 
@@ -692,6 +834,8 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 	json_object_set_new(j, "folio_size", json_integer(rec->folio_size));
 	json_object_set_new(j, "machine", json_string(pf->name));
 	json_object_set_new(j, "cpus", json_integer(pt->cpus));
+	/* the recorded run's spinlocks, which the simulation hands over as */
+	json_object_set_new(j, "lock", json_string(lock_impl_name(rec->lock_impl)));
 	json_object_set_new(j, "switches", sw);
 	json_object_set_new(j, "predicted_pages_per_sec", json_real(pt->pages_per_sec));
 	json_object_set_new(j, "band_low", json_real(pt->band_low));

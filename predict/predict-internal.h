@@ -13,6 +13,11 @@ struct pred_model_opts {
 	u64 seed;
 	u64 acquisitions;		/* per simulation; 0: by CPU count */
 	bool other_placement;		/* pair reads: the placement not recorded */
+	/*
+	 * lru_lock's hold per acquisition, the kernel's over lrulab's (lrulab
+	 * host fault-free --perf-lock --threads 2); 0: lrulab's own holds.
+	 */
+	double lru_hold_ratio;
 };
 
 #define PRED_MAX_DRAWS 64
@@ -31,6 +36,7 @@ struct pred_point {
 	double twin_pages_per_sec;
 	double lru_wait_ns_per_page;
 	double lru_contended_per_page;
+	double lru_acquired_per_page;	/* what the contended count cannot pass */
 	double sim_seconds;		/* simulated time the table covers */
 	char bottleneck[192];
 	double load;			/* the bottleneck lock's utilisation */

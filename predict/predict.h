@@ -121,6 +121,12 @@ struct pred_recording {
 	 */
 	double plain_cpu_ns_per_page;
 	u64 flush_period_ns;	/* the memcg stats flusher's period in the run */
+	/*
+	 * enum lock_impl the run's spinlocks were: what the simulation hands
+	 * over as unless told otherwise (format version 2 did not keep it:
+	 * qspinlock, every run's default).
+	 */
+	u8 lock_impl;
 	u32 nr_lines;
 	u32 nr_counters;	/* vmstat counters that folded */
 	int nr_sites, nr_locks, nr_traces;
@@ -162,6 +168,7 @@ struct pred_run_desc {
 	unsigned long pages;	/* the workload's unit: pages, or accesses */
 	double seconds;
 	const bool *switches;	/* NR_LRULAB_SWITCHES, as the run had them */
+	enum lock_impl lock;	/* its spinlocks */
 	const char *failed;
 };
 int pred_record_describe(const char *prog, const struct pred_run_desc *d,
@@ -178,11 +185,9 @@ enum pred_param {
 	PP_XFER_SMT,		/* one-way line transfer between SMT siblings, ns */
 	PP_XFER_SOCKET,		/* between cores of one socket */
 	PP_XFER_REMOTE,		/* between sockets */
-	PP_LOCK_LOCAL,		/* uncontended lock+unlock, line already here */
 	PP_HANDOFF_QSPIN,	/* qspinlock handoff beyond the line transfer */
 	PP_TICKET_SLOPE,	/* ticket: extra handoff per waiter */
 	PP_TAS_BETA,		/* test-and-set: handoff x (1 + beta x waiters) */
-	PP_CLOCK_READ,		/* one clock read */
 	PP_FREQ_ONE,		/* MHz with one core busy */
 	PP_FREQ_ALL,		/* MHz with every core busy */
 	PP_SMT_SPEED,		/* a thread's speed when its sibling is busy */
@@ -232,9 +237,16 @@ struct pred_cpu {
 /* Costs the simulation uses: one draw of a profile's values. */
 struct pred_costs {
 	double xfer_smt, xfer_socket, xfer_remote;
-	double lock_local, handoff_qspin, ticket_slope, tas_beta;
+	double handoff_qspin, ticket_slope, tas_beta;
 	double work_scale;	/* multiplies work outside locks */
 	double hold_scale;	/* multiplies recorded holds */
+	/*
+	 * Per lock of the recording (NULL: 1 each): multiplies its recorded
+	 * holds besides hold_scale, where the kernel's hold per acquisition
+	 * is not lrulab's (the kernel/lrulab ratio lrulab host --perf-lock
+	 * measures at 2 threads).
+	 */
+	const double *lock_hold_scale;
 	double smt_speed;	/* work and holds of a CPU whose sibling is busy */
 	bool pair_prefetch;	/* a read also fetches its line's 128-byte partner */
 };
@@ -300,8 +312,17 @@ struct pred_result {
 	/* writes of a line another CPU had read: the invalidations, and their time */
 	u64 invalidations;
 	double inval_ns;
+	/* transfers that waited for a line busy with another's: the waits */
+	double line_wait_ns;
 };
 
+/*
+ * A lock's handoff by implementation, from a release to the next grant
+ * with @k waiters queued at the release and a line transfer of @x between
+ * the releaser and the next holder: qspinlock x + handoff_qspin, ticket
+ * x + ticket_slope k, test-and-set (and pthread spin) x (1 + tas_beta k).
+ */
+double pred_handoff(enum lock_impl impl, const struct pred_costs *c, double x, double k);
 /* 0, or -EINVAL/-ENOMEM; free @r with pred_result_free(). */
 int pred_simulate(const struct pred_sim_opts *o, struct pred_result *r);
 void pred_result_free(struct pred_result *r);
@@ -327,5 +348,18 @@ double pred_mva(int n, double z, int k, const double *d, double *resp);
  * wait in queue for N sources of mean think @z and mean service @s.
  */
 void pred_repairman(int n, double z, double s, double *x, double *wait);
+/*
+ * One lock of implementation @impl as Boyd-Wickizer et al.'s birth-death
+ * chain ("Non-scalable locks are dangerous", 2012) over k, the CPUs
+ * holding or waiting: arrivals (n - k)/@z, and in state k a grant every
+ * @s plus the handoff pred_handoff() gives with the k - 1 waiters left at
+ * the release and a transfer of @x (none in state 1: nobody waits).
+ * Throughput in acquisitions per unit time, and the mean wait in queue
+ * (Little: N/X - Z - S), into *@x_out and *@wait.  Zero handoff costs
+ * make it the machine-repairman closed form; @z = 0 the saturated lock,
+ * 1/(s + handoff(n - 1)), as the simulation gives it.
+ */
+void pred_lock_chain(int n, double z, double s, enum lock_impl impl,
+		     const struct pred_costs *c, double x, double *x_out, double *wait);
 
 #endif /* LRULAB_PREDICT_H */

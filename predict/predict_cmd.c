@@ -27,7 +27,7 @@ struct predict_args {
 	int nr_files;
 	long recordings;			/* --recordings: made here */
 	bool recordings_given;
-	double single_thread_rate;
+	double single_thread_rate, lru_hold_ratio;
 	long draws, seed, acquisitions;
 	bool json, threads_given, seconds_given, memcgs_given, other_placement;
 };
@@ -36,7 +36,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: lrulab predict WORKLOAD [bench options] --cpus N[,N...] --machine PROFILE\n"
-"                      [--single-thread-rate PAGES_PER_SEC] [--draws N] [--seed N]\n"
+"                      [--single-thread-rate PAGES_PER_SEC] [--lru-hold-ratio R]\n"
+"                      [--draws N] [--seed N]\n"
 "                      [--acquisitions N] [--recordings K] [--placement recorded|other]\n"
 "                      [--save FILE] [--json]\n"
 "       lrulab predict --recording FILE [--recording FILE...] --cpus N[,N...]\n"
@@ -52,6 +53,9 @@ static void usage(FILE *f)
 "twin's estimate, the busiest shared lock and its load, and the lock table at each\n"
 "count, per simulated second.  --single-thread-rate sets the work outside the\n"
 "locks so that one CPU makes that many pages/s (e.g. the target kernel's own).\n"
+"--lru-hold-ratio R multiplies lru_lock's recorded holds by R, the kernel's hold\n"
+"per acquisition over lrulab's that `lrulab host fault-free --perf-lock --threads 2`\n"
+"measures on this machine (default: lrulab's own holds).\n"
 "--save FILE keeps the recordings (FILE, FILE.2, FILE.3, ...).  --placement other:\n"
 "the memcg stat reads of mem_cgroup_per_node lines take the 128-byte pair partners\n"
 "the object would have had 64 bytes the other way (on a profile with\n"
@@ -61,6 +65,7 @@ static void usage(FILE *f)
 static bool takes_value(const char *opt)
 {
 	static const char *const v[] = { "--cpus", "--machine", "--single-thread-rate",
+		"--lru-hold-ratio",
 		"--draws", "--seed", "--acquisitions", "--recording", "--recordings", "--save",
 		"--placement" };
 	size_t i;
@@ -111,6 +116,8 @@ static int own_option(struct predict_args *a, const char *opt, const char *val)
 		a->other_placement = !strcmp(val, "other");
 	} else if (!strcmp(opt, "--single-thread-rate")) {
 		return parse_double(PROG, opt, val, 1, 1e12, &a->single_thread_rate);
+	} else if (!strcmp(opt, "--lru-hold-ratio")) {
+		return parse_double(PROG, opt, val, 0.01, 100, &a->lru_hold_ratio);
 	} else if (!strcmp(opt, "--draws")) {
 		return parse_long(PROG, opt, val, 0, PRED_MAX_DRAWS, &a->draws);
 	} else if (!strcmp(opt, "--seed")) {
@@ -185,6 +192,9 @@ static void print_header(const struct pred_recording *rec, int nr_recs,
 	if (a->single_thread_rate > 0)
 		printf("work outside the locks set for %.0f pages/s at one CPU (--single-thread-rate)\n",
 		       a->single_thread_rate);
+	if (a->lru_hold_ratio > 0)
+		printf("lru_lock's holds x %.3g: the kernel's hold per acquisition over lrulab's (--lru-hold-ratio)\n",
+		       a->lru_hold_ratio);
 	if (nr_recs > 1)
 		printf("%d recordings (the first described above): figures of the median one, the "
 		       "band over every recording's draws\n", nr_recs);
@@ -223,11 +233,19 @@ static int read_recordings(const struct predict_args *a, int nrest, char **rest,
 		fprintf(stderr, "%s: --recordings: the recordings are the --recording files\n", PROG);
 		return 2;
 	}
-	for (*nr = 0; *nr < a->nr_files; (*nr)++)
+	for (*nr = 0; *nr < a->nr_files; (*nr)++) {
 		if (pred_recording_read(PROG, a->files[*nr], &recs[*nr])) {
 			free_recordings(recs, *nr);
 			return 2;
 		}
+		if (recs[*nr].lock_impl != recs[0].lock_impl) {
+			fprintf(stderr, "%s: %s: recorded with %s spinlocks, %s with %s: one run's recordings, one lock\n",
+				PROG, a->files[*nr], lock_impl_name(recs[*nr].lock_impl),
+				a->files[0], lock_impl_name(recs[0].lock_impl));
+			free_recordings(recs, *nr + 1);
+			return 1;
+		}
+	}
 	return 0;
 }
 
@@ -242,8 +260,13 @@ static int get_recordings(const struct predict_args *a, int argc, char **rest, i
 
 	*impl = LOCK_QSPINLOCK;
 	*nr = 0;
-	if (a->nr_files)
-		return read_recordings(a, nrest, rest, recs, nr);
+	if (a->nr_files) {
+		/* simulated as the recorded run's locks were */
+		ret = read_recordings(a, nrest, rest, recs, nr);
+		if (!ret)
+			*impl = recs[0].lock_impl;
+		return ret;
+	}
 	if (!nrest || rest[0][0] == '-') {
 		fprintf(stderr, "%s: no workload given (" BENCH_WORKLOAD_NAMES ", or --recording FILE)\n",
 			PROG);
@@ -352,6 +375,7 @@ int cmd_predict(int argc, char **argv)
 	}
 	mo = (struct pred_model_opts){
 		.impl = impl, .single_thread_rate = a.single_thread_rate,
+		.lru_hold_ratio = a.lru_hold_ratio,
 		.draws = (int)a.draws, .seed = (u64)a.seed, .acquisitions = (u64)a.acquisitions,
 		.other_placement = a.other_placement,
 	};

@@ -53,7 +53,7 @@ static int rec_write_usemem(const char *prog, const char *path, const char *type
 	struct pred_run_desc d = {
 		.workload = "usemem", .type = type, .threads = threads,
 		.pages = accesses, .seconds = secs, .switches = lrulab_switches,
-		.failed = failed,
+		.failed = failed, .lock = READ_ONCE(lrulab_lock_impl),
 	};
 	int err;
 

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/host.h"
 #include "bench/repro.h"
 #include "predict-internal.h"
 
@@ -85,8 +86,13 @@ static void paired_band(double cb, double ca, const double *b, const double *a, 
 	*hi = d[k - 1 - (k - 1) / 10];
 }
 
-/* a row at @at, its published numbers copied from the row before */
-static struct repro_row *insert_at(struct repro_table *t, const char *unit, int at)
+/*
+ * A row at @at, beside the published figure it predicts (@pub_before,
+ * @pub_after; NAN where the mail has none): never the row above's, which
+ * may be another quantity (s4's microbenchmark beside Graph500's counts).
+ */
+static struct repro_row *insert_at(struct repro_table *t, const char *unit, int at,
+				   double pub_before, double pub_after)
 {
 	if (t->nr_rows >= REPRO_MAX_ROWS)
 		return NULL;
@@ -94,34 +100,105 @@ static struct repro_row *insert_at(struct repro_table *t, const char *unit, int 
 	t->nr_rows++;
 	memset(&t->rows[at], 0, sizeof(t->rows[at]));
 	t->rows[at].unit = unit;
-	t->rows[at].pub_before = at > 0 ? t->rows[at - 1].pub_before : NAN;
-	t->rows[at].pub_after = at > 0 ? t->rows[at - 1].pub_after : NAN;
+	t->rows[at].pub_before = pub_before;
+	t->rows[at].pub_after = pub_after;
 	return &t->rows[at];
 }
 
-/* a row after the last one whose label starts with @after_prefix (unit @unit) */
-static struct repro_row *insert_row(struct repro_table *t, const char *unit,
-				    const char *after_prefix)
+/* the index after the last row whose label starts with @prefix (of @unit, or any: NULL), or -1 */
+static int row_after(const struct repro_table *t, const char *unit, const char *prefix)
 {
-	int i, at = t->nr_rows;
+	int i, at = -1;
 
 	for (i = 0; i < t->nr_rows; i++)
-		if (!strcmp(t->rows[i].unit, unit) &&
-		    !strncmp(t->rows[i].label, after_prefix, strlen(after_prefix)))
+		if ((!unit || !strcmp(t->rows[i].unit, unit)) &&
+		    !strncmp(t->rows[i].label, prefix, strlen(prefix)))
 			at = i + 1;
-	return insert_at(t, unit, at);
+	return at;
+}
+
+/* a row after the last one whose label starts with @after_prefix (unit @unit), else last */
+static struct repro_row *insert_row(struct repro_table *t, const char *unit,
+				    const char *after_prefix, double pub_before,
+				    double pub_after)
+{
+	int at = row_after(t, unit, after_prefix);
+
+	return insert_at(t, unit, at < 0 ? t->nr_rows : at, pub_before, pub_after);
+}
+
+/*
+ * --calibrate: lru_lock's hold per acquisition at the kernel's cost, as
+ * the kernel/lrulab ratio host_lru_hold_ratio() estimates from 2 threads
+ * of the host's fault-free shape (which is s4's microbenchmark too: write
+ * every page, MADV_DONTNEED), lrulab with the calibrated fault work; the
+ * median of REPRO_RATIO_RUNS, each in *@each.  0 (lrulab's own holds)
+ * without --calibrate or when every run failed.
+ */
+#define REPRO_RATIO_RUNS 3
+
+static double kernel_hold_ratio(const struct repro_opts *ro, bool shmem, unsigned int order,
+				double *each, int *nr)
+{
+	const char *work = repro_fault_work(ro, "fault-free", shmem ? "shmem" : "anon", order);
+	struct host_opts o = {
+		.shmem = shmem, .folio_order = order, .mem = 16UL << 20, .seconds = 1,
+		.fault_work_ns = work ? strtoul(work, NULL, 10) : 0,
+	};
+	double v[REPRO_RATIO_RUNS];
+	int k;
+
+	*nr = 0;
+	if (!ro->calibrate)
+		return 0;
+	if (ro->progress) {
+		fprintf(ro->progress, "  measuring lru_lock's kernel/lrulab hold, %s %luK, 2 threads under perf lock\n",
+			shmem ? "shmem" : "anon", (PAGE_SIZE << order) >> 10);
+		fflush(ro->progress);
+	}
+	for (k = 0; k < REPRO_RATIO_RUNS; k++)
+		if (!host_lru_hold_ratio(REPRO_PROG, &o, &each[*nr])) {
+			v[*nr] = each[*nr];
+			(*nr)++;
+		}
+	if (!*nr)
+		return 0;
+	qsort(v, *nr, sizeof(v[0]), cmp_double);
+	return v[(*nr - 1) / 2];
+}
+
+/* --calibrate: the ratio a prediction used, and the runs it is the median of */
+static void ratio_note(const struct repro_opts *ro, struct repro_table *t, const char *type,
+		       unsigned int order, double ratio, const double *each, int nr)
+{
+	char runs[64];
+	size_t n = 0;
+	int d;
+
+	if (!ro->calibrate)
+		return;
+	runs[0] = 0;
+	for (d = 0; d < nr; d++)
+		n += (size_t)snprintf(runs + n, sizeof(runs) - n, "%s%.2f", d ? ", " : "", each[d]);
+	if (ratio > 0)
+		repro_table_note(t, "predicted %s %luK: lru_lock's holds x %.2f, the kernel's over lrulab's (median of %s: host --perf-lock estimates at 2 threads here)",
+				 type, (PAGE_SIZE << order) >> 10, ratio, runs);
+	else
+		repro_table_note(t, "predicted %s %luK: lru_lock's holds lrulab's own: no kernel/lrulab estimate (no run contended on both sides)",
+				 type, (PAGE_SIZE << order) >> 10);
 }
 
 static int points(const struct side *s, const struct pred_profile *pf, int cpus,
-		  struct pred_point *before, struct pred_point *after)
+		  double ratio, struct pred_point *before, struct pred_point *after)
 {
 	struct pred_model_opts mo = {
-		.impl = LOCK_QSPINLOCK, .draws = REPRO_DRAWS, .seed = 1,
-		.acquisitions = 400000,
+		.impl = s[0].rec[0].lock_impl, .draws = REPRO_DRAWS, .seed = 1,
+		.acquisitions = 400000, .lru_hold_ratio = ratio,
 	};
 
 	if (pred_model_pooled(s[0].rec, s[0].nr, pf, cpus, &mo, before))
 		return -1;
+	mo.impl = s[1].rec[0].lock_impl;
 	if (pred_model_pooled(s[1].rec, s[1].nr, pf, cpus, &mo, after)) {
 		pred_point_free(before);
 		return -1;
@@ -159,15 +236,15 @@ static void fill(struct repro_row *row, double b, double a, const double *db,
  * machine the same for every side and placement.
  */
 static int placements_point(const struct side *s, const struct pred_profile *pf, int cpus,
-		    double *central, double *draws, int *nr_draws)
+			    double ratio, double *central, double *draws, int *nr_draws)
 {
 	struct pred_point pt[2];
 	int k, d;
 
 	for (k = 0; k < 2; k++) {
 		struct pred_model_opts mo = {
-			.impl = LOCK_QSPINLOCK, .draws = REPRO_DRAWS, .seed = 1,
-			.acquisitions = 400000, .other_placement = k,
+			.impl = s->rec[0].lock_impl, .draws = REPRO_DRAWS, .seed = 1,
+			.acquisitions = 400000, .other_placement = k, .lru_hold_ratio = ratio,
 		};
 
 		if (pred_model_pooled(s->rec, s->nr, pf, cpus, &mo, &pt[k])) {
@@ -185,9 +262,27 @@ static int placements_point(const struct side *s, const struct pred_profile *pf,
 	return 0;
 }
 
-static const struct { const char *type; int threads; } s0_rows[] = {
-	{ "shmem", 20 }, { "shmem", 80 }, { "anon", 20 }, { "anon", 80 },
-};
+/*
+ * "predicted/published NAME: B (before), A (after), the delta's sign
+ * right" into @t's notes; @fixed_side names a side whose figure is fixed
+ * by its inputs (NULL: none), which checks nothing.
+ */
+static void check_note(struct repro_table *t, const char *name, const struct repro_row *r,
+		       const char *fixed_side)
+{
+	double pd;
+
+	if (!r || isnan(r->pub_before) || isnan(r->pub_after) || !r->pub_before ||
+	    !r->pub_after || r->fixed_by_inputs)
+		return;
+	pd = r->pub_after - r->pub_before;
+	repro_table_note(t, "check: %s predicted/published %.2f before, %.2f after; delta %+.1f%% (mail %+.1f%%), its sign %s%s%s%s",
+			 name, r->before / r->pub_before, r->after / r->pub_after, r->delta_pct,
+			 100.0 * pd / r->pub_before,
+			 (r->after - r->before) * pd > 0 ? "right" : "wrong",
+			 fixed_side ? "; the " : "", fixed_side ? fixed_side : "",
+			 fixed_side ? " side saturated, fixed by its inputs: only the other checks" : "");
+}
 
 static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 {
@@ -199,10 +294,13 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 		return -1;
 	for (k = 0; k < 2; k++) {
 		const char *type = k ? "anon" : "shmem";
+		double each[REPRO_RATIO_RUNS], ratio;
 		struct side s[2];
-		int err = 0;
+		int err = 0, nr_each;
 
 		memset(s, 0, sizeof(s));
+		ratio = kernel_hold_ratio(ro, !k, 0, each, &nr_each);
+		ratio_note(ro, t, type, 0, ratio, each, nr_each);
 		if (ro->progress) {
 			fprintf(ro->progress, "  predicting %s: recording 1 thread before and after\n",
 				type);
@@ -211,25 +309,28 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 		if (record_side(ro, "fault-free", !k, 0, "lru-stat-batch", false, &s[0]) ||
 		    record_side(ro, "fault-free", !k, 0, "lru-stat-batch", true, &s[1]))
 			err = -1;
-		for (i = 0; !err && i < ARRAY_SIZE(s0_rows); i++) {
+		for (i = 0; !err && i < ARRAY_SIZE(s0_published); i++) {
+			const struct s0_published *p = &s0_published[i];
 			double cb, ca, db[PRED_MAX_DRAWS], da[PRED_MAX_DRAWS];
 			struct repro_row *row;
 			char prefix[64];
 			int nb, na;
 
-			if (strcmp(s0_rows[i].type, type))
+			if (strcmp(p->type, type))
 				continue;
-			if (placements_point(&s[0], &pf, s0_rows[i].threads, &cb, db, &nb) ||
-			    placements_point(&s[1], &pf, s0_rows[i].threads, &ca, da, &na)) {
+			if (placements_point(&s[0], &pf, p->mail_threads, ratio, &cb, db, &nb) ||
+			    placements_point(&s[1], &pf, p->mail_threads, ratio, &ca, da, &na)) {
 				err = -1;
 				break;
 			}
-			snprintf(prefix, sizeof(prefix), "%s, %d threads", type, s0_rows[i].threads);
-			row = insert_row(t, "pages/s", prefix);
+			snprintf(prefix, sizeof(prefix), "%s, %d threads", type, p->mail_threads);
+			row = insert_row(t, "pages/s", prefix, p->before, p->after);
 			if (row) {
 				snprintf(row->label, sizeof(row->label),
-					 "  predicted: %d CPUs of %.24s", s0_rows[i].threads, pf.name);
+					 "  predicted: %d CPUs of %.24s", p->mail_threads, pf.name);
 				fill(row, cb, ca, db, da, nb < na ? nb : na);
+				snprintf(prefix, sizeof(prefix), "%s %d", type, p->mail_threads);
+				check_note(t, prefix, row, NULL);
 			}
 		}
 		side_free(&s[0]);
@@ -240,9 +341,31 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 	return 0;
 }
 
-/* s4's microbenchmark: 20 threads x 1000 loops x 16 MiB */
-#define S4_MAIL_PAGES (20.0 * 1000 * ((16UL << 20) / PAGE_SIZE))
+/*
+ * Whether a side's contended count is fixed by its inputs: the lock is
+ * saturated in the central simulation and every draw, so every
+ * acquisition contends and the count is the recording's acquisitions per
+ * page times the pages, whatever the machine (doubling every transfer
+ * and handoff leaves it where it is).
+ */
+static bool contended_saturated(const struct pred_point *pt)
+{
+	double acq = pt->lru_acquired_per_page;
+	int d;
 
+	if (acq <= 0 || pt->lru_contended_per_page < 0.99 * acq)
+		return false;
+	for (d = 0; d < pt->nr_draws; d++)
+		if (pt->draws_contended[d] < 0.99 * acq)
+			return false;
+	return true;
+}
+
+/*
+ * s4's microbenchmark: 20 threads x 1000 loops x 16 MiB, each thread the
+ * same pages, all at once: the run's real time is its pages over the
+ * predicted rate of 20 CPUs.
+ */
 static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 {
 	static const unsigned long sizes[] = { 16384, 4096, 65536 };
@@ -253,12 +376,13 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 		return -1;
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		unsigned int order = (unsigned int)__builtin_ctzl(sizes[i] / PAGE_SIZE);
+		bool mail = sizes[i] == S4_MAIL_FOLIO_SIZE;
 		struct side s[2];
 		struct pred_point b, a;
 		struct repro_row *row;
-		double cb[PRED_MAX_DRAWS], ca[PRED_MAX_DRAWS];
-		char prefix[64];
-		int d, err = 0;
+		double cb[PRED_MAX_DRAWS], ca[PRED_MAX_DRAWS], each[REPRO_RATIO_RUNS], ratio;
+		char prefix[64], name[48];
+		int d, at, nr_each, err = 0;
 
 		memset(s, 0, sizeof(s));
 		if (ro->progress) {
@@ -266,22 +390,58 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 				sizes[i] >> 10);
 			fflush(ro->progress);
 		}
+		ratio = kernel_hold_ratio(ro, false, order, each, &nr_each);
+		ratio_note(ro, t, "anon", order, ratio, each, nr_each);
 		if (record_side(ro, "mmap-madvise", false, order, "mthp-lru-cache", false, &s[0]) ||
 		    record_side(ro, "mmap-madvise", false, order, "mthp-lru-cache", true, &s[1]) ||
-		    points(s, &pf, 20, &b, &a))
+		    points(s, &pf, S4_MAIL_THREADS, ratio, &b, &a))
 			err = -1;
 		if (!err) {
+			/* the run's time: after its measured row, else first of its size */
+			snprintf(prefix, sizeof(prefix), "%luK: real time", sizes[i] >> 10);
+			at = row_after(t, "s", prefix);
+			if (at < 0) {
+				snprintf(prefix, sizeof(prefix), "%luK: ", sizes[i] >> 10);
+				for (at = 0; at < t->nr_rows &&
+				     strncmp(t->rows[at].label, prefix, strlen(prefix)); at++)
+					;
+			}
+			row = insert_at(t, "s", at, mail ? S4_REAL_BEFORE : NAN,
+					mail ? S4_REAL_AFTER : NAN);
+			if (row && b.pages_per_sec > 0 && a.pages_per_sec > 0) {
+				int n = b.nr_draws < a.nr_draws ? b.nr_draws : a.nr_draws;
+
+				for (d = 0; d < n; d++) {
+					cb[d] = b.draws[d] > 0 ? S4_MAIL_PAGES / b.draws[d] : NAN;
+					ca[d] = a.draws[d] > 0 ? S4_MAIL_PAGES / a.draws[d] : NAN;
+				}
+				snprintf(row->label, sizeof(row->label),
+					 "  predicted %luK: run time, %d CPUs of %.24s", sizes[i] >> 10,
+					 S4_MAIL_THREADS, pf.name);
+				fill(row, S4_MAIL_PAGES / b.pages_per_sec,
+				     S4_MAIL_PAGES / a.pages_per_sec, cb, ca, n);
+				snprintf(name, sizeof(name), "%luK real time", sizes[i] >> 10);
+				check_note(t, name, row, NULL);
+			}
+
+			/* beside Graph500's counts, the microbenchmark's own: perf lock's line */
 			snprintf(prefix, sizeof(prefix), "%luK: lru_lock contended", sizes[i] >> 10);
-			row = insert_row(t, "count", prefix);
+			row = insert_row(t, "count", prefix, mail ? S4_LRU_ACQUIRED_BEFORE : NAN,
+					 mail ? S4_LRU_ACQUIRED_AFTER : NAN);
 			if (row) {
 				for (d = 0; d < b.nr_draws; d++) {
 					cb[d] = b.draws_contended[d] * S4_MAIL_PAGES;
 					ca[d] = a.draws_contended[d] * S4_MAIL_PAGES;
 				}
 				snprintf(row->label, sizeof(row->label),
-					 "  predicted: 20 CPUs of %.24s, the mail's run", pf.name);
+					 "  predicted %luK: contended, %d CPUs of %.24s", sizes[i] >> 10,
+					 S4_MAIL_THREADS, pf.name);
 				fill(row, b.lru_contended_per_page * S4_MAIL_PAGES,
 				     a.lru_contended_per_page * S4_MAIL_PAGES, cb, ca, b.nr_draws);
+				row->fixed_by_inputs = contended_saturated(&b) && contended_saturated(&a);
+				snprintf(name, sizeof(name), "%luK lru_lock contended", sizes[i] >> 10);
+				check_note(t, name, row, contended_saturated(&b) ? "before" :
+					   contended_saturated(&a) ? "after" : NULL);
 			}
 			pred_point_free(&b);
 			pred_point_free(&a);
@@ -291,6 +451,9 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 		if (err)
 			return -1;
 	}
+	repro_table_note(t, "predicted: the mail names no machine (20 threads, its sys time says all 20 ran in the kernel at once); 20 CPUs of skylake-2s-80 (the s0 mail's 2-socket Skylake, one socket) stand in, so its real time checks that stand-in as much as the model");
+	repro_table_note(t, "predicted: the mail's run is %.2fM pages (%d threads x %d loops x 16 MiB), its real time those pages over the predicted pages/s; published counts of the predicted rows are the microbenchmark's perf lock line (16K), not Graph500's",
+			 S4_MAIL_PAGES / 1e6, S4_MAIL_THREADS, S4_MAIL_LOOPS);
 	return 0;
 }
 
@@ -397,7 +560,8 @@ static void s1_rows(struct repro_table *t, const struct s1_side *s, const char *
 						     s[1].steal_per_access, steal_a);
 			}
 		}
-		row = insert_row(t, "ms", label);
+		/* the mail's wait at the same sites: the measured row of its label */
+		row = insert_row(t, "ms", label, m->pub_before, m->pub_after);
 		if (!row)
 			return;
 		snprintf(row->label, sizeof(row->label), "  predicted: %d CPUs of %.24s",
@@ -433,11 +597,12 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 		err = record_s1_side(ro, k, &s[k]);
 	if (!err) {
 		struct pred_model_opts mo = {
-			.impl = LOCK_QSPINLOCK, .draws = REPRO_DRAWS, .seed = 1,
+			.impl = s[0].rec[0].lock_impl, .draws = REPRO_DRAWS, .seed = 1,
 			.acquisitions = 400000,
 		};
 
 		err = pred_model_pooled(s[0].rec, s[0].nr, &pf, S1_MAIL_PROCESSES, &mo, &s[0].pt);
+		mo.impl = s[1].rec[0].lock_impl;
 		if (!err && pred_model_pooled(s[1].rec, s[1].nr, &pf, S1_MAIL_PROCESSES, &mo,
 					      &s[1].pt)) {
 			pred_point_free(&s[0].pt);
@@ -445,6 +610,26 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 		}
 	}
 	if (!err) {
+		struct repro_row *row = insert_row(t, "/s", "pgsteal_direct", S1_MAIL_PGSTEAL_BEFORE,
+						   S1_MAIL_PGSTEAL_AFTER);
+
+		/* reclaimed pages a second: the predicted accesses/s x pages reclaimed an access */
+		if (row) {
+			double db[PRED_MAX_DRAWS], da[PRED_MAX_DRAWS];
+			int d, nd = s[0].pt.nr_draws < s[1].pt.nr_draws ? s[0].pt.nr_draws :
+				    s[1].pt.nr_draws;
+
+			for (d = 0; d < nd; d++) {
+				db[d] = s[0].pt.draws[d] * s[0].steal_per_access;
+				da[d] = s[1].pt.draws[d] * s[1].steal_per_access;
+			}
+			snprintf(row->label, sizeof(row->label), "  predicted: %d CPUs of %.24s",
+				 S1_MAIL_PROCESSES, pf.name);
+			fill(row, s[0].pt.pages_per_sec * s[0].steal_per_access,
+			     s[1].pt.pages_per_sec * s[1].steal_per_access, db, da, nd);
+			check_note(t, "pgsteal_direct/s", row, NULL);
+		}
+		steal = find_row(t, "pgsteal_direct");
 		s1_rows(t, s, pf.name, steal->pub_before, steal->pub_after);
 		pred_point_free(&s[0].pt);
 		pred_point_free(&s[1].pt);
@@ -568,10 +753,6 @@ static int s3_row(const struct repro_table *t, const char *type, int threads, co
 	return -1;
 }
 
-static const struct { const char *type; int threads; } s3_rows[] = {
-	{ "shmem", 20 }, { "shmem", 80 }, { "anon", 20 },
-};
-
 static int s3_type_rows(const char *type, const struct side *sides,
 			const struct pred_profile *pf, struct repro_table *t)
 {
@@ -579,25 +760,28 @@ static int s3_type_rows(const char *type, const struct side *sides,
 	size_t i;
 	int k;
 
-	for (i = 0; i < ARRAY_SIZE(s3_rows); i++) {
+	for (i = 0; i < ARRAY_SIZE(s3_published); i++) {
+		const struct s3_published *p = &s3_published[i];
+		const double pub[S3_SIDES] = { p->base, p->patch1, p->patch12 };
 		double c[S3_SIDES], d[S3_SIDES][PRED_MAX_DRAWS];
 		int nd = PRED_MAX_DRAWS, n;
 
-		if (strcmp(s3_rows[i].type, type))
+		if (strcmp(p->type, type))
 			continue;
 		for (k = 0; k < S3_SIDES; k++) {
-			if (placements_point(&sides[k], pf, s3_rows[i].threads, &c[k], d[k], &n))
+			if (placements_point(&sides[k], pf, p->mail_threads, 0, &c[k], d[k], &n))
 				return -1;
 			nd = n < nd ? n : nd;
 		}
 		for (k = 1; k < S3_SIDES; k++) {
-			int at = s3_row(t, type, s3_rows[i].threads, suffix[k]);
-			struct repro_row *row = at < 0 ? NULL : insert_at(t, "pages/s", at + 1);
+			int at = s3_row(t, type, p->mail_threads, suffix[k]);
+			struct repro_row *row = at < 0 ? NULL :
+						insert_at(t, "pages/s", at + 1, pub[0], pub[k]);
 
 			if (!row)
 				continue;
 			snprintf(row->label, sizeof(row->label), "  predicted: %d CPUs of %.24s",
-				 s3_rows[i].threads, pf->name);
+				 p->mail_threads, pf->name);
 			fill(row, c[0], c[k], d[0], d[k], nd);
 		}
 	}

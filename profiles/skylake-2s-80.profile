@@ -13,11 +13,9 @@ cpu_order = smt-last
 xfer_smt_ns = 7.5 [6.2 8.1] source: nviennot/core-to-core-latency README (shared/reference/scaling-model.md 2.2): SMT siblings 7.4-7.6 ns on Cascade Lake Xeon Gold 6242 / Platinum 8275CL, Skylake-SP's same-mesh successor; range: every Intel row of the table
 xfer_socket_ns = 48 [44 51] source: same table, one-socket median: Gold 6242 48 ns, 8275CL 47 ns; range Broadwell E5-2695 v4 44 ns to Ice Lake 8375C 51 ns
 xfer_remote_ns = 135 [108 140] source: same table, cross-socket: Gold 6242 136 ns, 8275CL 134 ns; low end Ice Lake 8375C 108 ns
-lock_local_ns = 9 [6 15] source: an uncontended lock cmpxchg and release store on a local line, about 20 cycles at 2.4 GHz (Agner Fog's instruction tables, LOCK CMPXCHG on Skylake; UNVERIFIED); not used by the simulation (uncontended costs come from the recording)
 handoff_qspinlock_ns = 48 [24 96] source: scaling-model.md 5.4: a qspinlock/MCS handoff is the line transfer plus one miss on the successor's MCS node: one in-socket transfer (xfer_socket_ns)
 ticket_slope_ns = 24 [12 48] source: Boyd-Wickizer et al. 2012 (scaling-model.md 1.1, 5.3): each waiter adds c/2 with c about one line transfer (48 ns); range c/4 to c
 tas_beta = 1 [0.5 2] source: no published constant: Anderson 1990 and Mellor-Crummey & Scott 1991 give test-and-set handoff O(waiters); 1 = one more transfer per waiter (UNVERIFIED)
-clock_read_ns = 10 [8 14] source: rdtsc about 25 cycles on Skylake at 2.4 GHz (Agner Fog's tables, UNVERIFIED)
 freq_one_busy_mhz = 3700 [3500 3700] source: Intel ARK, Xeon Gold 6138 and 6148: max turbo 3.7 GHz (the SKU is not in the mails)
 freq_all_busy_mhz = 2900 [2700 3100] source: Intel Xeon Scalable spec update, all-core non-AVX turbo of Gold 6138 (2.7 GHz) to 6148 (3.1 GHz) (UNVERIFIED)
 smt_speed = 0.62 [0.55 0.7] source: scaling-model.md 5.3: f_smt about 0.55-0.7 per thread when both siblings are busy

@@ -11,11 +11,9 @@ cpu_order = smt-last
 xfer_smt_ns = 7.5 [5.3 10] source: nviennot/core-to-core-latency README (scaling-model.md 2.2): SMT siblings 5.3-10 ns over every CPU of the table; no Emerald Rapids row
 xfer_socket_ns = 55 [36 72] source: KCORES/core-to-core-latency-plus, Sapphire Rapids W9-3475X (same core and mesh generation): pairs 36-72 ns, most 45-65 (scaling-model.md 2.2); no Emerald Rapids data
 xfer_remote_ns = 55 [36 72] source: one socket: no remote pair; xfer_socket_ns, unused for this topology
-lock_local_ns = 9 [5 15] source: an uncontended lock cmpxchg and release store on a local line, about 20 cycles (Agner Fog's tables, Golden Cove; UNVERIFIED); not used by the simulation
 handoff_qspinlock_ns = 55 [36 72] source: scaling-model.md 5.4: line transfer plus one miss on the successor's MCS node: one more in-socket transfer
 ticket_slope_ns = 28 [14 55] source: Boyd-Wickizer et al. 2012 (scaling-model.md 1.1, 5.3): c/2 per waiter with c about one transfer
 tas_beta = 1 [0.5 2] source: no published constant (Anderson 1990; Mellor-Crummey & Scott 1991: O(waiters)); 1 = one more transfer per waiter (UNVERIFIED)
-clock_read_ns = 8 [6 12] source: rdtsc about 25 cycles at 3 GHz (Agner Fog's tables; UNVERIFIED)
 freq_one_busy_mhz = 3900 [3500 4100] source: Intel ARK, 16-core Emerald Rapids Xeon Gold 6526Y: max turbo 3.9 GHz (the SKU is not given: range over 16-core parts; UNVERIFIED)
 freq_all_busy_mhz = 3100 [2800 3500] source: all-core turbo of 16-core Emerald Rapids parts, between base 2.8 GHz and max turbo (UNVERIFIED)
 smt_speed = 0.62 [0.55 0.7] source: scaling-model.md 5.3: f_smt about 0.55-0.7 per thread when both siblings are busy

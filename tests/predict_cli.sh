@@ -75,11 +75,11 @@ expect 2 "$P" "$LRULAB" predict --recording $tmp/trunc.rec --cpus 2 --machine $M
 grep -q 'truncated' "$err" || fail "truncated recording: wrong error"
 printf 'LRULABRC\011' | zstd -q -c >$tmp/version.rec
 expect 2 "$P" "$LRULAB" predict --recording $tmp/version.rec --cpus 2 --machine $M
-grep -q 'version 9, this lrulab reads 2$' "$err" || fail "version: wrong error"
+grep -q 'version 9, this lrulab reads 2 and 3$' "$err" || fail "version: wrong error"
 # a version 1 recording (before the shared-line events): say so, once
 printf 'LRULABRC\001' | zstd -q -c >$tmp/old.rec
 expect 2 "$P" "$LRULAB" predict --recording $tmp/old.rec --cpus 2 --machine $M
-grep -q 'version 1, this lrulab reads 2 (an older recording, without the shared-line events: record it again)$' "$err" ||
+grep -q 'version 1, this lrulab reads 2 and 3 (an older recording, without the shared-line events: record it again)$' "$err" ||
 	fail "old recording: wrong error"
 expect 2 "$P" "$LRULAB" predict --recording $tmp/none.rec --cpus 2 --machine $M
 grep -qx "$P: $tmp/none.rec: No such file or directory" "$err" || fail "missing recording: wrong error"
@@ -160,6 +160,12 @@ grep -q '"site":"lru_lock:folio_batch_move_lru"' "$out" || fail "predict --json:
 test "$(grep -c '"shared_line_events_per_page":{"vmstat_folds":' "$out")" -eq 3 ||
 	fail "predict --json: shared_line_events_per_page"
 grep -q '"cpus":80,.*"vmstat_threshold":' "$out" || fail "predict --json: vmstat_threshold"
+# a run with ticket spinlocks is simulated with ticket spinlocks
+"$LRULAB" bench fault-free --type anon --threads 1 --seconds 0.05 --mem 1M --lock ticket \
+	--record $tmp/t.rec >"$out" 2>"$err" || fail "bench --lock ticket --record failed"
+"$LRULAB" predict --recording $tmp/t.rec --cpus 4 --machine skylake-2s-80 --draws 0 \
+	--json >"$out" 2>"$err" || fail "predict a ticket recording failed"
+grep -q '"lock":"ticket"' "$out" || fail "predict: a ticket recording not simulated as ticket"
 # the same seed gives the same prediction
 "$LRULAB" predict --recording $tmp/r.rec --cpus 16 --machine skylake-2s-80 --draws 2 \
 	--json >$tmp/a 2>"$err"
@@ -225,23 +231,26 @@ ls $tmp | grep -q "me.profile.tmp-" && fail "calibrate: a temporary file left"
 # repro --predict in its quick form
 "$LRULAB" repro s4 --quick --predict --out $tmp/results >"$out" 2>"$err" ||
 	fail "repro s4 --predict failed"
-test "$(grep -c 'predicted: 20 CPUs of skylake-2s-80' "$out")" -eq 3 ||
+test "$(grep -c 'predicted [0-9]*K: run time, 20 CPUs of skylake-2s-80' "$out")" -eq 3 &&
+	test "$(grep -c 'predicted [0-9]*K: contended, 20 CPUs of skylake-2s-80' "$out")" -eq 3 &&
+	grep -q 'the mail names no machine' "$out" ||
 	fail "repro s4 --predict: rows"
 # the plot: the predicted rows in their own block, colour and legend
 # entry, which names their band; the JSON says which rows are predicted
 grep -q '\.gp" line [0-9]*: warning' "$err" && fail "repro s4 --predict: gnuplot warned"
 test "$(sed -n '/^# predicted (gnuplot index [0-9]): slot change_pct p10 p90 /,/^$/p' \
-	$tmp/results/s4-mthp-lru-cache.dat | grep -c '"predicted: 20 CPUs of skylake-2s-80, the mail.s run"$')" -eq 3 ||
+	$tmp/results/s4-mthp-lru-cache.dat | grep -c '"predicted [0-9]*K: [a-z ]*, 20 CPUs of skylake-2s-80"$')" -eq 6 ||
 	fail "repro s4 --predict: the plot's predicted bars"
 grep -q "title \"predicted by lrulab predict for the CPUs and profile named: the median recording's change, whisker P10-P90 of paired draws\"" \
 	$tmp/results/s4-mthp-lru-cache.gp || fail "repro s4 --predict: the plot's legend"
-test "$(tr -d ' \n' <$tmp/results/s4-mthp-lru-cache.json | grep -o '"predicted":true,"interval":"P10-P90"' | wc -l)" -eq 3 ||
+test "$(tr -d ' \n' <$tmp/results/s4-mthp-lru-cache.json | grep -o '"predicted":true,"interval":"P10-P90"' | wc -l)" -eq 6 ||
 	fail "repro s4 --predict: JSON rows not marked predicted"
 
-# s1: the five sites the mail reports and the total, predicted
+# s1: pgsteal_direct/s, the five sites the mail reports and the total, predicted
 "$LRULAB" repro s1 --quick --predict --out $tmp/results >"$out" 2>"$err" ||
 	fail "repro s1 --predict failed"
-test "$(grep -c 'predicted: 16 CPUs of skylake-2s-80' "$out")" -eq 6 ||
+test "$(grep -c 'predicted: 16 CPUs of skylake-2s-80' "$out")" -eq 7 &&
+	grep -A1 '^  pgsteal_direct / s' "$out" | grep -q 'predicted: 16 CPUs' ||
 	fail "repro s1 --predict: rows"
 
 # s3: each cell's patch 1 and patch 1+2 rows, recorded by the two layout builds
