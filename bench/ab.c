@@ -32,12 +32,25 @@
  */
 #define AB_MIN_REPS 4
 
+#define AB_MAX_PREDICT_CPUS	8
+
 struct ab_opts {
 	long reps;
 	const char *metric;
 	bool json;
 	struct bench_config cfg[2];
+	/* --predict-cpus, --machine: predicted there instead of measured here */
+	long predict_cpus[AB_MAX_PREDICT_CPUS];
+	int nr_predict_cpus;
+	const char *machine;
 };
+
+static bench_ab_predict_fn ab_predictor;
+
+void bench_ab_predict_register(bench_ab_predict_fn fn)
+{
+	ab_predictor = fn;
+}
 
 static const struct option ab_long_options[] = {
 	{ "reps", required_argument, NULL, 'r' },
@@ -50,6 +63,8 @@ static const struct option ab_long_options[] = {
 	{ "b-with", required_argument, NULL, '3' },
 	{ "b-without", required_argument, NULL, '4' },
 	{ "ab", required_argument, NULL, 'x' },
+	{ "predict-cpus", required_argument, NULL, 'p' },
+	{ "machine", required_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -60,6 +75,7 @@ static void ab_usage(FILE *f)
 		   "                 [--a-bin PATH] [--b-bin PATH] [--ab SWITCH]\n"
 		   "                 [--a-with SWITCH]... [--a-without SWITCH]...\n"
 		   "                 [--b-with SWITCH]... [--b-without SWITCH]...\n"
+		   "                 [--predict-cpus N[,N...] --machine PROFILE]\n"
 		   "                 -- WORKLOAD [bench options]\n"
 		   "\n"
 		   "Runs `lrulab bench WORKLOAD ...` as A and as B, alternately, --reps times\n"
@@ -67,7 +83,13 @@ static void ab_usage(FILE *f)
 		   "of KEY from the runs' JSON (default pages_per_sec).  --ab SWITCH is\n"
 		   "--a-without SWITCH --b-with SWITCH.  A thread list runs the comparison\n"
 		   "once per thread count.  A and B must differ (a switch or a binary), and a\n"
-		   "verdict (B higher, B lower, no difference) needs --reps %d or more.\n",
+		   "verdict (B higher, B lower, no difference) needs --reps %d or more.\n"
+		   "\n"
+		   "--predict-cpus N[,N...] --machine PROFILE predicts A and B at those CPU\n"
+		   "counts of the profile's machine instead (lrulab predict's recordings of\n"
+		   "each side here, both simulated with the same draws): pages/s, the change\n"
+		   "with the P10-P90 band of the paired draws, and a verdict when the band\n"
+		   "is on one side of zero.  A and B are switches of this binary.\n",
 		   AB_MIN_REPS);
 }
 
@@ -345,6 +367,16 @@ int cmd_ab(int argc, char **argv)
 			    add_switch_arg(&o.cfg[1], "--with", optarg))
 				return 2;
 			break;
+		case 'p':
+			ret = (int)parse_long_list(AB_PROG, "--predict-cpus", optarg, 1, 4096,
+						   o.predict_cpus, AB_MAX_PREDICT_CPUS);
+			if (ret < 0)
+				return 2;
+			o.nr_predict_cpus = ret;
+			break;
+		case 'M':
+			o.machine = optarg;
+			break;
 		case 'h':
 			ab_usage(stdout);
 			return 0;
@@ -390,6 +422,38 @@ int cmd_ab(int argc, char **argv)
 		return 2;
 	}
 
+	if (o.nr_predict_cpus || o.machine) {
+		if (!o.nr_predict_cpus || !o.machine) {
+			fprintf(stderr, "%s: --predict-cpus and --machine go together\n", AB_PROG);
+			return 2;
+		}
+		if (strcmp(o.cfg[0].bin, o.cfg[1].bin) || strcmp(o.cfg[0].bin, bench_self_exe())) {
+			fprintf(stderr, "%s: --predict-cpus: A and B are switches of this binary, not --a-bin/--b-bin\n",
+				AB_PROG);
+			return 2;
+		}
+		if (!ab_predictor) {
+			fprintf(stderr, "%s: --predict-cpus: this build has no predictor\n", AB_PROG);
+			return 2;
+		}
+		if (!o.json) {
+			printf("lrulab ab: %s", w->name);
+			for (i = 0; i < bargc; i++)
+				printf(" %s", bargv[i]);
+			printf(": predicted, not measured (drop --predict-cpus to measure here)\n");
+			for (i = 0; i < 2; i++) {
+				int k;
+
+				printf("  %s:", o.cfg[i].label);
+				for (k = 0; k < o.cfg[i].nargs; k++)
+					printf(" %s", o.cfg[i].args[k]);
+				printf("%s\n", o.cfg[i].nargs ? "" : " (no switch)");
+			}
+			fflush(stdout);
+		}
+		return ab_predictor(AB_PROG, w, bo, o.predict_cpus, o.nr_predict_cpus,
+				    o.machine, o.json);
+	}
 	if (bench_signals_catch()) {
 		fprintf(stderr, "%s: cannot catch SIGINT and SIGTERM\n", AB_PROG);
 		return 1;

@@ -476,6 +476,16 @@ void bench_recorder_register(const struct bench_recorder *r);
 /* the registered recorder, or NULL after one error line (prefixed @prog) */
 const struct bench_recorder *bench_recorder_get(const char *prog);
 
+/*
+ * `ab --predict-cpus LIST --machine PROFILE`: A and B (@bo) predicted at
+ * @cpus of the profile's machine, by the predictor's command layer
+ * (predict/ab_predict.c), which registers it; the exit status.
+ */
+typedef int (*bench_ab_predict_fn)(const char *prog, const struct bench_workload *w,
+				   const struct bench_opts bo[2], const long *cpus, int nr_cpus,
+				   const char *machine, bool json);
+void bench_ab_predict_register(bench_ab_predict_fn fn);
+
 /* "Intel(R) Xeon(R) ..., 2 processors, Linux 6.1.0" */
 void bench_machine_describe(char *buf, size_t len);
 

@@ -13,7 +13,8 @@
  * Above bench/ sits the command layer (predict-internal.h): from a
  * workload to predicted points and their tables (model.c, pool.c), the
  * commands (predict_cmd.c, machine_calib.c), repro --predict's rows
- * (repro_predict.c), usemem's recordings (record_usemem.c) and the hooks
+ * (repro_predict.c) and ab --predict-cpus's (ab_predict.c), usemem's
+ * recordings (record_usemem.c) and the hooks
  * that let bench and repro reach it without naming it (record_hooks.c).
  */
 #ifndef LRULAB_PREDICT_H

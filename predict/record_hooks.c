@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The predictor's part in the commands below it: the recorder that bench
- * --record goes through, and repro --predict's rows.  bench and repro
+ * --record goes through, repro --predict's rows and ab --predict-cpus.  bench and repro
  * call these through what is registered here, so that they never name
  * the predictor (predict's commands sit above bench, not beside it).
  */
@@ -80,4 +80,5 @@ void predict_hooks_register(void)
 {
 	bench_recorder_register(&pred_recorder);
 	repro_predict_hook();
+	ab_predict_hook();
 }

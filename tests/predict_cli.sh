@@ -228,6 +228,21 @@ grep -q '^adjacent_line_prefetch = [01] \[[01] [01]\] source: lrulab calibrate: 
 expect 2 "$C" "$LRULAB" calibrate --out /nonexistent/dir/x.profile
 ls $tmp | grep -q "me.profile.tmp-" && fail "calibrate: a temporary file left"
 
+# ab --predict-cpus: each side recorded, both predicted with the same
+# draws, a verdict only where the paired band is on one side of zero
+"$LRULAB" ab --ab lru-stat-batch --predict-cpus 2,4 --machine $M --json -- fault-free \
+	--type anon --seconds 0.05 --memcgs 1 --threads 1 >"$out" 2>"$err" || fail "ab --predict-cpus: exit $?"
+[ "$(wc -l <"$out")" -eq 2 ] && jq -s -e '[.[].cpus] == [2, 4] and all(.engine == "predict" and
+	.a_pages_per_sec > 0 and .b_pages_per_sec > 0 and (.band_pct | length) == 2 and
+	.band_pct[0] <= .band_pct[1] and .interval == "P10-P90 of paired draws" and
+	(if .band_pct[0] > 0 then .verdict == "B higher" elif .band_pct[1] < 0 then
+	 .verdict == "B lower" else .verdict == "no difference" end))' "$out" >/dev/null ||
+	fail "ab --predict-cpus: $(cat "$out")"
+exact_is 2 "lrulab ab: --predict-cpus and --machine go together" \
+	"$LRULAB" ab --ab lru-stat-batch --predict-cpus 2 -- fault-free
+exact_is 2 "lrulab ab: --predict-cpus: A and B are switches of this binary, not --a-bin/--b-bin" \
+	"$LRULAB" ab --ab lru-stat-batch --predict-cpus 2 --machine $M --a-bin "$LRULAB" -- fault-free
+
 # repro --predict in its quick form
 "$LRULAB" repro s4 --quick --predict --out $tmp/results >"$out" 2>"$err" ||
 	fail "repro s4 --predict failed"

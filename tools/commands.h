@@ -23,5 +23,7 @@ int cmd_calibrate(int argc, char **argv);
 void predict_hooks_register(void);
 /* repro --predict's rows (predict/repro_predict.c) */
 void repro_predict_hook(void);
+/* ab --predict-cpus (predict/ab_predict.c) */
+void ab_predict_hook(void);
 
 #endif /* LRULAB_COMMANDS_H */

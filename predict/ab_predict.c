@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `lrulab ab ... --predict-cpus N[,N...] --machine PROFILE -- WORKLOAD`:
+ * a user's A and B predicted at those CPU counts of a described machine
+ * instead of measured here.  Each side is recorded here (one thread,
+ * PRED_AB_RECORDINGS recordings, as `lrulab predict` records), and both
+ * are simulated with the same draws of the profile's ranges, so that the
+ * band of the change is that of paired differences: draw d of B against
+ * draw d of A.  The verdict says B higher or lower only when the whole
+ * band (P10-P90 of the paired changes and the central one) is on one side
+ * of zero.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict-internal.h"
+
+#define PRED_AB_RECORDINGS	3
+#define PRED_AB_DRAWS		8
+
+struct ab_side {
+	struct pred_recording rec[PRED_AB_RECORDINGS];
+	int nr;
+};
+
+static void side_free(struct ab_side *s)
+{
+	while (s->nr)
+		pred_recording_free(&s->rec[--s->nr]);
+}
+
+/* P10, P90 of the paired changes (%), the central pair's among them */
+static void paired_band(const struct pred_point *a, const struct pred_point *b,
+			double *lo, double *hi)
+{
+	double d[PRED_MAX_DRAWS + 1];
+	int n = 0, i, k = a->nr_draws < b->nr_draws ? a->nr_draws : b->nr_draws;
+
+	if (a->pages_per_sec > 0)
+		d[n++] = 100.0 * (b->pages_per_sec - a->pages_per_sec) / a->pages_per_sec;
+	for (i = 0; i < k; i++)
+		if (a->draws[i] > 0)
+			d[n++] = 100.0 * (b->draws[i] - a->draws[i]) / a->draws[i];
+	if (!n) {
+		*lo = *hi = NAN;
+		return;
+	}
+	qsort(d, (size_t)n, sizeof(d[0]), cmp_double);
+	*lo = quantile_sorted(d, n, 0.1);
+	*hi = quantile_sorted(d, n, 0.9);
+}
+
+static const char *verdict(double lo, double hi)
+{
+	if (isnan(lo))
+		return "no verdict";
+	return lo > 0 ? "B higher" : hi < 0 ? "B lower" : "no difference";
+}
+
+/* a number, or null where there is none */
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static void print_point(const struct pred_profile *pf, const struct pred_point *a,
+			const struct pred_point *b, double lo, double hi, bool json,
+			const struct bench_workload *w)
+{
+	double delta = a->pages_per_sec > 0 ?
+		       100.0 * (b->pages_per_sec - a->pages_per_sec) / a->pages_per_sec : NAN;
+	json_t *j;
+
+	if (!json) {
+		printf("  %3d CPUs: A %10.0f  B %10.0f pages/s  B/A %+6.1f%%  band [%+.1f%%, %+.1f%%]  %s\n",
+		       a->cpus, a->pages_per_sec, b->pages_per_sec, delta, lo, hi, verdict(lo, hi));
+		printf("            bottleneck A: %s; B: %s\n", a->bottleneck, b->bottleneck);
+		return;
+	}
+	j = json_object();
+	json_object_set_new(j, "engine", json_string("predict"));
+	json_object_set_new(j, "workload", json_string(w->name));
+	json_object_set_new(j, "machine", json_string(pf->name));
+	json_object_set_new(j, "cpus", json_integer(a->cpus));
+	json_object_set_new(j, "a_pages_per_sec", jnum(a->pages_per_sec));
+	json_object_set_new(j, "b_pages_per_sec", jnum(b->pages_per_sec));
+	json_object_set_new(j, "a_band", json_pack("[o, o]", jnum(a->band_low), jnum(a->band_high)));
+	json_object_set_new(j, "b_band", json_pack("[o, o]", jnum(b->band_low), jnum(b->band_high)));
+	json_object_set_new(j, "delta_pct", jnum(delta));
+	json_object_set_new(j, "band_pct", json_pack("[o, o]", jnum(lo), jnum(hi)));
+	json_object_set_new(j, "interval", json_string("P10-P90 of paired draws"));
+	json_object_set_new(j, "verdict", json_string(verdict(lo, hi)));
+	json_object_set_new(j, "bottleneck_a", json_string(a->bottleneck));
+	json_object_set_new(j, "bottleneck_b", json_string(b->bottleneck));
+	bench_json_line(j);
+	json_decref(j);
+}
+
+static int record_side(const char *prog, const struct bench_workload *w,
+		       const struct bench_opts *o, struct ab_side *s)
+{
+	for (s->nr = 0; s->nr < PRED_AB_RECORDINGS; s->nr++)
+		if (pred_record_workload(prog, w, o, o->threads[0], &s->rec[s->nr]))
+			return -1;
+	return 0;
+}
+
+static int ab_predict(const char *prog, const struct bench_workload *w,
+		      const struct bench_opts bo[2], const long *cpus, int nr_cpus,
+		      const char *machine, bool json)
+{
+	struct ab_side side[2] = { { .nr = 0 }, { .nr = 0 } };
+	struct pred_profile pf;
+	char path[4096];
+	int i, k, status = 1;
+
+	if (pred_profile_find(machine, path, sizeof(path)))
+		snprintf(path, sizeof(path), "%s", machine);
+	if (pred_profile_read(prog, path, &pf))
+		return 2;
+	for (i = 0; i < 2; i++) {
+		if (!json) {
+			printf("  recording %s: %d runs of %ld thread%s\n", i ? "B" : "A",
+			       PRED_AB_RECORDINGS, bo[i].threads[0], bo[i].threads[0] == 1 ? "" : "s");
+			fflush(stdout);
+		}
+		if (record_side(prog, w, &bo[i], &side[i]))
+			goto out;
+	}
+	if (!json)
+		printf("predicted on %s (%s): pages/s, each side the median of its %d recordings; "
+		       "band: P10-P90 of %d paired draws of the profile's ranges\n",
+		       pf.name, path, PRED_AB_RECORDINGS, PRED_AB_DRAWS * PRED_AB_RECORDINGS);
+	for (k = 0; k < nr_cpus; k++) {
+		struct pred_point pt[2];
+		double lo, hi;
+
+		for (i = 0; i < 2; i++) {
+			struct pred_model_opts mo = {
+				.impl = side[i].rec[0].lock_impl, .draws = PRED_AB_DRAWS, .seed = 1,
+			};
+
+			if (pred_model_pooled(side[i].rec, side[i].nr, &pf, (int)cpus[k], &mo,
+					      &pt[i])) {
+				fprintf(stderr, "%s: cannot simulate %ld CPUs: out of memory\n",
+					prog, cpus[k]);
+				if (i)
+					pred_point_free(&pt[0]);
+				goto out;
+			}
+		}
+		paired_band(&pt[0], &pt[1], &lo, &hi);
+		print_point(&pf, &pt[0], &pt[1], lo, hi, json, w);
+		pred_point_free(&pt[0]);
+		pred_point_free(&pt[1]);
+	}
+	status = 0;
+out:
+	side_free(&side[0]);
+	side_free(&side[1]);
+	return status;
+}
+
+void ab_predict_hook(void)
+{
+	bench_ab_predict_register(ab_predict);
+}
