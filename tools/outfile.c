@@ -139,7 +139,7 @@ int out_commit(const char *prog, struct out_file *of)
 	if (!err && rename(of->tmp, of->path))
 		err = errno;
 	if (err) {
-		fprintf(stderr, "%s: %s: %s\n", prog, of->path, strerror(err));
+		fprintf(stderr, "%s: cannot write %s: %s\n", prog, of->path, strerror(err));
 		unlink(of->tmp);
 		return -1;
 	}
