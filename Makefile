@@ -116,8 +116,9 @@ CHECK_DIR := $(CURDIR)/build/check
 STEP := ./tests/check-step.sh
 check:
 	@rm -rf $(CHECK_DIR)
-	@$(MAKE) --no-print-directory -k check-unit check-pncold check-sanitize check-fuzz; \
-	$(STEP) summary $(CHECK_DIR) $$?
+	@$(MAKE) --no-print-directory -k check-unit check-pncold check-sanitize; rc=$$?; \
+	$(MAKE) --no-print-directory check-fuzz || rc=1; \
+	$(STEP) summary $(CHECK_DIR) $$rc
 
 # repro s3's tests (predict_cli.sh) run both layouts' builds
 check-unit: $(TESTS) $(STRESS) $(TOOL) pncold
@@ -184,7 +185,8 @@ stress-run: $(TESTS) $(STRESS)
 # with gcc under ASan and UBSan (VARIANT=asan) against
 # tests/fuzz/driver.c's main(), which runs every file of
 # tests/fuzz/corpus/TARGET/ (seeds and every reproducer) through its
-# target once.
+# target once.  It runs after the other stages, not beside them: it
+# shares build/asan with check-asan.
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_TARGETS := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 FUZZ_SECONDS ?= 600
