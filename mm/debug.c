@@ -420,7 +420,7 @@ static void check_folios(struct check *c, bool settled)
 			report(c, "pfn %lu has PG_lru but is on no list", pfn);
 		if (settled && !folio_test_lru(folio) && folio->mapping)
 			report(c, "pfn %lu is in use but not on the LRU after a drain", pfn);
-		memcg = folio_memcg(folio);
+		memcg = folio_memcg_charged(folio);
 		if (memcg)
 			c->charged[memcg->id] += folio_nr_pages(folio);
 		check_swap_folio(c, folio, &cached);

@@ -121,7 +121,8 @@ static struct deferred_split *memcg_split_queue(struct mem_cgroup *memcg, bool c
 /* The kernel's get_deferred_split_queue(): the memcg's, else the node's. */
 static struct deferred_split *folio_split_queue(struct folio *folio)
 {
-	struct mem_cgroup *memcg = folio_memcg(folio);
+	/* the queue of the memcg it is charged to, which outlives the folio */
+	struct mem_cgroup *memcg = folio_memcg_charged(folio);
 
 	if (memcg)
 		return memcg_split_queue(memcg, true);
@@ -293,7 +294,7 @@ static void split_page_to_folio(struct folio *folio, unsigned long i, bool mappe
  */
 static void __split_frozen_folio(struct folio *folio, const struct split_state *st)
 {
-	struct mem_cgroup *memcg = folio_memcg(folio);
+	struct mem_cgroup *memcg = folio_memcg_charged(folio);
 	enum lru_list lru = folio_lru_list(folio);
 	struct lruvec *lruvec = NULL;
 	unsigned long i;

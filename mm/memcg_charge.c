@@ -413,9 +413,9 @@ int mem_cgroup_charge(struct folio *folio, struct mem_cgroup *memcg)
 
 	if (!memcg)
 		memcg = root_mem_cgroup;
-	if (folio_memcg(folio)) {
+	if (folio_memcg_charged(folio)) {
 		memcg_warn("charging a folio that is charged already (to %s)",
-			   folio_memcg(folio)->name);
+			   folio_memcg_charged(folio)->name);
 		return -EINVAL;
 	}
 	ret = try_charge_memcg(memcg, (unsigned int)folio_nr_pages(folio));
@@ -429,7 +429,7 @@ int mem_cgroup_charge(struct folio *folio, struct mem_cgroup *memcg)
 
 void mem_cgroup_uncharge(struct folio *folio)
 {
-	struct mem_cgroup *memcg = folio_memcg(folio);
+	struct mem_cgroup *memcg = folio_memcg_charged(folio);
 
 	if (!memcg)
 		return;
@@ -453,7 +453,7 @@ void mem_cgroup_uncharge_folios(struct folio_batch *folios)
 
 	for (i = 0; i < folio_batch_count(folios); i++) {
 		struct folio *folio = folios->folios[i];
-		struct mem_cgroup *memcg = folio_memcg(folio);
+		struct mem_cgroup *memcg = folio_memcg_charged(folio);
 
 		if (!memcg)
 			continue;

@@ -24,6 +24,7 @@
 #include <lrulab/memcontrol.h>
 #include <lrulab/trace.h>
 #include <lrulab/mglru.h>
+#include <lrulab/mm_inline.h>
 #include <lrulab/rcupdate.h>
 #include <lrulab/workqueue.h>
 
@@ -524,6 +525,9 @@ struct mem_cgroup *mem_cgroup_get_from_id(u64 id)
 	return memcg;
 }
 
+static void memcg_reparent_lru_folios(struct mem_cgroup *memcg);
+static void reparent_state_local(struct mem_cgroup *memcg);
+
 void mem_cgroup_offline(struct mem_cgroup *memcg)
 {
 	struct mem_cgroup *child;
@@ -551,15 +555,138 @@ void mem_cgroup_offline(struct mem_cgroup *memcg)
 	lru_gen_offline_memcg(memcg);
 
 	/*
-	 * LRU folios stay on this memcg's lruvecs and keep their charges;
-	 * each holds a reference, so the memcg lives on as a zombie until
-	 * the last of them is freed.  Stats need no moving: the parent's
-	 * hierarchical figures include them once flushed.
+	 * LRU folios go to the parent's lruvecs (v7.2 reparents them, both
+	 * LRUs), their stats with them; their charges stay, and each still
+	 * holds a reference, so the memcg lives on as a zombie until the
+	 * last of them is freed (the kernel's objcg lets it go sooner).
 	 */
+	memcg_reparent_lru_folios(memcg);
 	drain_all_stock_memcg(memcg);
+	/* stat updaters that still saw this memcg have finished */
+	synchronize_rcu();
+	__mem_cgroup_flush_stats(memcg, true);
+	reparent_state_local(memcg);
 	__mem_cgroup_flush_stats(memcg, true);
 	css_ref_kill(memcg);
 	css_put(memcg);
+}
+
+#define SITE_REPARENT LOCK_SITE_AT("lru_lock", "mem_cgroup_css_offline", "memcg_reparent_objcgs")
+
+static void reparent_locks(struct mem_cgroup *memcg, struct mem_cgroup *parent)
+{
+	int nid;
+
+	for_each_node(nid) {
+		spin_lock_at(&mem_cgroup_lruvec(memcg, NODE_DATA(nid))->lru_lock, SITE_REPARENT);
+		spin_lock_at(&mem_cgroup_lruvec(parent, NODE_DATA(nid))->lru_lock, SITE_REPARENT);
+	}
+}
+
+static void reparent_unlocks(struct mem_cgroup *memcg, struct mem_cgroup *parent)
+{
+	int nid;
+
+	for (nid = nr_node_ids - 1; nid >= 0; nid--) {
+		spin_unlock(&mem_cgroup_lruvec(parent, NODE_DATA(nid))->lru_lock);
+		spin_unlock(&mem_cgroup_lruvec(memcg, NODE_DATA(nid))->lru_lock);
+	}
+}
+
+/*
+ * The classic lists join the parent's at their tails, and every list's
+ * sizes move (the unevictable one is counted, not linked, under both
+ * LRUs): lru_zone_size and the lruvec stats; the node's and the zone's
+ * net to nothing.
+ */
+static void lru_reparent_memcg(struct lruvec *child, struct lruvec *parent)
+{
+	enum lru_list lru;
+	int zid;
+
+	for_each_lru(lru) {
+		if (lru != LRU_UNEVICTABLE)
+			list_splice_tail_init(&child->lists[lru], &parent->lists[lru]);
+		for (zid = 0; zid < MAX_NR_ZONES; zid++) {
+			long nr = (long)READ_ONCE(lruvec_pn(child)->lru_zone_size[zid][lru]);
+
+			if (!nr)
+				continue;
+			update_lru_size(child, lru, zid, -nr);
+			update_lru_size(parent, lru, zid, nr);
+		}
+	}
+}
+
+/*
+ * memcg_reparent_objcgs()' LRU part: under every node's lru_lock of the
+ * child and the parent, the lists move and the child is marked, after
+ * which folio_memcg() names the parent for every folio charged to the
+ * child, on a list, isolated or in a per-CPU batch, so that whoever
+ * looked the child's lruvec up before checks again under its lock.
+ * MGLRU needs all of the parent's generations first, made outside the
+ * locks and checked under them.
+ */
+static void memcg_reparent_lru_folios(struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
+	int nid;
+
+retry:
+	if (lru_gen_enabled())
+		for_each_node(nid)
+			max_lru_gen_memcg(parent, nid);
+	reparent_locks(memcg, parent);
+	if (lru_gen_enabled()) {
+		for_each_node(nid) {
+			if (!recheck_lru_gen_max_memcg(parent, nid)) {
+				reparent_unlocks(memcg, parent);
+				cond_resched();
+				goto retry;
+			}
+		}
+	}
+	for_each_node(nid) {
+		if (lru_gen_enabled())
+			lru_gen_reparent_memcg(memcg, parent, nid);
+		lru_reparent_memcg(mem_cgroup_lruvec(memcg, NODE_DATA(nid)),
+				   mem_cgroup_lruvec(parent, NODE_DATA(nid)));
+	}
+	__atomic_store_n(&memcg->reparented, true, __ATOMIC_RELEASE);
+	reparent_unlocks(memcg, parent);
+}
+
+/* What the folios carry, besides their lists' sizes (moved with them). */
+static const enum node_stat_item memcg_reparent_items[] = {
+	NR_ANON_MAPPED, NR_FILE_MAPPED, NR_FILE_PAGES, NR_FILE_DIRTY,
+	NR_WRITEBACK, NR_SHMEM, NR_ANON_THPS, NR_SWAPCACHE,
+};
+
+/*
+ * reparent_state_local(): the child's own share of what its folios
+ * carry becomes the parent's, flushed first, so that the updates now
+ * made for them in the parent leave neither local figure wrong; the
+ * hierarchical ones do not change.
+ */
+static void reparent_state_local(struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
+	unsigned int i;
+	int nid;
+
+	for_each_node(nid) {
+		struct lruvec *child = mem_cgroup_lruvec(memcg, NODE_DATA(nid));
+		struct lruvec *lruvec = mem_cgroup_lruvec(parent, NODE_DATA(nid));
+
+		for (i = 0; i < ARRAY_SIZE(memcg_reparent_items); i++) {
+			long nr = (long)lruvec_page_state_local(child, memcg_reparent_items[i]);
+
+			if (!nr)
+				continue;
+			__mod_memcg_lruvec_state(child, memcg_reparent_items[i], (int)-nr);
+			__mod_memcg_lruvec_state(lruvec, memcg_reparent_items[i], (int)nr);
+		}
+	}
 }
 
 static void mem_cgroup_free_rcu(struct rcu_head *head)
@@ -773,12 +900,23 @@ struct lruvec *parent_lruvec(struct lruvec *lruvec)
 	return mem_cgroup_lruvec(parent, lruvec_pgdat(lruvec));
 }
 
+/*
+ * The folio's lruvec, locked.  Reparenting (memcg offline) moves a
+ * folio to the parent's lruvec under both locks, so the lruvec looked up
+ * before the lock was taken is checked again under it, as the kernel's
+ * folio_lruvec_lock() does since LRU folios are reparented.
+ */
 struct lruvec *__folio_lruvec_lock(struct folio *folio, struct lock_site *site)
 {
-	struct lruvec *lruvec = folio_lruvec(folio);
+	struct lruvec *lruvec;
 
-	spin_lock_at(&lruvec->lru_lock, site);
-	return lruvec;
+	for (;;) {
+		lruvec = folio_lruvec(folio);
+		spin_lock_at(&lruvec->lru_lock, site);
+		if (likely(folio_lruvec(folio) == lruvec))
+			return lruvec;
+		spin_unlock(&lruvec->lru_lock);
+	}
 }
 
 struct lruvec *__folio_lruvec_relock(struct folio *folio, struct lruvec *locked,
@@ -790,8 +928,7 @@ struct lruvec *__folio_lruvec_relock(struct folio *folio, struct lruvec *locked,
 		return locked;
 	if (locked)
 		lruvec_unlock(locked);
-	spin_lock_at(&lruvec->lru_lock, site);
-	return lruvec;
+	return __folio_lruvec_lock(folio, site);
 }
 
 void lruvec_unlock(struct lruvec *lruvec)

@@ -153,12 +153,25 @@ static void update_batch_size(struct lru_gen_mm_walk *walk, struct folio *folio,
 /* Apply the walker's size deltas, under lru_lock once per batch. */
 void reset_batch_size(struct lru_gen_mm_walk *walk)
 {
-	struct lruvec *lruvec = walk->lruvec;
-	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	struct pglist_data *pgdat = lruvec_pgdat(walk->lruvec);
+	struct lruvec *lruvec;
+	struct lru_gen_folio *lrugen;
 	int gen, type, zone;
 
-	spin_lock_at(&lruvec->lru_lock,
-		     LOCK_SITE_AT("lru_lock", "walk_mm", "reset_batch_size"));
+	/*
+	 * The live lruvec (lruvec_live_lock_irq()): when walk->lruvec's memcg
+	 * went offline meanwhile, the folios the deltas are for are its
+	 * parent's now, their generations' sizes with them.
+	 */
+	for (;;) {
+		lruvec = mem_cgroup_lruvec(mem_cgroup_live(lruvec_memcg(walk->lruvec)), pgdat);
+		spin_lock_at(&lruvec->lru_lock,
+			     LOCK_SITE_AT("lru_lock", "walk_mm", "reset_batch_size"));
+		if (likely(lruvec_memcg(lruvec) == mem_cgroup_live(lruvec_memcg(walk->lruvec))))
+			break;
+		spin_unlock(&lruvec->lru_lock);
+	}
+	lrugen = &lruvec->lrugen;
 	walk->batched = 0;
 	for (gen = 0; gen < (int)MAX_NR_GENS; gen++) {
 		for (type = 0; type < ANON_AND_FILE; type++) {
@@ -438,6 +451,20 @@ done:
 		success = inc_max_seq(lruvec, seq, swappiness);
 	lru_gen_cas_fold();
 	return success;
+}
+
+/*
+ * One more generation without walking page tables: the mm list's
+ * iteration for the current max_seq ends here, then max_seq moves (the
+ * kernel's try_to_inc_max_seq_nowalk(), for reparenting).  Nothing if
+ * an iteration already ended: its last walker is about to move max_seq.
+ */
+void try_to_inc_max_seq_nowalk(struct lruvec *lruvec)
+{
+	unsigned long max_seq = __atomic_load_n(&lruvec->lrugen.max_seq, __ATOMIC_ACQUIRE);
+
+	if (iterate_mm_list_nowalk(lruvec, max_seq))
+		inc_max_seq(lruvec, max_seq, READ_ONCE(vm_swappiness));
 }
 
 /* ---- look-around ---- */

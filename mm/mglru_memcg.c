@@ -125,6 +125,62 @@ void lru_gen_offline_memcg(struct mem_cgroup *memcg)
 		lru_gen_rotate_memcg(get_lruvec(memcg, nid), MEMCG_LRU_OLD);
 }
 
+void max_lru_gen_memcg(struct mem_cgroup *memcg, int nid)
+{
+	struct lruvec *lruvec = get_lruvec(memcg, nid);
+	int type;
+
+	for (type = 0; type < ANON_AND_FILE; type++) {
+		while (get_nr_gens(lruvec, type) < (int)MAX_NR_GENS) {
+			try_to_inc_max_seq_nowalk(lruvec);
+			cond_resched();
+		}
+	}
+}
+
+bool recheck_lru_gen_max_memcg(struct mem_cgroup *memcg, int nid)
+{
+	struct lruvec *lruvec = get_lruvec(memcg, nid);
+	int type;
+
+	for (type = 0; type < ANON_AND_FILE; type++)
+		if (get_nr_gens(lruvec, type) != (int)MAX_NR_GENS)
+			return false;
+	return true;
+}
+
+/*
+ * Both lru_locks held.  A generation means something else in the parent,
+ * so the child's folios, assumed colder, go to the tail of the list of
+ * the same index (a cold/hot inversion that aging and eviction sort
+ * out), and its pages move with them: nr_pages, and the active/inactive
+ * counters by what the index is on each side.  Every index is spliced,
+ * not only the child's window: a type that was not evictable when its
+ * min_seq moved left its folios behind it.
+ */
+void lru_gen_reparent_memcg(struct mem_cgroup *memcg, struct mem_cgroup *parent, int nid)
+{
+	struct lruvec *child = get_lruvec(memcg, nid);
+	struct lruvec *lruvec = get_lruvec(parent, nid);
+	struct lru_gen_folio *from = &child->lrugen, *to = &lruvec->lrugen;
+	int gen, type, zone;
+
+	for_each_gen_type_zone(gen, type, zone) {
+		enum lru_list lru = type * LRU_INACTIVE_FILE;
+		long nr = from->nr_pages[gen][type][zone];
+
+		list_splice_tail_init(&from->folios[gen][type][zone], &to->folios[gen][type][zone]);
+		if (!nr)
+			continue;
+		WRITE_ONCE(from->nr_pages[gen][type][zone], 0);
+		WRITE_ONCE(to->nr_pages[gen][type][zone], to->nr_pages[gen][type][zone] + nr);
+		__update_lru_size(child, lru + (lru_gen_is_active(child, gen) ? LRU_ACTIVE : 0),
+				  zone, -nr);
+		__update_lru_size(lruvec, lru + (lru_gen_is_active(lruvec, gen) ? LRU_ACTIVE : 0),
+				  zone, nr);
+	}
+}
+
 /* The refcount reached 0: off the memcg LRU before the memcg is freed. */
 void lru_gen_release_memcg(struct mem_cgroup *memcg)
 {

@@ -135,9 +135,18 @@ static struct lruvec *folio_lruvec_relock_batched(struct folio *folio,
 		return locked;
 	if (locked)
 		lruvec_unlock_batched(locked, batch);
+retry:
 	if (batch)
 		rcu_read_lock();
 	spin_lock_at(&lruvec->lru_lock, site);
+	/* reparented meanwhile (memcg offline): the parent's lock, then */
+	if (unlikely(folio_lruvec(folio) != lruvec)) {
+		spin_unlock(&lruvec->lru_lock);
+		if (batch)
+			rcu_read_unlock();
+		lruvec = folio_lruvec(folio);
+		goto retry;
+	}
 	lruvec->lru_size_batch = batch;
 	return lruvec;
 }

@@ -105,12 +105,21 @@ unsigned int move_folios_to_lru(struct lruvec *lruvec, struct list_head *list)
 {
 	struct folio_batch free_folios;
 	unsigned int nr_moved = 0;
+	LIST_HEAD(elsewhere);
 
 	folio_batch_init(&free_folios);
 	while (!list_empty(list)) {
 		struct folio *folio = lru_to_folio(list);
 		long nr_pages = folio_nr_pages(folio);
 
+		/*
+		 * Its memcg went offline while it was isolated: it belongs on
+		 * the parent's list now (the kernel relocks per folio).
+		 */
+		if (unlikely(folio_lruvec(folio) != lruvec)) {
+			list_move_tail(&folio->lru, &elsewhere);
+			continue;
+		}
 		list_del(&folio->lru);
 		if (unlikely(!folio_evictable(folio))) {
 			spin_unlock(&lruvec->lru_lock);
@@ -136,6 +145,19 @@ unsigned int move_folios_to_lru(struct lruvec *lruvec, struct list_head *list)
 	if (folio_batch_count(&free_folios)) {
 		spin_unlock(&lruvec->lru_lock);
 		free_folio_batch(&free_folios);
+		spin_lock_at(&lruvec->lru_lock, SITE_MOVE_END);
+	}
+	if (unlikely(!list_empty(&elsewhere))) {
+		spin_unlock(&lruvec->lru_lock);
+		while (!list_empty(&elsewhere)) {
+			struct folio *folio = lru_to_folio(&elsewhere);
+			struct lruvec *other = folio_lruvec_lock(folio);
+			LIST_HEAD(one);
+
+			list_move(&folio->lru, &one);
+			nr_moved += move_folios_to_lru(other, &one);
+			spin_unlock(&other->lru_lock);
+		}
 		spin_lock_at(&lruvec->lru_lock, SITE_MOVE_END);
 	}
 	return nr_moved;

@@ -525,6 +525,52 @@ static void test_look_around_uses_walk(void **state)
 }
 
 /*
+ * A reclaimer without a walk of its own (memory.max reclaim: not
+ * proactive) gets one from its first aging, try_to_inc_max_seq(), and
+ * keeps it until clear_mm_walk(): the eviction after it promotes the
+ * young neighbours of page 10 in place, with no PGACTIVATE.
+ */
+static void test_look_around_walk_from_aging(void **state)
+{
+	struct lruvec *lv = lruvec();
+	struct scan_control sc = {
+		.nr_to_reclaim = 1, .target_mem_cgroup = memcg, .priority = DEF_PRIORITY,
+		.reclaim_idx = MAX_NR_ZONES - 1, .may_writepage = 1, .may_unmap = 1,
+		.may_swap = 1,
+	};
+	struct folio *target;
+	unsigned long i;
+
+	assert_int_equal(swapon(FILE_PAGES, SWAP_STORE_COPY), 0);
+	map_procs(1);
+	read_pages(0, 0, 1);
+	assert_null(set_mm_walk(NULL, sc.proactive));
+	assert_true(age(true));
+	target = file_folio(10);
+	lru_gen_clear_refs(target);
+	spin_lock(&lv->lru_lock);
+	assert_true(folio_test_clear_lru(target));
+	assert_true(lru_gen_del_folio(lv, target, true));
+	lruvec_add_folio_tail(lv, target);
+	folio_set_lru(target);
+	spin_unlock(&lv->lru_lock);
+	for (i = 0; i < 64; i++)
+		assert_int_equal(mm_access(vmas[0], vmas[0]->vm_start + i * PAGE_SIZE, false), 0);
+
+	assert_true(evict_folios(64, lv, &sc, 200) > 0);
+	clear_mm_walk();
+	lru_add_drain();
+	mem_cgroup_flush_all();
+	assert_int_equal(memcg_events(memcg, PGACTIVATE), 0);
+	for (i = 0; i < 64; i++)
+		if (i != 10)
+			assert_int_equal(folio_lru_gen(file_folio(i)), lru_gen_from_seq(max_seq()));
+	assert_int_equal(gen_pages(lru_gen_from_seq(max_seq())), 63);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	swapoff();
+}
+
+/*
  * A 4 MiB anonymous mapping faulted in only in its first 2 MiB: the
  * second range has no PTE table, and a forced pass counts it once in T
  * (the kernel's walk_pmd_range() skips a PMD that is not present), not
@@ -673,6 +719,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_set_mask_noop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_s2_refs_helpers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_look_around_uses_walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_look_around_walk_from_aging, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_skips_absent_pmd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_batches_large_folio, setup, teardown),
 	};

@@ -19,6 +19,7 @@
 
 #include <lrulab/huge_mm.h>
 #include <lrulab/lrulab.h>
+#include <lrulab/mglru.h>
 #include <lrulab/mm_inline.h>
 #include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
@@ -786,6 +787,111 @@ static void test_exit_stops_kswapd(void **state)
 	lrulab_exit();
 }
 
+/*
+ * Memcg offline reparents its LRU folios (v7.2, both LRUs): 64 file
+ * pages read in a child are on the parent's lruvec after the child goes
+ * offline, counted there (lists, LRU sizes, NR_FILE_PAGES), while their
+ * charges stay with the child until they are freed; the parent's
+ * reclaim takes them from its own lists.
+ */
+static unsigned long file_lru_local(struct lruvec *lruvec)
+{
+	mem_cgroup_flush_all();
+	return lruvec_page_state_local(lruvec, NR_INACTIVE_FILE) +
+	       lruvec_page_state_local(lruvec, NR_ACTIVE_FILE);
+}
+
+static void offline_reparents(void)
+{
+	struct mem_cgroup *child = mem_cgroup_create(memcg, "child");
+	struct address_space *file = file_setup(64);
+	struct lruvec *from, *to;
+	unsigned long i, reclaimed, usage;
+	int type;
+
+	assert_non_null(child);
+	assert_non_null(file);
+	from = lruvec_of(child);
+	to = lruvec_of(memcg);
+	for (i = 0; i < 64; i++)
+		assert_int_equal(file_read_page(file, i, child, NULL), 0);
+	lru_add_drain();
+	assert_int_equal(file_lru_local(from), 64);
+	assert_int_equal(file_lru_local(to), 0);
+	usage = mem_cgroup_usage(child) - memcg_stock_pages(child);
+	assert_int_equal(usage, 64);
+
+	mem_cgroup_offline(child);
+	assert_int_equal(file_lru_local(from), 0);
+	assert_int_equal(file_lru_local(to), 64);
+	assert_int_equal(lruvec_page_state_local(from, NR_FILE_PAGES), 0);
+	assert_int_equal(lruvec_page_state_local(to, NR_FILE_PAGES), 64);
+	for (i = 0; i < 64; i++) {
+		struct folio *folio = filemap_get_folio(file, i);
+
+		assert_ptr_equal(folio_memcg(folio), memcg);
+		assert_ptr_equal(folio_memcg_charged(folio), child);
+		assert_ptr_equal(folio_lruvec(folio), to);
+		folio_put(folio);
+	}
+	if (lru_gen_enabled()) {
+		long pages = 0;
+		int gen, zone;
+
+		for_each_gen_type_zone(gen, type, zone) {
+			assert_int_equal(from->lrugen.nr_pages[gen][type][zone], 0);
+			pages += to->lrugen.nr_pages[gen][type][zone];
+		}
+		assert_int_equal(pages, 64);
+		/* the parent took every generation first */
+		for (type = 0; type < ANON_AND_FILE; type++)
+			assert_int_equal(get_nr_gens(to, type), (int)MAX_NR_GENS);
+	} else {
+		assert_int_equal(lruvec_lru_size(from, LRU_INACTIVE_FILE, MAX_NR_ZONES - 1), 0);
+		assert_int_equal(lruvec_lru_size(to, LRU_INACTIVE_FILE, MAX_NR_ZONES - 1), 64);
+	}
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+
+	/* the parent's reclaim finds them on its lists; they uncharge the child */
+	reclaimed = try_to_free_mem_cgroup_pages(memcg, 64, MEMCG_RECLAIM_MAY_SWAP, NULL);
+	assert_true(reclaimed > 0);
+	assert_int_equal(memcg_stat(memcg, PGSTEAL_DIRECT), reclaimed);
+	assert_int_equal(memcg_stat(child, PGSTEAL_DIRECT), 0);
+	assert_int_equal(mem_cgroup_usage(child), usage - reclaimed);
+	assert_int_equal(file_lru_local(to), 64 - reclaimed);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+	file_free(file);
+	assert_int_equal(file_lru_local(to), 0);
+	assert_int_equal(lruvec_page_state_local(to, NR_FILE_PAGES), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_offline_reparents(void **state)
+{
+	assert_false(lru_gen_enabled());
+	offline_reparents();
+}
+
+static int setup_mglru(void **state)
+{
+	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
+
+	cfg.nr_cpus = 2;
+	cfg.node_pages = 16384;
+	cfg.lru_gen = LRU_GEN_CAPS_ALL;
+	lrulab_switches_clear();
+	if (lrulab_init(&cfg) || cpu_enter(0, false))
+		return -1;
+	memcg = mem_cgroup_create(root_mem_cgroup, "v");
+	return memcg ? 0 : -1;
+}
+
+static void test_offline_reparents_mglru(void **state)
+{
+	assert_true(lru_gen_enabled());
+	offline_reparents();
+}
+
 static void test_alloc_direct_reclaim(void **state)
 {
 	struct zone *zone = &NODE_DATA(0)->node_zones[ZONE_NORMAL];
@@ -839,6 +945,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_memory_max, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cost_lock_sites, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_offline_reparents, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_offline_reparents_mglru, setup_mglru, teardown),
 		cmocka_unit_test_setup_teardown(test_kswapd, setup_small, teardown),
 		cmocka_unit_test_setup_teardown(test_kswapd_alloc_wakeup, setup_small, teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_direct_reclaim, setup_small, teardown),

@@ -226,6 +226,12 @@ struct mem_cgroup {
 	u64 cgroup_id;			/* the cgroup's id: 1 for the root, never reused */
 	bool online;
 	/*
+	 * Offline, its LRU folios reparented: they live on the parent's
+	 * lruvecs and their stats count there (folio_memcg()), while their
+	 * charges and references stay with this memcg until they are freed.
+	 */
+	bool reparented;
+	/*
 	 * css reference count, percpu_ref style: while online, gets and
 	 * puts by model CPUs go to css_ref_percpu and the atomic refcnt
 	 * carries a large bias, so a busy memcg has no shared refcount
@@ -344,9 +350,27 @@ static inline struct mem_cgroup *parent_mem_cgroup(struct mem_cgroup *memcg)
 }
 
 /* ---- folio binding and lruvecs ---- */
-static inline struct mem_cgroup *folio_memcg(const struct folio *folio)
+/* The memcg the folio is charged to and pins: uncharge and references. */
+static inline struct mem_cgroup *folio_memcg_charged(const struct folio *folio)
 {
 	return (struct mem_cgroup *)READ_ONCE(folio->memcg_data);
+}
+/*
+ * The memcg whose LRU and stats the folio belongs to: its charged memcg,
+ * or, once that was taken offline and its folios reparented, the nearest
+ * ancestor that was not (the kernel's folio_memcg() through the objcg,
+ * which offline points at the parent).  Stable under rcu_read_lock() or
+ * the folio's lruvec lock.
+ */
+static inline struct mem_cgroup *mem_cgroup_live(struct mem_cgroup *memcg)
+{
+	while (memcg && unlikely(__atomic_load_n(&memcg->reparented, __ATOMIC_ACQUIRE)))
+		memcg = memcg->parent;
+	return memcg;
+}
+static inline struct mem_cgroup *folio_memcg(const struct folio *folio)
+{
+	return mem_cgroup_live(folio_memcg_charged(folio));
 }
 static inline struct lruvec *mem_cgroup_lruvec(struct mem_cgroup *memcg,
 					       struct pglist_data *pgdat)

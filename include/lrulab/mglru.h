@@ -301,6 +301,18 @@ enum {
 };
 void lru_gen_online_memcg(struct mem_cgroup *memcg);
 void lru_gen_offline_memcg(struct mem_cgroup *memcg);
+/*
+ * Reparenting on memcg offline (v7.2): @memcg's lruvec on node @nid
+ * takes every generation first (max_lru_gen_memcg(), without lru_lock;
+ * recheck_lru_gen_max_memcg() under it), so that each of the child's
+ * generation lists can join the parent's list of the same index, at its
+ * tail (lru_gen_reparent_memcg(), both lru_locks held), sizes with it.
+ */
+void max_lru_gen_memcg(struct mem_cgroup *memcg, int nid);
+bool recheck_lru_gen_max_memcg(struct mem_cgroup *memcg, int nid);
+void lru_gen_reparent_memcg(struct mem_cgroup *memcg, struct mem_cgroup *parent, int nid);
+/* one more generation without a page-table walk */
+void try_to_inc_max_seq_nowalk(struct lruvec *lruvec);
 void lru_gen_release_memcg(struct mem_cgroup *memcg);
 void lru_gen_rotate_memcg(struct lruvec *lruvec, int op);
 
