@@ -123,7 +123,7 @@ typedef void (*ring_probe)(void *data, const struct trace_entry *e);
  */
 void trace_ring_drain(void)
 {
-	struct trace_ring *r = &trace_ring;
+	struct trace_ring *r = trace_ring_self();
 	struct trace_entry batch[TRACE_RING_SIZE];
 	u32 n = r->nr, i;
 

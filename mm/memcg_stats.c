@@ -243,7 +243,7 @@ void trace_pn_reads(const void *read_mostly, const void *pgdat)
  */
 static inline bool pn_reads_traced(struct mem_cgroup_per_node *pn)
 {
-	return trace_on(pair_read) && trace_ring.ctx_lock != &pn->lruvec.lru_lock;
+	return trace_on(pair_read) && trace_ring_self()->ctx_lock != &pn->lruvec.lru_lock;
 }
 
 static void mod_memcg_node_state(struct mem_cgroup *memcg, int nid,

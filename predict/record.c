@@ -251,7 +251,7 @@ static void rec_released(void *data, spinlock_t *l, u64 t_req, u64 hold, u64 now
 	if (!rc->depth) {
 		rc->mark = now;
 		/* the hold is timed: the thread's ring goes to the buffer */
-		if (trace_ring.nr)
+		if (trace_ring_self()->nr)
 			trace_ring_drain();
 	}
 	cursor_sync(rc);

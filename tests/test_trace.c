@@ -156,7 +156,7 @@ static void test_ring(void **state)
 	memset(&s, 0, sizeof(s));
 	/* off: nothing logged */
 	trace_page_counter(&y);
-	assert_int_equal(trace_ring.nr, 0);
+	assert_int_equal(trace_ring_self()->nr, 0);
 
 	assert_int_equal(register_trace_page_counter(on_entry, &s), 0);
 	assert_int_equal(register_trace_memcg_batch(on_entry, &s), 0);
@@ -166,9 +166,9 @@ static void test_ring(void **state)
 	trace_ring_set_context(8, false, NULL);
 	trace_page_counter(&x[2]);
 	assert_int_equal(s.n, 0);
-	assert_int_equal(trace_ring.nr, 3);
+	assert_int_equal(trace_ring_self()->nr, 3);
 	trace_ring_drain();
-	assert_int_equal(trace_ring.nr, 0);
+	assert_int_equal(trace_ring_self()->nr, 0);
 	assert_int_equal(s.n, 3);
 	assert_int_equal(s.e[0].event, TRACE_ID_page_counter);
 	assert_ptr_equal((void *)s.e[0].p0, &x[0]);
@@ -185,7 +185,7 @@ static void test_ring(void **state)
 	for (i = 0; i < TRACE_RING_SIZE + 1; i++)
 		trace_page_counter(&x[i % 16]);
 	assert_int_equal(s.n, TRACE_RING_SIZE);
-	assert_int_equal(trace_ring.nr, 1);
+	assert_int_equal(trace_ring_self()->nr, 1);
 	trace_ring_drain();
 	assert_int_equal(s.n, TRACE_RING_SIZE + 1);
 
@@ -195,7 +195,7 @@ static void test_ring(void **state)
 	trace_page_counter(&x[3]);
 	trace_ring_drain();
 	assert_int_equal(s.n, 1);
-	assert_int_equal(trace_ring.nr, 1);
+	assert_int_equal(trace_ring_self()->nr, 1);
 	trace_ring_drain();
 	assert_int_equal(s.n, 2);
 	assert_ptr_equal((void *)s.e[1].p0, &y);
