@@ -125,13 +125,20 @@ void lru_gen_offline_memcg(struct mem_cgroup *memcg)
 		lru_gen_rotate_memcg(get_lruvec(memcg, nid), MEMCG_LRU_OLD);
 }
 
+/* get_nr_gens() without lru_lock: seqs that aging and eviction move */
+static int nr_gens_lockless(struct lruvec *lruvec, int type)
+{
+	return (int)(READ_ONCE(lruvec->lrugen.max_seq) -
+		     READ_ONCE(lruvec->lrugen.min_seq[type]) + 1);
+}
+
 void max_lru_gen_memcg(struct mem_cgroup *memcg, int nid)
 {
 	struct lruvec *lruvec = get_lruvec(memcg, nid);
 	int type;
 
 	for (type = 0; type < ANON_AND_FILE; type++) {
-		while (get_nr_gens(lruvec, type) < (int)MAX_NR_GENS) {
+		while (nr_gens_lockless(lruvec, type) < (int)MAX_NR_GENS) {
 			try_to_inc_max_seq_nowalk(lruvec);
 			cond_resched();
 		}
