@@ -111,13 +111,13 @@ exact_is() {
 # as something else
 K=profiles/kvm-2vcpu.profile
 sed 's/^freq_one_busy_mhz = 2600 \[2600 2600\]/freq_one_busy_mhz = nan/' $K >$tmp/nan.profile
-exact_is 2 "$P: $tmp/nan.profile:20: freq_one_busy_mhz: not a finite number" \
+exact_is 2 "$P: $tmp/nan.profile:18: freq_one_busy_mhz: not a finite number" \
 	"$LRULAB" predict fault-free --cpus 2 --machine $tmp/nan.profile
 sed 's/^freq_one_busy_mhz = 2600 \[2600 2600\]/freq_one_busy_mhz = 2600 [2600 inf]/' $K >$tmp/inf.profile
-exact_is 2 "$P: $tmp/inf.profile:20: freq_one_busy_mhz: not a finite number" \
+exact_is 2 "$P: $tmp/inf.profile:18: freq_one_busy_mhz: not a finite number" \
 	"$LRULAB" predict fault-free --cpus 2 --machine $tmp/inf.profile
 long=$(printf '%0600d' 0)
-sed "s/^\(clock_read_ns = .*source: \)/\1$long /" $K >$tmp/long.profile
+sed "s/^\(freq_all_busy_mhz = .*source: \)/\1$long /" $K >$tmp/long.profile
 exact_is 2 "$P: $tmp/long.profile:19: line longer than the bound of 510 bytes" \
 	"$LRULAB" predict fault-free --cpus 2 --machine $tmp/long.profile
 sed "s/^name = .*/name = $(printf '%064d' 0)/" $K >$tmp/name.profile
