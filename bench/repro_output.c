@@ -150,7 +150,7 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 	else
 		printf("\n   no row holds on any machine: every figure here is this machine's speed (rates, wait times, contention)\n");
 	if (fixed)
-		printf("   = fixed by its inputs: a predicted figure no simulation could move (a saturated lock: every acquisition contends, so the count is the recording's acquisitions per page times the pages); shown, not a check\n");
+		printf("   = fixed by its inputs: a predicted figure no simulation could move (a saturated lock: 90%% or more of its acquisitions contend in every draw, so the count is within a tenth of the recording's acquisitions per page times the pages); shown, not a check\n");
 	if (noise)
 		printf("   ~0: both medians within the row's resolution, the larger of the table's last digit and the runs' spread (median absolute deviation): no change to read\n");
 }

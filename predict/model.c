@@ -695,6 +695,8 @@ static void point_figures(const struct pred_recording *rec, const struct pred_re
 				  res->ev_xfer_ns * ops / (rec->pages * (double)res->acquisitions) : 0;
 	pt->inval_ns_per_page = res->acquisitions ?
 				res->inval_ns * ops / (rec->pages * (double)res->acquisitions) : 0;
+	pt->line_wait_ns_per_page = res->acquisitions ?
+				    res->line_wait_ns * ops / (rec->pages * (double)res->acquisitions) : 0;
 	/* the busiest shared lock: its load is the share of time it is held */
 	for (i = 0; i < rec->nr_locks; i++) {
 		double load = res->elapsed_ns > 0 ? res->locks[i].busy / res->elapsed_ns : 0;
@@ -806,12 +808,13 @@ void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t l
 	snprintf(buf, len, "shared lines besides the locks', per 1000 pages: %.1f vmstat folds "
 		 "(stat_threshold %d for %d CPUs), %.1f memcg batches to the atomic (flush "
 		 "threshold %u), %.1f page_counter writes, %.1f stat reads of a line pair; their "
-		 "transfers %.1f ns per page, writers' invalidations of lines read %.1f ns per page",
+		 "transfers %.1f ns per page, writers' invalidations of lines read %.1f ns per page, "
+		 "waits for a line another CPU's transfer held %.1f ns per page",
 		 pt->ev_per_page[PRED_EV_VMSTAT_FOLD] * 1000, pt->vmstat_threshold, pt->cpus,
 		 pt->ev_per_page[PRED_EV_MEMCG_SPILL] * 1000,
 		 MEMCG_CHARGE_BATCH * (unsigned int)pt->cpus,
 		 pt->ev_per_page[PRED_EV_PAGE_COUNTER] * 1000, pt->ev_per_page[PRED_EV_PAIR_READ] * 1000,
-		 pt->ev_xfer_ns_per_page, pt->inval_ns_per_page);
+		 pt->ev_xfer_ns_per_page, pt->inval_ns_per_page, pt->line_wait_ns_per_page);
 }
 
 void pred_point_free(struct pred_point *pt)
@@ -843,6 +846,7 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 	json_object_set_new(j, "lru_lock_wait_ns_per_page", json_real(pt->lru_wait_ns_per_page));
 	json_object_set_new(j, "lru_lock_contended_per_page",
 			    json_real(pt->lru_contended_per_page));
+	json_object_set_new(j, "lru_lock_acquired_per_page", json_real(pt->lru_acquired_per_page));
 	json_object_set_new(j, "twin_pages_per_sec", json_real(pt->twin_pages_per_sec));
 	json_object_set_new(j, "bottleneck", json_string(pt->bottleneck));
 	json_object_set_new(j, "bottleneck_load", json_real(pt->load));
@@ -868,6 +872,7 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 		json_object_set_new(e, "pair_reads", json_real(pt->ev_per_page[PRED_EV_PAIR_READ]));
 		json_object_set_new(e, "transfer_ns", json_real(pt->ev_xfer_ns_per_page));
 		json_object_set_new(e, "invalidation_ns", json_real(pt->inval_ns_per_page));
+		json_object_set_new(e, "line_wait_ns", json_real(pt->line_wait_ns_per_page));
 		json_object_set_new(j, "shared_line_events_per_page", e);
 		json_object_set_new(j, "vmstat_threshold", json_integer(pt->vmstat_threshold));
 	}

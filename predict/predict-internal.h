@@ -44,6 +44,7 @@ struct pred_point {
 	double ev_per_page[NR_PRED_EVENTS];
 	double ev_xfer_ns_per_page;	/* their line transfers */
 	double inval_ns_per_page;	/* writers' invalidations of lines read */
+	double line_wait_ns_per_page;	/* transfers' waits for a line busy with another's */
 	int vmstat_threshold;		/* stat_threshold at this N (first fold's zone) */
 	struct bench_result table;	/* per-site figures, for the printers */
 };
