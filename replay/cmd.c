@@ -42,13 +42,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: lrulab replay TRACE TYPE [--sizes LIST] [-t PARAMS] [--ignore-obj-size 0|1]\n"
-		"                     [--lru classic] [--policy lru] [--mode fd|mmap] [-n N]\n"
-		"                     [--jobs N] [--locks] [--json] [--plot FILE.png]\n"
+		"                     [--lru classic|mglru|classic,mglru] [--policy lru]\n"
+		"                     [--mode fd|mmap] [-n N] [--jobs N] [--locks] [--json]\n"
+		"                     [--plot FILE.png]\n"
 		"\n"
 		"Replays a cache or memory trace through the exact LRU (--policy lru) and the\n"
-		"kernel's classic active/inactive LRU (--lru classic): one memcg whose memory.max\n"
-		"is the cache size, memcg reclaim, workingset refault detection.  Both run unless\n"
-		"one is named.  Output lines are libCacheSim cachesim's, then lrulab's counters.\n"
+		"kernel's classic active/inactive LRU (--lru classic) or its multi-gen LRU\n"
+		"(--lru mglru): one memcg whose memory.max is the cache size, memcg reclaim,\n"
+		"workingset refault detection.  The exact and the classic LRU run unless one is\n"
+		"named.  Output lines are libCacheSim cachesim's, then lrulab's counters.\n"
 		"\n"
 		"TYPE: oracleGeneral, lcs, csv, txt (libCacheSim's formats), lackey (valgrind\n"
 		"  --tool=lackey --trace-mem=yes output), pagetrace (lrulab's vtime,page,op).\n"
@@ -62,7 +64,8 @@ static void usage(FILE *f)
 		"--ignore-obj-size 1: every object is one unit (one page in the kernel model).\n"
 		"--mode fd (default): each object's pages are read through the page cache;\n"
 		"  mmap: touched through an anonymous mapping (faults, PTE accessed bits, swap).\n"
-		"--lru mglru: not built yet.  -n N: the first N requests.  --jobs N: sizes of\n"
+		"--lru mglru: the multi-gen LRU (lru_gen 0x0007), also with classic: --lru\n"
+		"  classic,mglru.  -n N: the first N requests.  --jobs N: sizes of\n"
 		"  the kernel model replayed in parallel (default: the processors).\n"
 		"--locks: the lock table of each kernel replay.  --plot FILE.png: the miss-ratio\n"
 		"  curves (gnuplot; FILE.dat and FILE.gp beside it).\n");
@@ -81,7 +84,8 @@ static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
 	return 2;
 }
 
-static int parse_list(const char *opt, const char *arg, bool *exact, bool *classic)
+static int parse_list(const char *opt, const char *arg, bool *exact, bool *classic,
+		      bool *mglru)
 {
 	char buf[256], *tok, *save = NULL;
 
@@ -94,9 +98,11 @@ static int parse_list(const char *opt, const char *arg, bool *exact, bool *class
 				*classic = true;
 				continue;
 			}
-			if (!strcasecmp(tok, "mglru"))
-				return bad("--lru mglru: the multi-gen LRU is not built yet (only classic)");
-			return bad("--lru: unknown LRU '%s' (classic)", tok);
+			if (!strcasecmp(tok, "mglru")) {
+				*mglru = true;
+				continue;
+			}
+			return bad("--lru: unknown LRU '%s' (classic, mglru)", tok);
 		}
 		if (!strcasecmp(tok, "lru")) {
 			*exact = true;
@@ -152,7 +158,7 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 		case 'L':
 		case 'P':
 			if (parse_list(opt == 'L' ? "--lru" : "--policy", optarg, &c->exact,
-				       &c->classic))
+				       &c->classic, &c->mglru))
 				return 2;
 			break;
 		case 'M':
@@ -199,7 +205,7 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 		return bad("unexpected argument '%s'", argv[optind + 2]);
 	c->trace_path = argv[optind];
 	c->type_name = argv[optind + 1];
-	if (!c->exact && !c->classic)
+	if (!c->exact && !c->classic && !c->mglru)
 		c->exact = c->classic = true;
 	replay_params_default(&c->lo.params);
 	if (replay_type_parse(c->type_name, &c->lo.type, err, sizeof(err)) ||
@@ -247,7 +253,7 @@ static void child_main(struct replay_cmd *c, struct replay_run *r, int fd)
 	const char *p;
 	size_t left;
 
-	replay_linux_run(&c->t, c->mode, r->k.memory_max, &r->k, lf);
+	replay_linux_run_lru(&c->t, c->mode, r->lru == REPLAY_MGLRU, r->k.memory_max, &r->k, lf);
 	if (lf)
 		fclose(lf);
 	/* the result, then the lock table */
@@ -510,7 +516,7 @@ int cmd_replay(int argc, char **argv)
 		replay_trace_free(&c.t);
 		return bad("%s", err);
 	}
-	c.runs = calloc((size_t)c.nr_sizes * 2, sizeof(*c.runs));
+	c.runs = calloc((size_t)c.nr_sizes * NR_REPLAY_LRUS, sizeof(*c.runs));
 	if (!c.runs)
 		return bad("out of memory");
 	/*
@@ -519,7 +525,7 @@ int cmd_replay(int argc, char **argv)
 	 * page.  One that does not fit in 3/4 of what the machine has
 	 * available is refused before anything runs, not swapped half-way.
 	 */
-	for (i = 0; c.classic && i < c.nr_sizes; i++) {
+	for (i = 0; (c.classic || c.mglru) && i < c.nr_sizes; i++) {
 		unsigned long long pages, need, avail = host_mem_available();
 		uint64_t max;
 
@@ -536,24 +542,29 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (c.exact && run_exact(&c, &n))
 		return bad("out of memory");
-	if (c.classic) {
-		int first = n;
+	if (c.classic || c.mglru) {
+		int first = n, k, nsizes = c.nr_sizes;
 
-		for (i = 0; i < c.nr_sizes; i++) {
-			struct replay_run *r = &c.runs[n++];
+		/* the kernel's LRUs: classic sizes, then mglru's, one process each */
+		for (k = REPLAY_CLASSIC; k < NR_REPLAY_LRUS; k++) {
+			if ((k == REPLAY_CLASSIC && !c.classic) || (k == REPLAY_MGLRU && !c.mglru))
+				continue;
+			for (i = 0; i < nsizes; i++) {
+				struct replay_run *r = &c.runs[n++];
 
-			r->lru = REPLAY_CLASSIC;
-			if (classic_pages(&c, c.sizes[i], &r->k.memory_max))
-				return 2;
-			r->c.size = c.sizes[i];
-			r->skipped = r->k.memory_max < REPLAY_MIN_PAGES;
+				r->lru = (enum replay_lru)k;
+				if (classic_pages(&c, c.sizes[i], &r->k.memory_max))
+					return 2;
+				r->c.size = c.sizes[i];
+				r->skipped = r->k.memory_max < REPLAY_MIN_PAGES;
+			}
 		}
 		c.nr_runs = n;
 		if (run_classic(&c, first))
 			return bad("cannot run the kernel model: %s", strerror(errno));
 		/* the child reports memory.max as the size: give back the asked one */
 		for (i = first; i < n; i++)
-			c.runs[i].c.size = c.sizes[i - first];
+			c.runs[i].c.size = c.sizes[(i - first) % nsizes];
 	}
 	c.nr_runs = n;
 

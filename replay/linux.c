@@ -43,6 +43,7 @@
 #include <time.h>
 
 #include <lrulab/lrulab.h>
+#include <lrulab/mglru.h>
 #include "replay/replay.h"
 #include <lrulab/swap_state.h>
 #include <lrulab/switches.h>
@@ -302,6 +303,31 @@ static void replay_unmap(struct replay_ctx *c)
 int replay_linux_run(const struct replay_trace *t, enum replay_mode mode,
 		     uint64_t max_pages, struct replay_linux_result *r, FILE *locks)
 {
+	return replay_linux_run_lru(t, mode, false, max_pages, r, locks);
+}
+
+/* MGLRU's generations at the end: the leaf's seqs, and its pages by generation's age */
+static void gen_figures(struct replay_ctx *c, struct replay_linux_result *r)
+{
+	struct lruvec *lruvec = mem_cgroup_lruvec(c->memcg, NODE_DATA(0));
+	const struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	int type, z;
+
+	r->max_seq = READ_ONCE(lrugen->max_seq);
+	for (type = 0; type < ANON_AND_FILE; type++) {
+		unsigned long seq;
+
+		r->min_seq[type] = READ_ONCE(lrugen->min_seq[type]);
+		for (seq = r->min_seq[type]; seq <= r->max_seq; seq++)
+			for (z = 0; z < MAX_NR_ZONES; z++)
+				r->gen_pages[type] +=
+					READ_ONCE(lrugen->nr_pages[lru_gen_from_seq(seq)][type][z]);
+	}
+}
+
+int replay_linux_run_lru(const struct replay_trace *t, enum replay_mode mode, bool mglru,
+			 uint64_t max_pages, struct replay_linux_result *r, FILE *locks)
+{
 	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
 	struct replay_ctx c = { .t = t, .r = r };
 	unsigned long span = 1UL << MAX_PAGE_ORDER;
@@ -319,6 +345,12 @@ int replay_linux_run(const struct replay_trace *t, enum replay_mode mode,
 	cfg.lockstat = true;
 	cfg.memcg_flush_ms = 0;
 	lrulab_switches_clear();
+	if (mglru) {
+		/* what the kernel turns on: /sys/kernel/mm/lru_gen/enabled 0x0007 */
+		lrulab_switches[SW_LRU_GEN] = true;
+		cfg.lru_gen = LRU_GEN_CAPS_ALL;
+	}
+	r->mglru = mglru;
 	err = lrulab_init(&cfg);
 	if (err) {
 		snprintf(r->error, sizeof(r->error), "cannot set up the model: %s",
@@ -351,6 +383,8 @@ int replay_linux_run(const struct replay_trace *t, enum replay_mode mode,
 		goto out;
 	}
 	err = replay_loop(&c);
+	if (mglru)
+		gen_figures(&c, r);
 	cpu_exit();
 	free(c.dirty);
 	/* with the cache full, then after the teardown */

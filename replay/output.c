@@ -20,7 +20,7 @@
 
 const char *replay_cache_name(enum replay_lru lru)
 {
-	return lru == REPLAY_EXACT ? "lru" : "linux-classic";
+	return lru == REPLAY_EXACT ? "lru" : lru == REPLAY_CLASSIC ? "linux-classic" : "linux-mglru";
 }
 
 static double ratio(uint64_t a, uint64_t b)
@@ -51,13 +51,17 @@ void replay_print_header(const struct replay_cmd *c, FILE *f)
 	if (t->ops_unused)
 		fprintf(f, "; lcs op field not replayed (every request is a read)");
 	fprintf(f, "\n");
-	if (c->classic)
-		fprintf(f, "linux-classic: the model's page cache in %s mode, one memcg with memory.max = the cache size%s, memcg reclaim, no kswapd; %s\n",
+	if (c->classic || c->mglru)
+		fprintf(f, "%s: the model's page cache in %s mode, one memcg with memory.max = the cache size%s, memcg reclaim, no kswapd; %s\n",
+			c->classic && c->mglru ? "linux-classic, linux-mglru" :
+			c->classic ? "linux-classic" : "linux-mglru",
 			c->mode == REPLAY_MODE_FD ? "fd" : "mmap",
 			t->objects ? " (one page per object)" : " rounded down to pages",
 			t->has_writes ? (c->mode == REPLAY_MODE_FD ?
 					 "writes dirty pages, written back oldest first above 10% of memory.max" :
 					 "writes dirty the PTEs") : "reads only");
+	if (c->mglru)
+		fprintf(f, "linux-mglru: the multi-gen LRU, lru_gen enabled 0x0007 (the kernel's default when built in), min_ttl_ms 0; max_seq, min_seq and the pages in the leaf's generations at the end\n");
 }
 
 /* cachesim's size string for one cache: a count, or a whole number of a unit */
@@ -150,8 +154,14 @@ void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FI
 	if (c->t.has_writes && file)
 		fprintf(f, " written_back=%llu throttled=%llu", (unsigned long long)k->written_back,
 			(unsigned long long)k->throttled);
-	fprintf(f, " resident_avg=%.0f resident_max=%llu\n", k->resident_avg,
+	fprintf(f, " resident_avg=%.0f resident_max=%llu", k->resident_avg,
 		(unsigned long long)k->resident_max);
+	if (k->mglru)
+		fprintf(f, " max_seq=%llu min_seq_anon=%llu min_seq_file=%llu gen_pages_anon=%llu gen_pages_file=%llu",
+			(unsigned long long)k->max_seq, (unsigned long long)k->min_seq[0],
+			(unsigned long long)k->min_seq[1], (unsigned long long)k->gen_pages[0],
+			(unsigned long long)k->gen_pages[1]);
+	fprintf(f, "\n");
 	if (r->locks)
 		fprintf(f, "%s", r->locks);
 }
@@ -163,7 +173,8 @@ json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 
 	json_object_set_new(j, "trace", json_string(c->trace_path));
 	json_object_set_new(j, "type", json_string(c->type_name));
-	json_object_set_new(j, "lru", json_string(r->lru == REPLAY_EXACT ? "exact" : "classic"));
+	json_object_set_new(j, "lru", json_string(r->lru == REPLAY_EXACT ? "exact" :
+						  r->lru == REPLAY_CLASSIC ? "classic" : "mglru"));
 	json_object_set_new(j, "cache", json_string(replay_cache_name(r->lru)));
 	json_object_set_new(j, "size", json_integer((json_int_t)r->c.size));
 	json_object_set_new(j, "size_unit", json_string(c->t.objects ? "objects" : "bytes"));
@@ -195,6 +206,13 @@ json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 	J("workingset_activate_file", k->activate[1]);
 	J("workingset_restore_anon", k->restore[0]);
 	J("workingset_restore_file", k->restore[1]);
+	if (k->mglru) {
+		J("max_seq", k->max_seq);
+		J("min_seq_anon", k->min_seq[0]);
+		J("min_seq_file", k->min_seq[1]);
+		J("gen_pages_anon", k->gen_pages[0]);
+		J("gen_pages_file", k->gen_pages[1]);
+	}
 	J("pgscan", k->pgscan);
 	J("pgsteal", k->pgsteal);
 	J("pgactivate", k->pgactivate);
@@ -238,11 +256,11 @@ static void sibling(const char *png, const char *ext, char *buf, size_t len)
  */
 int replay_plot(const struct replay_cmd *c)
 {
-	static const enum replay_lru lrus[] = { REPLAY_EXACT, REPLAY_CLASSIC };
+	static const enum replay_lru lrus[] = { REPLAY_EXACT, REPLAY_CLASSIC, REPLAY_MGLRU };
 	char dat[4096], gp[4096];
 	const char *sep = "plot";
 	uint64_t lo = UINT64_MAX, hi = 0;
-	int i, l, status, points[2] = { 0, 0 };
+	int i, l, status, points[NR_REPLAY_LRUS] = { 0 };
 	pid_t pid;
 	FILE *f;
 
@@ -252,7 +270,7 @@ int replay_plot(const struct replay_cmd *c)
 	if (!f)
 		goto io;
 	/* one block per LRU, two blank lines apart: gnuplot's "index" */
-	for (l = 0; l < 2; l++) {
+	for (l = 0; l < NR_REPLAY_LRUS; l++) {
 		fprintf(f, "# %s: size miss_ratio byte_miss_ratio\n", replay_cache_name(lrus[l]));
 		for (i = 0; i < c->nr_runs; i++) {
 			const struct replay_run *r = &c->runs[i];
@@ -270,7 +288,7 @@ int replay_plot(const struct replay_cmd *c)
 	}
 	if (fclose(f))
 		goto io;
-	if (!points[0] && !points[1]) {
+	if (!points[0] && !points[1] && !points[2]) {
 		fprintf(stderr, REPLAY_PROG ": --plot: no size was replayed: no PNG\n");
 		return -1;
 	}
@@ -298,15 +316,21 @@ int replay_plot(const struct replay_cmd *c)
 		c->plot, strrchr(c->trace_path, '/') ? strrchr(c->trace_path, '/') + 1 : c->trace_path,
 		c->type_name, (double)(lo ? lo : 1) / REPLAY_PLOT_BEYOND, (double)hi * REPLAY_PLOT_BEYOND,
 		c->t.objects ? "%.0s%c" : "%.0s %cB", c->t.objects ? "objects" : "bytes");
-	for (l = 0; l < 2; l++) {
-		if ((lrus[l] == REPLAY_EXACT && !c->exact) || (lrus[l] == REPLAY_CLASSIC && !c->classic))
+	for (l = 0; l < NR_REPLAY_LRUS; l++) {
+		static const char *const names[2][NR_REPLAY_LRUS] = {
+			{ "lru (exact)", "linux-classic (fd)", "linux-mglru (fd)" },
+			{ "lru (exact)", "linux-classic (mmap)", "linux-mglru (mmap)" },
+		};
+
+		if ((lrus[l] == REPLAY_EXACT && !c->exact) ||
+		    (lrus[l] == REPLAY_CLASSIC && !c->classic) ||
+		    (lrus[l] == REPLAY_MGLRU && !c->mglru))
 			continue;
 		/* gnuplot warns of a series with no point */
 		if (!points[l])
 			continue;
 		fprintf(f, "%s '%s' index %d using 1:2 with linespoints title '%s'", sep, dat, l,
-			lrus[l] == REPLAY_EXACT ? "lru (exact)" :
-			c->mode == REPLAY_MODE_FD ? "linux-classic (fd)" : "linux-classic (mmap)");
+			names[c->mode == REPLAY_MODE_MMAP][l]);
 		sep = ", \\\n    ";
 	}
 	fprintf(f, "\n");

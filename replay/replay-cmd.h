@@ -19,17 +19,17 @@
  */
 #define REPLAY_MIN_PAGES (FOLIO_BATCH_SIZE + 1)
 
-/* One curve: the exact LRU, or the kernel's classic LRU in one mode. */
-enum replay_lru { REPLAY_EXACT, REPLAY_CLASSIC };
+/* One curve: the exact LRU, or the kernel's classic or multi-gen LRU in one mode. */
+enum replay_lru { REPLAY_EXACT, REPLAY_CLASSIC, REPLAY_MGLRU, NR_REPLAY_LRUS };
 
 struct replay_run {
 	enum replay_lru lru;
 	struct replay_counts c;
 	double seconds;			/* of the replay (exact: the pass that gave every size) */
 	bool failed;
-	bool skipped;			/* classic below REPLAY_MIN_PAGES: not replayed */
-	struct replay_linux_result k;	/* classic only */
-	char *locks;			/* classic with --locks: the lock table */
+	bool skipped;			/* the kernel's below REPLAY_MIN_PAGES: not replayed */
+	struct replay_linux_result k;	/* the kernel's LRUs only */
+	char *locks;			/* the kernel's with --locks: the lock table */
 };
 
 struct replay_cmd {
@@ -40,13 +40,13 @@ struct replay_cmd {
 	struct replay_trace t;
 	uint64_t sizes[REPLAY_MAX_SIZES];
 	int nr_sizes;
-	bool exact, classic;
+	bool exact, classic, mglru;
 	enum replay_mode mode;
 	int jobs;
 	bool json, locks;
 	const char *plot;
 	double load_seconds;
-	struct replay_run *runs;	/* exact sizes first, then classic */
+	struct replay_run *runs;	/* exact sizes first, then classic, then mglru */
 	int nr_runs;
 };
 

@@ -157,6 +157,9 @@ struct replay_linux_result {
 	double resident_avg;
 	uint64_t resident_max;
 	double seconds;			/* the replay loop alone */
+	/* the multi-gen LRU's: the leaf's seqs at the end, its pages per type */
+	bool mglru;
+	uint64_t max_seq, min_seq[2], gen_pages[2];
 	int invariant_violations;
 	char error[160];		/* empty on success */
 };
@@ -169,6 +172,9 @@ struct replay_linux_result {
  */
 int replay_linux_run(const struct replay_trace *t, enum replay_mode mode,
 		     uint64_t max_pages, struct replay_linux_result *r, FILE *locks);
+/* The same through the multi-gen LRU (lru_gen enabled 0x0007) when @mglru. */
+int replay_linux_run_lru(const struct replay_trace *t, enum replay_mode mode, bool mglru,
+			 uint64_t max_pages, struct replay_linux_result *r, FILE *locks);
 
 int cmd_replay(int argc, char **argv);
 

@@ -56,7 +56,7 @@ bad "$T"
 bad "$tmp/missing.txt" txt
 bad "$T" vscsi
 bad "$T" nosuchtype
-bad "$T" txt --lru mglru
+bad "$T" txt --lru lirs
 bad "$T" txt --lru fifo
 bad "$T" txt --policy arc
 bad "$T" txt --mode dax
@@ -105,6 +105,14 @@ good 'lru cache size        2, 3 req, miss ratio 0.6667' "$tmp/ok.txt" txt --siz
 good '"lru":"classic"' "$T" txt -n 5000 --sizes 0.1,0.5 --json --jobs 2
 good 'pswpin=' "$T" txt -n 5000 --sizes 100 --mode mmap --lru classic
 good 'lru_lock' "$T" txt -n 2000 --sizes 100 --lru classic --locks
+# the multi-gen LRU beside the classic one: both curves, MGLRU's seqs at the end
+good 'linux-mglru cache size      100,  *5000 req' "$T" txt -n 5000 --sizes 100 --lru classic,mglru
+grep -q 'linux-classic cache size      100,  *5000 req' "$out" || { echo "FAIL: --lru classic,mglru: no classic line"; fails=$((fails + 1)); }
+grep -q 'linux-mglru .* max_seq=[0-9]* min_seq_anon=[0-9]* min_seq_file=[0-9]* gen_pages_anon=0 gen_pages_file=[1-9]' "$out" ||
+	{ echo "FAIL: --lru mglru: no generations"; fails=$((fails + 1)); }
+"$LRULAB" replay "$T" txt -n 5000 --sizes 100,200 --lru mglru --json >"$out" 2>"$err"
+[ "$(grep -c '"lru":"mglru","cache":"linux-mglru"' "$out")" -eq 2 ] && ! grep -q '"lru":"classic"' "$out" ||
+	{ echo "FAIL: --lru mglru --json: $(cat "$out" | head -c 300)"; fails=$((fails + 1)); }
 good 'linux-classic' "$T" txt -n 5000 --sizes 0.1,0.5 --plot "$tmp/mrc.png"
 if [ ! -s "$tmp/mrc.png" ] || [ ! -s "$tmp/mrc.dat" ] || [ ! -s "$tmp/mrc.gp" ]; then
 	echo "FAIL: --plot wrote no $tmp/mrc.png (or its .dat, .gp)"
