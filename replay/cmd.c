@@ -68,7 +68,11 @@ static void usage(FILE *f)
 		"  classic,mglru.  -n N: the first N requests.  --jobs N: sizes of\n"
 		"  the kernel model replayed in parallel (default: the processors).\n"
 		"--locks: the lock table of each kernel replay.  --plot FILE.png: the miss-ratio\n"
-		"  curves (gnuplot; FILE.dat and FILE.gp beside it).\n");
+		"  curves (gnuplot; FILE.dat and FILE.gp beside it).\n"
+		"--print-jobs: instead of running, one command per size and LRU, each printing\n"
+		"  its JSON line (for GNU parallel, here or over --sshloginfile).  --merge FILE\n"
+		"  (again for more): with the same TRACE TYPE and options, the table and plot\n"
+		"  from those JSON lines instead of running.\n");
 }
 
 /* One error line; the exit status of bad input. */
@@ -113,6 +117,13 @@ static int parse_list(const char *opt, const char *arg, bool *exact, bool *class
 	return 0;
 }
 
+static uint64_t ju_size(json_t *j)
+{
+	json_t *v = json_object_get(j, "size");
+
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : UINT64_MAX;
+}
+
 static int parse_args(int argc, char **argv, struct replay_cmd *c)
 {
 	static const struct option opts[] = {
@@ -127,6 +138,8 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 		{ "json", no_argument, NULL, 'J' },
 		{ "locks", no_argument, NULL, 'k' },
 		{ "plot", required_argument, NULL, 'p' },
+		{ "print-jobs", no_argument, NULL, 'J' + 256 },
+		{ "merge", required_argument, NULL, 'm' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -146,6 +159,7 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 			break;
 		case 't':
 			params = optarg;
+			c->params_arg = optarg;
 			break;
 		case 'I':
 			if (!strcmp(optarg, "1") || !strcasecmp(optarg, "true"))
@@ -173,6 +187,7 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 			if (parse_long(REPLAY_PROG, "--num-req", optarg, 1, LONG_MAX, &v))
 				return 2;
 			c->lo.max_reqs = (uint64_t)v;
+			c->max_reqs_arg = v;
 			break;
 		case 'j':
 			if (parse_long(REPLAY_PROG, "--jobs", optarg, 1, 64, &v))
@@ -190,6 +205,16 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 				return bad("--plot: no file name");
 			c->plot = optarg;
 			break;
+		case 'J' + 256:
+			c->print_jobs = true;
+			break;
+		case 'm' + 256:
+			if (!*optarg)
+				return bad("--merge: no file name");
+			if (c->nr_merge == REPLAY_MAX_SIZES)
+				return bad("--merge: more than %d files", REPLAY_MAX_SIZES);
+			c->merge[c->nr_merge++] = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -199,6 +224,10 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 			return bad("unknown option '%s' (try --help)", argv[optind - 1]);
 		}
 	}
+	if (c->print_jobs && c->nr_merge)
+		return bad("--print-jobs and --merge: one or the other");
+	if (c->print_jobs && c->plot)
+		return bad("--print-jobs: the plot is --merge's (give --plot there)");
 	if (argc - optind < 2)
 		return bad("needs TRACE and TYPE (try --help)");
 	if (argc - optind > 2)
@@ -495,6 +524,124 @@ static int classic_pages(const struct replay_cmd *c, uint64_t s, uint64_t *pages
 	return 0;
 }
 
+/* @s in single quotes for a POSIX shell */
+static void shell_word(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+static const char *const lru_arg[NR_REPLAY_LRUS] = {
+	[REPLAY_EXACT] = "--policy lru", [REPLAY_CLASSIC] = "--lru classic",
+	[REPLAY_MGLRU] = "--lru mglru",
+};
+
+/* One self-contained command a run: this binary, the trace, one size, one LRU. */
+static void print_jobs(const struct replay_cmd *c)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int i;
+
+	self[n > 0 ? n : 0] = '\0';
+	for (i = 0; i < c->nr_runs; i++) {
+		const struct replay_run *r = &c->runs[i];
+
+		if (r->skipped)
+			continue;
+		shell_word(stdout, n > 0 ? self : "lrulab");
+		printf(" replay ");
+		shell_word(stdout, c->trace_path);
+		printf(" %s", c->type_name);
+		if (c->params_arg) {
+			printf(" -t ");
+			shell_word(stdout, c->params_arg);
+		}
+		if (c->lo.ignore_obj_size)
+			printf(" --ignore-obj-size 1");
+		if (c->max_reqs_arg)
+			printf(" -n %ld", c->max_reqs_arg);
+		printf(" --mode %s --sizes %llu %s --jobs 1 --json%s\n",
+		       c->mode == REPLAY_MODE_FD ? "fd" : "mmap", (unsigned long long)r->c.size,
+		       lru_arg[r->lru], c->locks ? " --locks" : "");
+	}
+}
+
+static const char *const lru_json[NR_REPLAY_LRUS] = {
+	[REPLAY_EXACT] = "exact", [REPLAY_CLASSIC] = "classic", [REPLAY_MGLRU] = "mglru",
+};
+
+/* Each run's figures from the --merge files' JSON lines; 0 or the exit status. */
+static int merge_runs(struct replay_cmd *c)
+{
+	json_t *lines = json_array();
+	int f, i, status = 0;
+
+	for (f = 0; f < c->nr_merge && !status; f++) {
+		FILE *in = fopen(c->merge[f], "r");
+		char *line = NULL;
+		size_t cap = 0;
+		long no = 0;
+
+		if (!in) {
+			status = bad("--merge: %s: %s", c->merge[f], strerror(errno));
+			break;
+		}
+		while (getline(&line, &cap, in) > 0) {
+			json_t *j;
+
+			no++;
+			if (line[0] == '\n')
+				continue;
+			j = json_loads(line, 0, NULL);
+			if (!json_is_object(j)) {
+				status = bad("--merge: %s: line %ld: not a JSON object", c->merge[f], no);
+				json_decref(j);
+				break;
+			}
+			json_array_append_new(lines, j);
+		}
+		free(line);
+		fclose(in);
+	}
+	for (i = 0; i < c->nr_runs && !status; i++) {
+		struct replay_run *r = &c->runs[i];
+		json_t *j, *found = NULL;
+		size_t k;
+
+		if (r->skipped)
+			continue;
+		json_array_foreach(lines, k, j) {
+			const char *mode = json_string_value(json_object_get(j, "mode"));
+
+			if (ju_size(j) != r->c.size ||
+			    strcmp(json_string_value(json_object_get(j, "lru")) ?: "", lru_json[r->lru]) ||
+			    (r->lru != REPLAY_EXACT &&
+			     strcmp(mode ?: "", c->mode == REPLAY_MODE_FD ? "fd" : "mmap")))
+				continue;
+			found = j;
+		}
+		if (!found) {
+			status = bad("--merge: no result for %s at size %llu", replay_cache_name(r->lru),
+				     (unsigned long long)r->c.size);
+			break;
+		}
+		if (json_object_get(found, "skipped"))
+			continue;
+		if (replay_run_from_json(found, r))
+			status = bad("--merge: the result for %s at size %llu has no figures",
+				     replay_cache_name(r->lru), (unsigned long long)r->c.size);
+	}
+	json_decref(lines);
+	return status;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_cmd c = { 0 };
@@ -540,8 +687,13 @@ int cmd_replay(int argc, char **argv)
 				   (unsigned long long)avail >> 20);
 		}
 	}
-	if (c.exact && run_exact(&c, &n))
+	if (c.exact && (c.print_jobs || c.nr_merge)) {
+		/* slots only: the jobs run them, or --merge fills them */
+		for (i = 0; i < c.nr_sizes; i++)
+			c.runs[n++] = (struct replay_run){ .lru = REPLAY_EXACT, .c.size = c.sizes[i] };
+	} else if (c.exact && run_exact(&c, &n)) {
 		return bad("out of memory");
+	}
 	if (c.classic || c.mglru) {
 		int first = n, k, nsizes = c.nr_sizes;
 
@@ -560,13 +712,23 @@ int cmd_replay(int argc, char **argv)
 			}
 		}
 		c.nr_runs = n;
-		if (run_classic(&c, first))
+		if (!c.print_jobs && !c.nr_merge && run_classic(&c, first))
 			return bad("cannot run the kernel model: %s", strerror(errno));
 		/* the child reports memory.max as the size: give back the asked one */
 		for (i = first; i < n; i++)
 			c.runs[i].c.size = c.sizes[(i - first) % nsizes];
 	}
 	c.nr_runs = n;
+	if (c.print_jobs || c.nr_merge) {
+		status = c.print_jobs ? (print_jobs(&c), 0) : merge_runs(&c);
+		if (c.print_jobs || status) {
+			for (i = 0; i < c.nr_runs; i++)
+				free(c.runs[i].locks);
+			free(c.runs);
+			replay_trace_free(&c.t);
+			return status;
+		}
+	}
 
 	if (!c.json)
 		replay_print_header(&c, stdout);

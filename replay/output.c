@@ -235,6 +235,68 @@ json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 	return j;
 }
 
+static uint64_t ju(json_t *j, const char *key)
+{
+	json_t *v = json_object_get(j, key);
+
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+}
+
+int replay_run_from_json(json_t *j, struct replay_run *r)
+{
+	struct replay_linux_result *k = &r->k;
+	json_t *v;
+
+	if (!json_is_integer(json_object_get(j, "requests")) ||
+	    !json_is_number(json_object_get(j, "seconds")))
+		return -1;
+	r->c.requests = ju(j, "requests");
+	r->c.misses = ju(j, "misses");
+	r->c.bytes = ju(j, "bytes");
+	r->c.miss_bytes = ju(j, "miss_bytes");
+	r->seconds = json_number_value(json_object_get(j, "seconds"));
+	if (r->lru == REPLAY_EXACT)
+		return 0;
+	k->memory_max = ju(j, "memory_max_pages");
+	k->page_accesses = ju(j, "page_accesses");
+	k->page_misses = ju(j, "page_misses");
+	k->refault[0] = ju(j, "workingset_refault_anon");
+	k->refault[1] = ju(j, "workingset_refault_file");
+	k->activate[0] = ju(j, "workingset_activate_anon");
+	k->activate[1] = ju(j, "workingset_activate_file");
+	k->restore[0] = ju(j, "workingset_restore_anon");
+	k->restore[1] = ju(j, "workingset_restore_file");
+	k->mglru = json_object_get(j, "max_seq") != NULL;
+	k->max_seq = ju(j, "max_seq");
+	k->min_seq[0] = ju(j, "min_seq_anon");
+	k->min_seq[1] = ju(j, "min_seq_file");
+	k->gen_pages[0] = ju(j, "gen_pages_anon");
+	k->gen_pages[1] = ju(j, "gen_pages_file");
+	k->pgscan = ju(j, "pgscan");
+	k->pgsteal = ju(j, "pgsteal");
+	k->pgactivate = ju(j, "pgactivate");
+	k->pgdeactivate = ju(j, "pgdeactivate");
+	k->pgrefill = ju(j, "pgrefill");
+	k->pgrotated = ju(j, "pgrotated");
+	k->pswpin = ju(j, "pswpin");
+	k->pswpout = ju(j, "pswpout");
+	k->written_back = ju(j, "written_back");
+	k->throttled = ju(j, "throttled");
+	k->resident_max = ju(j, "resident_max");
+	k->invariant_violations = (int)ju(j, "invariant_violations");
+	v = json_object_get(j, "resident_avg");
+	k->resident_avg = json_is_number(v) ? json_number_value(v) : 0;
+	v = json_object_get(j, "error");
+	if (json_is_string(v)) {
+		r->failed = true;
+		snprintf(k->error, sizeof(k->error), "%s", json_string_value(v));
+	}
+	v = json_object_get(j, "lock_table");
+	if (json_is_string(v))
+		r->locks = strdup(json_string_value(v));
+	return 0;
+}
+
 /* a fifth of a decade: how far the plot's x range reaches past the sizes */
 #define REPLAY_PLOT_BEYOND 1.585
 

@@ -45,6 +45,14 @@ struct replay_cmd {
 	int jobs;
 	bool json, locks;
 	const char *plot;
+	/* --print-jobs: one command per size and LRU instead of running them */
+	bool print_jobs;
+	/* --merge FILE...: their JSON lines instead of running */
+	const char *merge[REPLAY_MAX_SIZES];
+	int nr_merge;
+	/* what the jobs repeat: -t, --ignore-obj-size, -n as given */
+	const char *params_arg;
+	long max_reqs_arg;
 	double load_seconds;
 	struct replay_run *runs;	/* exact sizes first, then classic, then mglru */
 	int nr_runs;
@@ -54,6 +62,8 @@ const char *replay_cache_name(enum replay_lru lru);
 void replay_print_header(const struct replay_cmd *c, FILE *f);
 void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FILE *f);
 json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r);
+/* The figures replay_run_json() gave back into @r (its lru set): 0, or -1 if not one */
+int replay_run_from_json(json_t *j, struct replay_run *r);
 /* gnuplot: PNG at c->plot, its data and script beside it.  0 or -1 (said why). */
 int replay_plot(const struct replay_cmd *c);
 

@@ -4,9 +4,10 @@
 set -eu
 
 # man-db and groff-base: make check renders lrulab.1 (man -l, groff -ww);
-# jq: tests/host_cli.sh reads host usemem --compare's JSON
+# jq: tests/host_cli.sh reads host usemem --compare's JSON; parallel (GNU
+# parallel): tests/replay_cli.sh runs a replay sweep through it
 PKGS="build-essential pkg-config liburcu-dev libck-dev libcmocka-dev \
-libjansson-dev libzstd-dev zlib1g-dev gnuplot-nox man-db groff-base jq"
+libjansson-dev libzstd-dev zlib1g-dev gnuplot-nox man-db groff-base jq parallel"
 # --fuzz: only what `make fuzz` needs besides: clang and its runtime
 # libraries (libFuzzer, ASan, UBSan: libclang-rt-dev).  make check does
 # not need them: it replays the corpus through gcc builds.

@@ -105,6 +105,32 @@ good 'lru cache size        2, 3 req, miss ratio 0.6667' "$tmp/ok.txt" txt --siz
 good '"lru":"classic"' "$T" txt -n 5000 --sizes 0.1,0.5 --json --jobs 2
 good 'pswpin=' "$T" txt -n 5000 --sizes 100 --mode mmap --lru classic
 good 'lru_lock' "$T" txt -n 2000 --sizes 100 --lru classic --locks
+# a sweep as GNU parallel runs it (one command per size and LRU, each a
+# JSON line) merges into the table one local run gives, timings aside
+A="$T txt -n 5000 --sizes 50,100,200 --lru classic,mglru --policy lru"
+untimed() { sed 's/ req_per_sec=[0-9]*//; s/, throughput [0-9.]* MQPS//; s/loaded in [0-9.]* s//' "$@"; }
+# shellcheck disable=SC2086
+"$LRULAB" replay $A --print-jobs >"$tmp/jobs" 2>"$err"
+[ "$(wc -l <"$tmp/jobs")" -eq 9 ] || { echo "FAIL: --print-jobs: $(wc -l <"$tmp/jobs") jobs, not 9"; fails=$((fails + 1)); }
+if command -v parallel >/dev/null 2>&1; then
+	parallel --will-cite -j 2 <"$tmp/jobs" >"$tmp/sweep.jsonl" 2>"$err"
+else
+	echo "replay_cli: no GNU parallel (scripts/install-deps.sh installs it): the jobs run by sh"
+	sh "$tmp/jobs" >"$tmp/sweep.jsonl" 2>"$err"
+fi
+# shellcheck disable=SC2086
+"$LRULAB" replay $A --merge "$tmp/sweep.jsonl" >"$tmp/merged" 2>"$err" &&
+	"$LRULAB" replay $A >"$tmp/local" 2>>"$err" &&
+	[ "$(untimed "$tmp/merged")" = "$(untimed "$tmp/local")" ] ||
+	{ echo "FAIL: a sweep's --merge differs from the local run"; diff "$tmp/merged" "$tmp/local"; fails=$((fails + 1)); }
+head -3 "$tmp/sweep.jsonl" >"$tmp/part.jsonl"
+# shellcheck disable=SC2086
+"$LRULAB" replay $A --merge "$tmp/part.jsonl" >"$out" 2>"$err"
+[ $? -eq 2 ] && [ "$(cat "$err")" = "lrulab replay: --merge: no result for linux-classic at size 50" ] ||
+	{ echo "FAIL: --merge of a part: $(cat "$err")"; fails=$((fails + 1)); }
+bad "$T" txt --merge "$tmp/none.jsonl"
+bad "$T" txt --print-jobs --merge "$tmp/part.jsonl"
+
 # the multi-gen LRU beside the classic one: both curves, MGLRU's seqs at the end
 good 'linux-mglru cache size      100,  *5000 req' "$T" txt -n 5000 --sizes 100 --lru classic,mglru
 grep -q 'linux-classic cache size      100,  *5000 req' "$out" || { echo "FAIL: --lru classic,mglru: no classic line"; fails=$((fails + 1)); }
