@@ -214,3 +214,26 @@ u64 lrulab_now_ns(void)
 	clock_reads++;
 	return clock_read(mode);
 }
+
+/* ---- the model's clock ---- */
+
+static bool model_virtual;
+static u64 model_virtual_ns;
+
+u64 lrulab_model_now_ns(void)
+{
+	if (READ_ONCE(model_virtual))
+		return READ_ONCE(model_virtual_ns);
+	return monotonic_ns();
+}
+
+void lrulab_model_clock_virtual(bool on, u64 start_ns)
+{
+	WRITE_ONCE(model_virtual_ns, start_ns);
+	WRITE_ONCE(model_virtual, on);
+}
+
+void lrulab_model_clock_advance(u64 ns)
+{
+	__atomic_fetch_add(&model_virtual_ns, ns, __ATOMIC_RELAXED);
+}

@@ -36,12 +36,10 @@ u64 flush_last_time;
  */
 static u64 flush_period_ns = FLUSH_TIME_NS;
 
+/* the kernel's jiffies: the model's clock (virtual under a trace replay) */
 static u64 memcg_clock_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+	return lrulab_model_now_ns();
 }
 
 /*

@@ -69,6 +69,9 @@ static void usage(FILE *f)
 		"  the kernel model replayed in parallel (default: the processors).\n"
 		"--locks: the lock table of each kernel replay.  --plot FILE.png: the miss-ratio\n"
 		"  curves (gnuplot; FILE.dat and FILE.gp beside it).\n"
+		"--read-latency US: the kernel replays' clock: a hit takes 1 us, a page read\n"
+		"  from the device US (default 100, an SSD's); --rate REQ_PER_SEC: every request\n"
+		"  that long instead.  The memcg stats flush every 2 s of that clock.\n"
 		"--print-jobs: instead of running, one command per size and LRU, each printing\n"
 		"  its JSON line (for GNU parallel, here or over --sshloginfile).  --merge FILE\n"
 		"  (again for more): with the same TRACE TYPE and options, the table and plot\n"
@@ -139,6 +142,8 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 		{ "locks", no_argument, NULL, 'k' },
 		{ "plot", required_argument, NULL, 'p' },
 		{ "print-jobs", no_argument, NULL, 'J' + 256 },
+		{ "read-latency", required_argument, NULL, 'Q' + 256 },
+		{ "rate", required_argument, NULL, 'R' + 256 },
 		{ "merge", required_argument, NULL, 'm' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -150,6 +155,7 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 
 	c->mode = REPLAY_MODE_FD;
 	c->jobs = lrulab_nr_processors();
+	c->read_latency_us = REPLAY_READ_LATENCY_US;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":t:n:h", opts, NULL)) != -1) {
@@ -208,6 +214,16 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 		case 'J' + 256:
 			c->print_jobs = true;
 			break;
+		case 'Q' + 256:
+			if (parse_long(REPLAY_PROG, "--read-latency", optarg, 0, 1000000, &v))
+				return 2;
+			c->read_latency_us = v;
+			break;
+		case 'R' + 256:
+			if (parse_long(REPLAY_PROG, "--rate", optarg, 1, 1000000000L, &v))
+				return 2;
+			c->rate = v;
+			break;
 		case 'm' + 256:
 			if (!*optarg)
 				return bad("--merge: no file name");
@@ -226,6 +242,10 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 	}
 	if (c->print_jobs && c->nr_merge)
 		return bad("--print-jobs and --merge: one or the other");
+	c->clock = (struct replay_clock){
+		.req_ns = c->rate ? 1e9 / (double)c->rate : 0,
+		.hit_ns = REPLAY_HIT_NS, .miss_ns = (double)c->read_latency_us * 1000.0,
+	};
 	if (c->print_jobs && c->plot)
 		return bad("--print-jobs: the plot is --merge's (give --plot there)");
 	if (argc - optind < 2)
@@ -282,7 +302,8 @@ static void child_main(struct replay_cmd *c, struct replay_run *r, int fd)
 	const char *p;
 	size_t left;
 
-	replay_linux_run_lru(&c->t, c->mode, r->lru == REPLAY_MGLRU, r->k.memory_max, &r->k, lf);
+	replay_linux_run_lru(&c->t, c->mode, r->lru == REPLAY_MGLRU, &c->clock, r->k.memory_max,
+			     &r->k, lf);
 	if (lf)
 		fclose(lf);
 	/* the result, then the lock table */
@@ -567,6 +588,10 @@ static void print_jobs(const struct replay_cmd *c)
 			printf(" --ignore-obj-size 1");
 		if (c->max_reqs_arg)
 			printf(" -n %ld", c->max_reqs_arg);
+		if (c->rate)
+			printf(" --rate %ld", c->rate);
+		else
+			printf(" --read-latency %ld", c->read_latency_us);
 		printf(" --mode %s --sizes %llu %s --jobs 1 --json%s\n",
 		       c->mode == REPLAY_MODE_FD ? "fd" : "mmap", (unsigned long long)r->c.size,
 		       lru_arg[r->lru], c->locks ? " --locks" : "");

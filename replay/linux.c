@@ -62,6 +62,8 @@ struct replay_ctx {
 	unsigned long *dirty;
 	size_t dirty_head, dirty_len, dirty_cap;
 	unsigned long dirty_bg;
+	const struct replay_clock *clk;
+	double now_ns, next_flush_ns;
 };
 
 static double now_sec(void)
@@ -167,12 +169,30 @@ static int mmap_page(struct replay_ctx *c, unsigned long index, bool write)
 	return !present;
 }
 
+/*
+ * The request's time on the replay's clock, and the periodic memcg
+ * flush wherever FLUSH_TIME went by (the kernel's flush_memcg_stats_dwork).
+ */
+static void clock_tick(struct replay_ctx *c, unsigned long missed_pages)
+{
+	const struct replay_clock *k = c->clk;
+	double dt = k->req_ns > 0 ? k->req_ns : k->hit_ns + missed_pages * k->miss_ns;
+
+	c->now_ns += dt;
+	lrulab_model_clock_advance((u64)dt);
+	while (c->now_ns >= c->next_flush_ns) {
+		c->next_flush_ns += FLUSH_TIME_NS;
+		mem_cgroup_flush_all();
+		c->r->clock_flushes++;
+	}
+}
+
 static int replay_request(struct replay_ctx *c, size_t i)
 {
 	const struct replay_req *q = &c->t->reqs[i];
 	const struct replay_obj *o = &c->t->objs[q->obj];
 	unsigned long n = c->t->objects ? 1 : (unsigned long)((q->size + PAGE_SIZE - 1) / PAGE_SIZE);
-	unsigned long p;
+	unsigned long p, missed_pages = 0;
 	bool missed = false;
 
 	for (p = 0; p < n; p++) {
@@ -182,10 +202,13 @@ static int replay_request(struct replay_ctx *c, size_t i)
 		if (ret < 0)
 			return ret;
 		c->r->page_misses += (unsigned int)ret;
+		missed_pages += (unsigned int)ret;
 		missed |= ret;
 	}
 	c->r->page_accesses += n;
 	c->r->c.bytes += q->size;
+	if (c->clk)
+		clock_tick(c, missed_pages);
 	if (missed) {
 		c->r->c.misses++;
 		c->r->c.miss_bytes += q->size;
@@ -226,6 +249,13 @@ static int replay_loop(struct replay_ctx *c)
 	for (k = 0; k < 5; k++)
 		rc0[k] = node_page_state_snapshot(pgdat, replay_reclaim_items[k]);
 	lockstat_reset();
+	if (c->clk) {
+		/* time 0: the periodic flusher has just run, the next is a period on */
+		lrulab_model_clock_virtual(true, 0);
+		mem_cgroup_flush_all();
+		c->now_ns = 0;
+		c->next_flush_ns = FLUSH_TIME_NS;
+	}
 	t0 = now_sec();
 	for (i = 0; i < c->t->nr_reqs; i++) {
 		ret = replay_request(c, i);
@@ -242,6 +272,10 @@ static int replay_loop(struct replay_ctx *c)
 	}
 	r->seconds = now_sec() - t0;
 	r->c.requests = i;
+	if (c->clk) {
+		r->clock_seconds = c->now_ns / 1e9;
+		lrulab_model_clock_virtual(false, 0);
+	}
 	if (ret) {
 		snprintf(r->error, sizeof(r->error),
 			 "request %zu: %s with memory.max %llu pages", i + 1,
@@ -303,7 +337,7 @@ static void replay_unmap(struct replay_ctx *c)
 int replay_linux_run(const struct replay_trace *t, enum replay_mode mode,
 		     uint64_t max_pages, struct replay_linux_result *r, FILE *locks)
 {
-	return replay_linux_run_lru(t, mode, false, max_pages, r, locks);
+	return replay_linux_run_lru(t, mode, false, NULL, max_pages, r, locks);
 }
 
 /* MGLRU's generations at the end: the leaf's seqs, and its pages by generation's age */
@@ -326,10 +360,11 @@ static void gen_figures(struct replay_ctx *c, struct replay_linux_result *r)
 }
 
 int replay_linux_run_lru(const struct replay_trace *t, enum replay_mode mode, bool mglru,
-			 uint64_t max_pages, struct replay_linux_result *r, FILE *locks)
+			 const struct replay_clock *clk, uint64_t max_pages,
+			 struct replay_linux_result *r, FILE *locks)
 {
 	struct lrulab_config cfg = LRULAB_CONFIG_DEFAULT;
-	struct replay_ctx c = { .t = t, .r = r };
+	struct replay_ctx c = { .t = t, .r = r, .clk = clk };
 	unsigned long span = 1UL << MAX_PAGE_ORDER;
 	bool swap = false;
 	const char *what = NULL;

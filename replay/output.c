@@ -60,6 +60,14 @@ void replay_print_header(const struct replay_cmd *c, FILE *f)
 			t->has_writes ? (c->mode == REPLAY_MODE_FD ?
 					 "writes dirty pages, written back oldest first above 10% of memory.max" :
 					 "writes dirty the PTEs") : "reads only");
+	if (c->classic || c->mglru) {
+		if (c->rate)
+			fprintf(f, "clock: %ld requests a second (--rate); the memcg stats flush every 2 s of it\n",
+				c->rate);
+		else
+			fprintf(f, "clock: a hit 1 us, a page read from the device %ld us (--read-latency; default 100, an SSD's); the memcg stats flush every 2 s of it\n",
+				c->read_latency_us);
+	}
 	if (c->mglru)
 		fprintf(f, "linux-mglru: the multi-gen LRU, lru_gen enabled 0x0007 (the kernel's default when built in), min_ttl_ms 0; max_seq, min_seq and the pages in the leaf's generations at the end\n");
 }
@@ -156,6 +164,9 @@ void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FI
 			(unsigned long long)k->throttled);
 	fprintf(f, " resident_avg=%.0f resident_max=%llu", k->resident_avg,
 		(unsigned long long)k->resident_max);
+	if (k->clock_seconds > 0)
+		fprintf(f, " clock_seconds=%.2f clock_flushes=%llu", k->clock_seconds,
+			(unsigned long long)k->clock_flushes);
 	if (k->mglru)
 		fprintf(f, " max_seq=%llu min_seq_anon=%llu min_seq_file=%llu gen_pages_anon=%llu gen_pages_file=%llu",
 			(unsigned long long)k->max_seq, (unsigned long long)k->min_seq[0],
@@ -226,7 +237,15 @@ json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 	J("resident_max", k->resident_max);
 	J("invariant_violations", k->invariant_violations);
 #undef J
+#define J2(name, v) json_object_set_new(j, name, json_integer((json_int_t)(v)))
 	json_object_set_new(j, "resident_avg", json_real(k->resident_avg));
+	json_object_set_new(j, "clock_seconds", json_real(k->clock_seconds));
+	J2("clock_flushes", k->clock_flushes);
+	if (c->rate)
+		J2("rate", c->rate);
+	else
+		J2("read_latency_us", c->read_latency_us);
+#undef J2
 	json_object_set_new(j, "invariants_ok", json_boolean(!k->invariant_violations && !r->failed));
 	if (r->failed)
 		json_object_set_new(j, "error", json_string(k->error));
@@ -284,6 +303,9 @@ int replay_run_from_json(json_t *j, struct replay_run *r)
 	k->throttled = ju(j, "throttled");
 	k->resident_max = ju(j, "resident_max");
 	k->invariant_violations = (int)ju(j, "invariant_violations");
+	k->clock_flushes = ju(j, "clock_flushes");
+	v = json_object_get(j, "clock_seconds");
+	k->clock_seconds = json_is_number(v) ? json_number_value(v) : 0;
 	v = json_object_get(j, "resident_avg");
 	k->resident_avg = json_is_number(v) ? json_number_value(v) : 0;
 	v = json_object_get(j, "error");

@@ -47,6 +47,9 @@ struct replay_cmd {
 	const char *plot;
 	/* --print-jobs: one command per size and LRU instead of running them */
 	bool print_jobs;
+	/* --read-latency, --rate: the kernel replays' clock */
+	struct replay_clock clock;
+	long read_latency_us, rate;
 	/* --merge FILE...: their JSON lines instead of running */
 	const char *merge[REPLAY_MAX_SIZES];
 	int nr_merge;

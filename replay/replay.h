@@ -157,6 +157,8 @@ struct replay_linux_result {
 	double resident_avg;
 	uint64_t resident_max;
 	double seconds;			/* the replay loop alone */
+	double clock_seconds;		/* the replay's clock at the end; 0: no clock */
+	uint64_t clock_flushes;		/* periodic memcg flushes on it */
 	/* the multi-gen LRU's: the leaf's seqs at the end, its pages per type */
 	bool mglru;
 	uint64_t max_seq, min_seq[2], gen_pages[2];
@@ -172,9 +174,31 @@ struct replay_linux_result {
  */
 int replay_linux_run(const struct replay_trace *t, enum replay_mode mode,
 		     uint64_t max_pages, struct replay_linux_result *r, FILE *locks);
-/* The same through the multi-gen LRU (lru_gen enabled 0x0007) when @mglru. */
+/*
+ * The replay's clock: what a request costs in time, so that the memcg
+ * stats flushes (every FLUSH_TIME, and reclaim's ratelimited one) fall
+ * where they would on a machine reading at that pace.  A request takes
+ * @req_ns when given (a request rate), else @hit_ns plus @miss_ns for
+ * each page it reads from the device.
+ */
+struct replay_clock {
+	double req_ns;		/* 0: by hits and misses */
+	double hit_ns;
+	double miss_ns;
+};
+/* the stated defaults: a page cache hit by pread(), an SSD's 4 KiB random read */
+#define REPLAY_HIT_NS		1000.0
+#define REPLAY_READ_LATENCY_US	100
+
+/*
+ * The same through the multi-gen LRU (lru_gen enabled 0x0007) when
+ * @mglru, on @clk's time (NULL: no clock, as replay_linux_run(): with no
+ * periodic flush the ratelimited one flushes whenever the stats are
+ * over their threshold).
+ */
 int replay_linux_run_lru(const struct replay_trace *t, enum replay_mode mode, bool mglru,
-			 uint64_t max_pages, struct replay_linux_result *r, FILE *locks);
+			 const struct replay_clock *clk, uint64_t max_pages,
+			 struct replay_linux_result *r, FILE *locks);
 
 int cmd_replay(int argc, char **argv);
 

@@ -276,4 +276,15 @@ void lrulab_clock_init(void);
 /* "tsc" or "clock_gettime" */
 const char *lrulab_clock_source(void);
 
+/*
+ * The model's time for what the kernel times on its clock (the memcg
+ * stats flush's period and ratelimit): CLOCK_MONOTONIC, or a virtual
+ * clock that a driver with a clock of its own (a trace replay) sets and
+ * advances, so that a run times its flushes by the trace, not by how
+ * fast this machine replays it.
+ */
+u64 lrulab_model_now_ns(void);
+void lrulab_model_clock_virtual(bool on, u64 start_ns);
+void lrulab_model_clock_advance(u64 ns);
+
 #endif /* LRULAB_SPINLOCK_H */
