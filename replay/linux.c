@@ -33,9 +33,11 @@
  * flusher.  No second thread is involved, so writes stay deterministic.
  *
  * The replay is one model CPU on this thread, with no kswapd and no
- * periodic memcg flusher: nothing but the trace drives the model, so a
- * run without writes is deterministic.  Classic reclaim has no
- * time-based decision, so the virtual clock is the request count.
+ * flusher thread: nothing but the trace drives the model, so a run
+ * without writes is deterministic.  Its time is the replay's clock
+ * (struct replay_clock): the memcg stats flush on it every FLUSH_TIME,
+ * and reclaim's ratelimited flush reads it, as the model's memcg clock
+ * is virtual for the run.
  */
 #include <errno.h>
 #include <stdlib.h>
