@@ -104,10 +104,10 @@ void host_undo_all(void);
  * each named by its PID: the memory cgroups lrulab-PID under
  * @cgroup_root (and its v1 memory/), the tracefs instance lrulab-PID,
  * and the folders lrulab-host-PID-* and lrulab-perf-PID-* under
- * $TMPDIR, /var/tmp and /tmp.  Those of a PID that no lrulab process
- * has any more are removed (a process still in such a cgroup is killed
- * first), each with one line on stderr saying what went.  Returns how
- * many were removed.
+ * $TMPDIR, /var/tmp and /tmp.  Those of a PID that no process has any
+ * more are removed (a process still in such a cgroup is the dead run's
+ * child and is killed first), each with one line on stderr saying what
+ * went.  Returns how many were removed.
  */
 int host_leftovers_clear(const char *prog, const char *cgroup_root);
 

@@ -189,27 +189,16 @@ int host_undo_kill(pid_t pid)
 
 /* ---- what killed runs left ---- */
 
-/* @pid is not an lrulab process now (gone, or the PID reused by another). */
+/*
+ * No process has @pid any more.  A PID in use by anything (even another
+ * program that reused it) keeps its leftovers until it is free: what is
+ * removed is never a live process's.
+ */
 static bool lrulab_pid_gone(pid_t pid)
 {
-	char path[64], comm[64];
-	ssize_t n;
-	int fd;
-
 	if (pid <= 0 || pid == getpid())
 		return false;
-	if (kill(pid, 0) && errno == ESRCH)
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	comm[n] = '\0';
-	return strcmp(comm, "lrulab\n") != 0;
+	return kill(pid, 0) && errno == ESRCH;
 }
 
 /* "PREFIX<pid>" or "PREFIX<pid>-...": the PID, or 0 */
