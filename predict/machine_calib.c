@@ -20,6 +20,7 @@
 
 #include "bench/bench.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 #include "tools/outfile.h"
 #include "tools/parse.h"
 #include "predict/predict.h"
@@ -524,35 +525,50 @@ static void measure_speed(const struct topo *t, struct pred_profile *pf)
 	set(&pf->p[PP_CORE_SPEED], 1, 1, 1, "the recording machine itself");
 }
 
+enum { OPT_OUT = 1, OPT_NAME };
+
+static const struct cmd_opt calibrate_opts[] = {
+	{ "out", "FILE", OPT_OUT, "where the profile goes ('-': standard output); required" },
+	{ "name", "NAME", OPT_NAME, "the profile's name (default this-machine)" },
+	{ NULL },
+};
+
+static const struct cmd_spec calibrate_spec = {
+	.prog = PROG,
+	.about = "Measures this machine (line transfer per class of processor pair, lock\n"
+		 "handoff against waiters per implementation, the clock's cost, busy-loop speed\n"
+		 "with one and with every processor busy) and writes it as a machine profile\n"
+		 "for lrulab predict --machine.",
+	.opts = calibrate_opts,
+};
+
 int cmd_calibrate(int argc, char **argv)
 {
-	const char *out = NULL, *name = "this-machine";
+	const char *out = NULL, *name = "this-machine", *arg;
+	struct cmd_parser cp;
 	struct pred_profile pf;
 	struct out_file of;
 	struct topo t;
 	FILE *f;
-	int i;
+	int i, c;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: lrulab calibrate --out FILE [--name NAME]\n\n"
-			       "Measures this machine (line transfer per class of processor pair,\n"
-			       "lock handoff against waiters per implementation, the clock's cost,\n"
-			       "busy-loop speed with one and with every processor busy) and writes\n"
-			       "it as a machine profile for lrulab predict --machine (FILE '-' is\n"
-			       "standard output).\n");
+	cmd_parse_init(&cp, &calibrate_spec, argc, argv);
+	while ((c = cmd_parse_next(&cp, &arg)) != CMD_OPT_END) {
+		switch (c) {
+		case CMD_OPT_HELP:
 			return 0;
+		case CMD_OPT_ERROR:
+			return 2;
+		case OPT_OUT:
+			out = arg;
+			break;
+		case OPT_NAME:
+			name = arg;
+			break;
 		}
-		if ((!strcmp(argv[i], "--out") || !strcmp(argv[i], "--name")) && i + 1 < argc) {
-			if (!strcmp(argv[i], "--out"))
-				out = argv[++i];
-			else
-				name = argv[++i];
-			continue;
-		}
-		fprintf(stderr, "%s: unknown or incomplete option '%s'\n", PROG, argv[i]);
-		return 2;
 	}
+	if (cmd_parse_end(&cp))
+		return 2;
 	if (!out) {
 		fprintf(stderr, "%s: --out FILE is required\n", PROG);
 		return 2;
