@@ -12,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "host_usemem.h"
+#include "tools/util.h"
 
 int host_read_file(const char *path, char *buf, size_t len)
 {
@@ -163,4 +166,68 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	return -1;
+}
+
+/*
+ * The run's child: @fn(@arg, @out_fd) in a fork, its exit status its
+ * result.  No signal comes between the fork and the child's pid in the
+ * undo, the child does not run the parent's undo, and it is left a
+ * zombie while the parent looks at how it ended, so that the undo's
+ * kill cannot reach a reused pid.  With @out, what the child writes to
+ * @out_fd is read back as one JSON value (NULL if none).  0 with *@si
+ * how it ended, or -1 after one error line.
+ */
+int host_child_run(const char *prog, int (*fn)(void *arg, int out_fd), void *arg,
+		   json_t **out, siginfo_t *si)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	int pfd[2] = { -1, -1 };
+	sigset_t block, old;
+	size_t i;
+	pid_t pid;
+
+	if (out && pipe2(pfd, O_CLOEXEC)) {
+		fprintf(stderr, "%s: cannot make a pipe: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	sigemptyset(&block);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaddset(&block, sigs[i]);
+	fflush(stdout);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	pid = fork();
+	if (pid == 0) {
+		int status;
+
+		for (i = 0; i < ARRAY_SIZE(sigs); i++)
+			signal(sigs[i], SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (pfd[0] >= 0)
+			close(pfd[0]);
+		status = fn(arg, pfd[1]);
+		fflush(stdout);
+		_exit(status);
+	}
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	if (pid < 0 || host_undo_kill(pid)) {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		fprintf(stderr, "%s: cannot start the run: %s\n", prog,
+			pid < 0 ? strerror(errno) : "too many things to undo");
+		if (pfd[0] >= 0)
+			close(pfd[0]);
+		return -1;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (out) {
+		*out = read_fd_json(pfd[0]);
+		close(pfd[0]);
+	}
+	while (waitid(P_PID, (id_t)pid, si, WEXITED | WNOWAIT) && errno == EINTR)
+		;
+	return 0;
 }

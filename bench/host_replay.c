@@ -221,18 +221,29 @@ static int reader(const char *prog, const struct replay_trace *t, int fd,
 
 /* ---- one run: the file and the cgroup here, the reader in a child ---- */
 
+struct reader_child {
+	const char *prog;
+	const struct replay_trace *t;
+	int fd;
+	const unsigned char *map;
+	const struct host_cgroup *cg;
+};
+
+static int reader_fn(void *arg, int out_fd)
+{
+	struct reader_child *c = arg;
+
+	return reader(c->prog, c->t, c->fd, c->map, c->cg, out_fd);
+}
+
 static int run_once(const char *prog, const struct host_replay_opts *ho,
 		    const struct replay_trace *t, uint64_t pages, const char *dir,
 		    struct host_cgroup *cg, json_t **out)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	int fd, status = 1, pfd[2] = { -1, -1 };
 	unsigned char *map = MAP_FAILED;
-	sigset_t block, old;
+	int fd, status = 1;
 	char path[600];
 	siginfo_t si;
-	pid_t pid;
-	size_t i;
 
 	*out = NULL;
 	if (cgroup_make(prog, cg, pages * PAGE_SIZE))
@@ -242,64 +253,31 @@ static int run_once(const char *prog, const struct host_replay_opts *ho,
 	if (fd < 0)
 		return 1;
 	map = mmap(NULL, t->total_pages * PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED || pipe2(pfd, O_CLOEXEC)) {
+	if (map == MAP_FAILED) {
 		fprintf(stderr, "%s: cannot map %s: %s\n", prog, path, strerror(errno));
-		goto out;
-	}
-	sigemptyset(&block);
-	for (i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaddset(&block, sigs[i]);
-	fflush(stdout);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	pid = fork();
-	if (pid == 0) {
-		/* the parent's undo is the parent's */
-		for (i = 0; i < ARRAY_SIZE(sigs); i++)
-			signal(sigs[i], SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		close(pfd[0]);
-		_exit(reader(prog, t, fd, map, cg, pfd[1]));
-	}
-	close(pfd[1]);
-	pfd[1] = -1;
-	if (pid < 0 || host_undo_kill(pid)) {
-		if (pid > 0) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-		}
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		fprintf(stderr, "%s: cannot start the reader: %s\n", prog,
-			pid < 0 ? strerror(errno) : "too many things to undo");
-		goto out;
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	*out = read_fd_json(pfd[0]);
-	/* left a zombie, so that the undo's kill cannot reach a reused pid */
-	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) && errno == EINTR)
-		;
-	if (si.si_code == CLD_EXITED) {
-		status = si.si_status;
-	} else if (si.si_status == SIGKILL) {
-		/* the cgroup's OOM killer: a result of its own, not a failure */
-		status = HOST_REPLAY_OOM;
 	} else {
-		fprintf(stderr, "%s: the reader was killed by signal %d\n", prog, si.si_status);
-		status = 1;
+		struct reader_child child = { prog, t, fd, map, cg };
+
+		if (!host_child_run(prog, reader_fn, &child, out, &si)) {
+			if (si.si_code == CLD_EXITED) {
+				status = si.si_status;
+			} else if (si.si_status == SIGKILL) {
+				/* the cgroup's OOM killer: a result of its own, not a failure */
+				status = HOST_REPLAY_OOM;
+			} else {
+				fprintf(stderr, "%s: the reader was killed by signal %d\n", prog,
+					si.si_status);
+			}
+		}
+		munmap(map, t->total_pages * PAGE_SIZE);
 	}
-	if (status == HOST_REPLAY_OOM) {
+	if (status == HOST_REPLAY_OOM || status) {
 		json_decref(*out);
 		*out = NULL;
-	} else if (!status && !*out) {
+	} else if (!*out) {
 		fprintf(stderr, "%s: the reader gave no result\n", prog);
 		status = 1;
 	}
-out:
-	if (map != MAP_FAILED)
-		munmap(map, t->total_pages * PAGE_SIZE);
-	if (pfd[0] >= 0)
-		close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
 	close(fd);
 	return status;
 }

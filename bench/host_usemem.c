@@ -391,17 +391,33 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
  * With @out, the child's JSON object comes back there instead of being
  * printed.  The exit status.
  */
+struct usemem_child {
+	const char *prog;
+	const struct host_usemem_opts *ho;
+	long threads;
+	struct host_reader *hr;
+	const struct host_cgroup *cg;
+	long ra_kb;
+	struct host_ra_trace *tr;
+};
+
+static int usemem_child_fn(void *arg, int out_fd)
+{
+	struct usemem_child *c = arg;
+
+	return host_usemem_child(c->prog, c->ho, c->threads, c->hr, c->cg, c->ra_kb, out_fd,
+				 c->tr);
+}
+
 static int host_usemem_run(const char *prog, const struct host_usemem_opts *ho,
 			   long threads, const char *dir, const struct host_cgroup *cg, json_t **out)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct host_reader *hr = calloc((size_t)threads, sizeof(*hr));
-	int status = 1, made = 0, pfd[2] = { -1, -1 };
+	struct usemem_child child = { prog, ho, threads, hr, cg, -1, NULL };
+	int status = 1, made = 0;
 	struct host_ra_trace tr;
-	sigset_t block, old;
-	long ra_kb = -1, i;
 	siginfo_t si;
-	pid_t pid;
+	long i;
 
 	if (!hr)
 		return 1;
@@ -414,52 +430,13 @@ static int host_usemem_run(const char *prog, const struct host_usemem_opts *ho,
 						       ho->b.mem / PAGE_SIZE, (unsigned long)i))
 			goto out;
 		made++;
-		ra_kb = file_read_ahead_kb(hr[i].fd);
+		child.ra_kb = file_read_ahead_kb(hr[i].fd);
 	}
 	/* none when tracefs cannot have it: the run then says so */
 	host_ra_trace_make(&tr);
-	if (out && pipe2(pfd, O_CLOEXEC)) {
-		fprintf(stderr, "%s: cannot make a pipe: %s\n", prog, strerror(errno));
+	child.tr = &tr;
+	if (host_child_run(prog, usemem_child_fn, &child, out, &si))
 		goto out;
-	}
-	/* no signal between the fork and the child's undo */
-	sigemptyset(&block);
-	for (i = 0; i < (long)ARRAY_SIZE(sigs); i++)
-		sigaddset(&block, sigs[i]);
-	fflush(stdout);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	pid = fork();
-	if (pid == 0) {
-		/* the parent's undo is the parent's: not at the child's exit or signal */
-		for (i = 0; i < (long)ARRAY_SIZE(sigs); i++)
-			signal(sigs[i], SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		if (pfd[0] >= 0)
-			close(pfd[0]);
-		status = host_usemem_child(prog, ho, threads, hr, cg, ra_kb, pfd[1], &tr);
-		fflush(stdout);
-		_exit(status);
-	}
-	if (pfd[1] >= 0) {
-		close(pfd[1]);
-		pfd[1] = -1;
-	}
-	if (pid < 0 || host_undo_kill(pid)) {
-		if (pid > 0) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-		}
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		fprintf(stderr, "%s: cannot start the run: %s\n", prog,
-			pid < 0 ? strerror(errno) : "too many things to undo");
-		goto out;
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (out)
-		*out = read_fd_json(pfd[0]);
-	/* left a zombie, so that the undo's kill cannot reach a reused pid */
-	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) && errno == EINTR)
-		;
 	if (si.si_code == CLD_EXITED) {
 		status = si.si_status;
 	} else {
@@ -469,10 +446,6 @@ static int host_usemem_run(const char *prog, const struct host_usemem_opts *ho,
 		status = 1;
 	}
 out:
-	if (pfd[0] >= 0)
-		close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
 	for (i = 0; i < made; i++) {
 		close(hr[i].fd);
 		usemem_stream_free(&hr[i].stream);

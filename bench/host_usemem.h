@@ -6,6 +6,7 @@
 #ifndef LRULAB_BENCH_HOST_USEMEM_H
 #define LRULAB_BENCH_HOST_USEMEM_H
 
+#include <signal.h>
 #include <lrulab/fs.h>
 #include "bench/host.h"
 
@@ -29,6 +30,8 @@ int cgroup_make(const char *prog, struct host_cgroup *cg, unsigned long max);
 int cgroup_join(const char *prog, const struct host_cgroup *cg);
 void cgroup_read_stat(const struct host_cgroup *cg, struct bench_deltas *d);
 int host_file_make(const char *prog, const char *path, unsigned long size, int advice);
+int host_child_run(const char *prog, int (*fn)(void *arg, int out_fd), void *arg,
+		   json_t **out, siginfo_t *si);
 
 /* bench/host_trace.c: the readahead tracepoints of the run's files */
 struct host_ra_trace {
