@@ -334,7 +334,6 @@ static void memcg_lruvec_init(struct lruvec *lruvec, struct pglist_data *pgdat)
 	for_each_lru(lru)
 		INIT_LIST_HEAD(&lruvec->lists[lru]);
 	spin_lock_init(&lruvec->lru_lock);
-	lock_class_set_lines("lru_lock", lru_lock_lines);
 	lruvec->pgdat = pgdat;
 	lru_gen_init_lruvec(lruvec);
 }
@@ -784,6 +783,8 @@ int mem_cgroup_init(void)
 	struct mem_cgroup *root;
 	int nid;
 
+	/* what every lruvec's lru_lock hold writes, for consumers of the lock events */
+	lock_class_set_lines("lru_lock", lru_lock_lines);
 	if (root_mem_cgroup)
 		return -EBUSY;
 	if (nr_cpu_ids < 1 || nr_node_ids < 1)
