@@ -12,7 +12,7 @@ GITREV := $(shell git describe --always --dirty 2>/dev/null)
 CC ?= gcc
 B := build/$(VARIANT)
 
-LIB_PKGS := liburcu-memb liburcu-cds ck libzstd
+LIB_PKGS := liburcu-memb ck libzstd
 PKGS := $(LIB_PKGS) jansson zlib
 # The library needs liburcu, ck and zstd (swap's compressed store), the
 # command also jansson and zlib, the tests cmocka.  Installing is

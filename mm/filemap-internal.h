@@ -1,16 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* What mm/filemap.c shares with mm/page_cache_entry.c: the hash table's entry. */
+/* What mm/filemap.c shares with mm/page_cache_entry.c: a slot's entry. */
 #ifndef LRULAB_MM_FILEMAP_INTERNAL_H
 #define LRULAB_MM_FILEMAP_INTERNAL_H
-
-#include <urcu/rculfhash.h>
 
 #include <lrulab/pagemap.h>
 #include <lrulab/rcupdate.h>
 
 struct page_cache_entry {
-	struct cds_lfht_node node;
-	unsigned long index;
 	struct folio *folio;	/* NULL once deleted or swapped out */
 	unsigned long swap;	/* shmem: the swap slot while swapped out */
 	struct rcu_head rcu;

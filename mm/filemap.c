@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The page cache (the kernel's mm/filemap.c): index -> folio in liburcu's
- * RCU lock-free hash table instead of an xarray.
+ * The page cache (the kernel's mm/filemap.c): index -> folio through an
+ * array of slots indexed by page, one per page of the file, which is
+ * the xarray of a file whose size is fixed, flattened to one level.  A
+ * slot holds an entry (below) or nothing.
  *
  * Lookups take no lock: inside an RCU read section they find the entry,
  * take a speculative reference with folio_try_get() and check the entry
@@ -20,7 +22,6 @@
 #include <stdlib.h>
 
 #include <lrulab/rcupdate.h>
-#include <urcu/rculfhash.h>
 
 #include <lrulab/memcontrol.h>
 #include <lrulab/pagemap.h>
@@ -32,11 +33,11 @@
 
 /*
  * ThreadSanitizer cannot see the ordering liburcu provides (the library
- * is not instrumented): neither that an entry is initialised before the
- * table publishes it, nor that an entry is freed only after every reader
- * that could see it has left its read section.  Publication is told to
- * it per entry; for the grace period, every read section and every
- * deleter releases one sync point which the deferred free acquires.
+ * is not instrumented): that an entry is freed and reused only after
+ * every reader that could see it has left its read section.  Every read
+ * section and every deleter releases one sync point which the deferred
+ * free acquires.  An entry reused from a group is published again, so
+ * its new set-up is told to it per entry as well.
  */
 #ifdef __SANITIZE_THREAD__
 char page_cache_rcu_sync;	/* the sync point of rcu_tsan_release() */
@@ -47,25 +48,22 @@ char page_cache_rcu_sync;	/* the sync point of rcu_tsan_release() */
 #define tsan_consume(e) do { } while (0)
 #endif
 
-/* All bits matter: the table picks buckets from the low ones. */
-static unsigned long page_cache_hash(unsigned long index)
+static struct page_cache_entry **page_cache_slot(struct address_space *mapping,
+						  unsigned long index)
 {
-	u64 h = index;
-
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return (unsigned long)h;
+	return index < mapping->size_pages ? &mapping->i_pages[index] : NULL;
 }
 
-static int page_cache_match(struct cds_lfht_node *node, const void *key)
+/* Caller is in an RCU read section. */
+static struct page_cache_entry *page_cache_entry(struct address_space *mapping,
+						 unsigned long index)
 {
-	struct page_cache_entry *e = container_of(node, struct page_cache_entry, node);
+	struct page_cache_entry **slot = page_cache_slot(mapping, index);
+	struct page_cache_entry *e = slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
 
-	tsan_consume(e);
-	return __atomic_load_n(&e->index, __ATOMIC_RELAXED) == *(const unsigned long *)key;
+	if (e)
+		tsan_consume(e);
+	return e;
 }
 
 static struct folio *entry_folio(struct page_cache_entry *e)
@@ -73,37 +71,19 @@ static struct folio *entry_folio(struct page_cache_entry *e)
 	return __atomic_load_n(&e->folio, __ATOMIC_ACQUIRE);
 }
 
-/* Caller is in an RCU read section. */
-static struct page_cache_entry *page_cache_entry(struct address_space *mapping,
-						 unsigned long index)
+/* Under i_lock: take @e out of its slot. */
+static void page_cache_entry_unpublish(struct address_space *mapping, unsigned long index)
 {
-	struct cds_lfht_iter iter;
-	struct cds_lfht_node *node;
-
-	cds_lfht_lookup(mapping->i_pages, page_cache_hash(index), page_cache_match,
-			&index, &iter);
-	node = cds_lfht_iter_get_node(&iter);
-	return node ? container_of(node, struct page_cache_entry, node) : NULL;
+	__atomic_store_n(&mapping->i_pages[index], NULL, __ATOMIC_RELEASE);
 }
 
 /*
- * The table is sized once for the file: a power of two at least
- * size_pages buckets, within these bounds.  It does not resize: liburcu's
- * resize runs on a worker thread that ThreadSanitizer cannot follow, and
- * a file here never changes size.  Past the cap (files over 1 GiB)
- * chains grow beyond one entry on average.
+ * The slots come zeroed and are touched only where pages are cached, so
+ * a sparse file costs the memory of its cached stretches, 8 bytes a page.
  */
-#define PAGE_CACHE_MIN_BUCKETS 64UL
-#define PAGE_CACHE_MAX_BUCKETS (1UL << 18)
-
 int page_cache_init(struct address_space *mapping, unsigned long size_pages)
 {
-	unsigned long buckets = PAGE_CACHE_MIN_BUCKETS;
-
-	while (buckets < size_pages && buckets < PAGE_CACHE_MAX_BUCKETS)
-		buckets <<= 1;
-	mapping->i_pages = cds_lfht_new_flavor(buckets, buckets, buckets, 0,
-					       &urcu_memb_flavor, NULL);
+	mapping->i_pages = calloc(size_pages ? size_pages : 1, sizeof(*mapping->i_pages));
 	if (!mapping->i_pages)
 		return -ENOMEM;
 	spin_lock_init(&mapping->i_lock);
@@ -119,7 +99,8 @@ int page_cache_init(struct address_space *mapping, unsigned long size_pages)
  */
 void page_cache_destroy(struct address_space *mapping)
 {
-	cds_lfht_destroy(mapping->i_pages, NULL);
+	free(mapping->i_pages);
+	mapping->i_pages = NULL;
 	page_cache_entry_flush();
 }
 
@@ -223,14 +204,14 @@ int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
 			unsigned long index)
 {
 	int nr = (int)folio_nr_pages(folio);
+	struct page_cache_entry **slot = page_cache_slot(mapping, index);
 	struct page_cache_entry *e;
-	struct cds_lfht_node *node;
 
+	if (!slot)
+		return -EINVAL;
 	e = page_cache_entry_alloc();
 	if (!e)
 		return -ENOMEM;
-	cds_lfht_node_init(&e->node);
-	__atomic_store_n(&e->index, index, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->swap, 0UL, __ATOMIC_RELAXED);
 	/* the cache's references, as filemap_add_folio takes them */
 	folio_ref_add(folio, nr);
@@ -241,21 +222,16 @@ int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
 	tsan_publish(e);
 
 	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
-	rcu_read_lock();
-	node = cds_lfht_add_unique(mapping->i_pages, page_cache_hash(index),
-				   page_cache_match, &index, &e->node);
-	if (node != &e->node) {
-		rcu_tsan_release();
-		rcu_read_unlock();
+	if (__atomic_load_n(slot, __ATOMIC_RELAXED)) {
 		spin_unlock(&mapping->i_lock);
 		WRITE_ONCE(folio->mapping, NULL);
 		atomic_sub(nr, &folio->_refcount);
 		page_cache_entry_free_unused(e);
 		return -EEXIST;
 	}
+	/* release: a reader that finds the entry sees it set up */
+	__atomic_store_n(slot, e, __ATOMIC_RELEASE);
 	filemap_account_folio(mapping, folio, nr);
-	rcu_tsan_release();
-	rcu_read_unlock();
 	spin_unlock(&mapping->i_lock);
 	return 0;
 }
@@ -279,7 +255,7 @@ void delete_from_page_cache_batch(struct address_space *mapping,
 		if (!e || entry_folio(e) != folio)
 			continue;
 		__atomic_store_n(&e->folio, NULL, __ATOMIC_RELAXED);
-		cds_lfht_del(mapping->i_pages, &e->node);
+		page_cache_entry_unpublish(mapping, folio->index);
 		WRITE_ONCE(folio->mapping, NULL);
 		filemap_account_folio(mapping, folio, -(int)folio_nr_pages(folio));
 		rcu_tsan_release();
@@ -384,7 +360,7 @@ static unsigned long filemap_remove_value(struct address_space *mapping, unsigne
 	e = page_cache_entry(mapping, index);
 	if (e && !entry_folio(e) && (value = __atomic_load_n(&e->swap, __ATOMIC_RELAXED))) {
 		__atomic_store_n(&e->swap, 0UL, __ATOMIC_RELAXED);
-		cds_lfht_del(mapping->i_pages, &e->node);
+		page_cache_entry_unpublish(mapping, index);
 		atomic_long_add(-1, &mapping->nrswapped);
 		rcu_tsan_release();
 		page_cache_entry_free_rcu(e);

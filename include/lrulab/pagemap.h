@@ -16,14 +16,14 @@
 #include <lrulab/rcupdate.h>
 
 struct mem_cgroup;
-struct cds_lfht;
+struct page_cache_entry;
 struct folio_batch;
 
 #define AS_UNEVICTABLE 0
 #define AS_REGULAR	1	/* a regular file on a store, not shmem */
 
 struct address_space {
-	struct cds_lfht *i_pages;	/* index -> folio */
+	struct page_cache_entry **i_pages;	/* index -> folio: size_pages slots */
 	spinlock_t i_lock;		/* serialises insert/delete at an index */
 	atomic_long_t nrpages;
 	atomic_long_t nrswapped;	/* swap entries in i_pages (shmem) */
