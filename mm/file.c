@@ -47,14 +47,14 @@ static void file_inode_free(struct rcu_head *head)
 	free(inode);
 }
 
-struct address_space *file_setup(unsigned long size_pages)
+static struct address_space *file_create(unsigned long size_pages, bool nodata)
 {
 	struct address_space *mapping;
 	struct file_inode *inode;
 
 	inode = calloc(1, sizeof(*inode));
 	if (!inode || !size_pages ||
-	    !(inode->store = calloc(size_pages, PAGE_SIZE))) {
+	    (!nodata && !(inode->store = calloc(size_pages, PAGE_SIZE)))) {
 		free(inode);
 		errno = size_pages ? ENOMEM : EINVAL;
 		return NULL;
@@ -67,11 +67,23 @@ struct address_space *file_setup(unsigned long size_pages)
 		return NULL;
 	}
 	__set_bit(AS_REGULAR, &mapping->flags);
+	if (nodata)
+		__set_bit(AS_NODATA, &mapping->flags);
 	mapping->ra_pages = (unsigned int)VM_READAHEAD_PAGES;
 	mutex_lock_sleep(&regular_files_lock);
 	list_add_tail(&inode->list, &regular_files);
 	pthread_mutex_unlock(&regular_files_lock);
 	return mapping;
+}
+
+struct address_space *file_setup(unsigned long size_pages)
+{
+	return file_create(size_pages, false);
+}
+
+struct address_space *file_setup_nodata(unsigned long size_pages)
+{
+	return file_create(size_pages, true);
 }
 
 static void copy_words(unsigned long *dst, const unsigned long *src)
@@ -85,12 +97,16 @@ static void copy_words(unsigned long *dst, const unsigned long *src)
 
 void file_store_read(struct address_space *mapping, unsigned long index, void *buf)
 {
-	copy_words(buf, file_store_page(mapping, index));
+	if (test_bit(AS_NODATA, &mapping->flags))
+		memset(buf, 0, PAGE_SIZE);
+	else
+		copy_words(buf, file_store_page(mapping, index));
 }
 
 void file_store_write(struct address_space *mapping, unsigned long index, const void *buf)
 {
-	copy_words(file_store_page(mapping, index), buf);
+	if (!test_bit(AS_NODATA, &mapping->flags))
+		copy_words(file_store_page(mapping, index), buf);
 }
 
 /*
@@ -122,7 +138,9 @@ int file_read_folio(struct address_space *mapping, unsigned long index,
 	__folio_set_locked(folio);
 	if (readahead)
 		__folio_set_readahead(folio);
-	file_store_read(mapping, index, folio_address(folio));
+	/* a store without data leaves the folio's memory untouched */
+	if (!test_bit(AS_NODATA, &mapping->flags))
+		file_store_read(mapping, index, folio_address(folio));
 	__folio_set_uptodate(folio);
 	/* submit_bio() counts 512-byte sectors */
 	count_vm_events(PGPGIN, PAGE_SIZE >> 9);
@@ -183,7 +201,9 @@ int file_read_page(struct address_space *mapping, unsigned long index,
 
 	if (err)
 		return err;
-	if (buf)
+	if (buf && test_bit(AS_NODATA, &mapping->flags))
+		memset(buf, 0, PAGE_SIZE);
+	else if (buf)
 		copy_words(buf, folio_address(folio));
 	folio_mark_accessed(folio);
 	folio_put(folio);
@@ -273,7 +293,9 @@ ssize_t filemap_read(struct file *file, long long pos, size_t count,
 		}
 		if (folio_test_readahead(folio))
 			page_cache_async_ra(file, folio, last_index - index, memcg);
-		if (buf) {
+		if (buf && test_bit(AS_NODATA, &mapping->flags)) {
+			memset((char *)buf + copied, 0, n);
+		} else if (buf) {
 			copy_words(page, folio_address(folio));
 			memcpy((char *)buf + copied, (char *)page + offset, n);
 		}
@@ -310,7 +332,7 @@ again:
 		folio_put(folio);
 		goto again;
 	}
-	if (buf)
+	if (buf && !test_bit(AS_NODATA, &mapping->flags))
 		copy_words(folio_address(folio), buf);
 	folio_mark_dirty(folio);
 	folio_unlock(folio);

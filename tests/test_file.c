@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <lrulab/fs.h>
 #include <lrulab/lrulab.h>
 #include <lrulab/mglru.h>
 #include <lrulab/mm_inline.h>
@@ -151,6 +152,52 @@ static void test_clean_reclaim_refault(void **state)
 	assert_int_equal(stat_of(WORKINGSET_REFAULT_FILE), 64);
 	assert_int_equal(atomic_long_read(&file->nrswapped), 0);
 	assert_int_equal(stat_of(NR_FILE_PAGES), 64);
+	file_free(file);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+/*
+ * A file whose store keeps no data (replay's): the same reclaim, shadows
+ * and refaults as test_clean_reclaim_refault, every count equal, and
+ * every read, from the cache or the store, zeroes.
+ */
+static void test_nodata_same_counts(void **state)
+{
+	struct address_space *file = file_setup_nodata(64);
+	unsigned long buf[PAGE_SIZE / sizeof(long)], i;
+	struct file f;
+
+	assert_non_null(file);
+	assert_true(mapping_regular(file));
+	write_pages(file, 64);
+	lru_add_drain();
+	assert_int_equal(stat_of(NR_FILE_DIRTY), 64);
+	assert_int_equal(filemap_write_and_wait(file), 64);
+	assert_int_equal(stat_of(NR_FILE_DIRTY), 0);
+	assert_int_equal(try_to_free_mem_cgroup_pages(memcg, 64, MEMCG_RECLAIM_MAY_SWAP, NULL),
+			 64);
+	assert_int_equal(memcg_stat(memcg, PGSTEAL_FILE), 64);
+	assert_int_equal(stat_of(NR_FILE_PAGES), 0);
+	assert_int_equal(atomic_long_read(&file->nrswapped), 64);
+	for (i = 0; i < 64; i++) {
+		memset(buf, 0xa5, sizeof(buf));
+		file_store_read(file, i, buf);
+		assert_int_equal(buf[i % 512], 0);
+		memset(buf, 0xa5, sizeof(buf));
+		assert_int_equal(file_read_page(file, i, memcg, buf), 0);
+		assert_int_equal(buf[i % 512], 0);
+		assert_int_equal(buf[511 - i % 512], 0);
+	}
+	assert_int_equal(stat_of(WORKINGSET_REFAULT_FILE), 64);
+	assert_int_equal(atomic_long_read(&file->nrswapped), 0);
+	assert_int_equal(stat_of(NR_FILE_PAGES), 64);
+	file_open(&f, file);
+	memset(buf, 0xa5, sizeof(buf));
+	assert_int_equal(filemap_read(&f, 3 * PAGE_SIZE + 8, 16, memcg, buf), 16);
+	assert_int_equal(buf[0], 0);
+	assert_int_equal(buf[1], 0);
+	assert_int_equal(buf[2], 0xa5a5a5a5a5a5a5a5UL);
+	assert_int_equal(file_read_page(file, 64, memcg, buf), -EINVAL);
 	file_free(file);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
@@ -312,6 +359,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_read_fills_file_lru, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clean_reclaim_refault, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nodata_same_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_miss_no_refault, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_miss_no_refault_mglru, setup_mglru,
 						teardown),

@@ -21,6 +21,7 @@ struct folio_batch;
 
 #define AS_UNEVICTABLE 0
 #define AS_REGULAR	1	/* a regular file on a store, not shmem */
+#define AS_NODATA	2	/* its store keeps no data (file_setup_nodata) */
 
 struct address_space {
 	struct page_cache_entry **i_pages;	/* index -> folio: size_pages slots */
@@ -142,6 +143,14 @@ void shmem_punch_hole(struct address_space *mapping, unsigned long start,
  * model CPU.  file_free() truncates (dropping dirty data) and frees.
  */
 struct address_space *file_setup(unsigned long size_pages);
+/*
+ * The same file on a store that keeps no data, as null_blk without
+ * memory_backed: a miss reads nothing into its folio, writeback writes
+ * nothing, file_store_read() gives zeroes.  The page cache, the LRU,
+ * reclaim and writeback run as for file_setup(); only the copies (and
+ * the store's memory) go.  For callers that never look at contents.
+ */
+struct address_space *file_setup_nodata(unsigned long size_pages);
 void file_free(struct address_space *mapping);
 int file_read_page(struct address_space *mapping, unsigned long index,
 		   struct mem_cgroup *memcg, void *buf);
