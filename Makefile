@@ -83,8 +83,10 @@ $(CMD_OBJ) $(B)/tools/lrulab.o $(TESTS:=.o) $(STRESS:=.o): CFLAGS += -I.
 # The library's RCU read sections inline (liburcu's _LGPL_SOURCE): called
 # in liburcu-memb.so, each reaches its thread's reader through
 # __tls_get_addr, about a tenth of a replayed miss.  Same ABI either way,
-# so a program using the installed library need not define it.
-$(LIB_OBJ): CFLAGS += -D_LGPL_SOURCE
+# so a program using the installed library need not define it.  Not
+# under TSan: liburcu's own benign races (the grace-period futex) would
+# then be instrumented.
+$(LIB_OBJ): CFLAGS += $(if $(filter tsan,$(VARIANT)),,-D_LGPL_SOURCE)
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)

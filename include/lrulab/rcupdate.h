@@ -41,6 +41,9 @@ void __tsan_release(void *addr);
 extern char page_cache_rcu_sync;
 #define rcu_tsan_release() __tsan_release(&page_cache_rcu_sync)
 #define rcu_tsan_acquire() __tsan_acquire(&page_cache_rcu_sync)
+/* what was written before call_rcu() is the callback's to read */
+#undef call_rcu
+#define call_rcu(head, fn) (rcu_tsan_release(), urcu_memb_call_rcu((head), (fn)))
 #else
 #define rcu_tsan_release() do { } while (0)
 #define rcu_tsan_acquire() do { } while (0)
