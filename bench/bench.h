@@ -115,7 +115,7 @@ struct bench_opts {
 	double zipf_a;			/* --pattern zipf:A */
 	int fadvise;			/* POSIX_FADV_*; -1: not given (NORMAL) */
 	unsigned long read_ahead_kb;	/* --read-ahead-kb: the device's; 0: the kernel's default */
-	unsigned long read_latency_us;	/* --read-latency: the device's; 0: none (a ramdisk) */
+	long read_latency_us;		/* --read-latency: the device's; 0: none (a ramdisk); -1: not given */
 	bool pattern_given;
 	long procs[BENCH_MAX_THREAD_COUNTS];	/* --procs: processes sharing the file */
 	int nr_procs;

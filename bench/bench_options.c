@@ -408,7 +408,7 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 			}
 			if (parse_long(prog, "--read-latency", optarg, 0, 1000000, &v))
 				return 2;
-			o->read_latency_us = (unsigned long)v;
+			o->read_latency_us = v;
 			break;
 		case 'A':
 		case 'V':
@@ -525,6 +525,7 @@ void bench_defaults(const struct bench_workload *w, struct bench_opts *o)
 	o->flush_ms = -1;
 	o->fadvise = -1;
 	o->swap_latency_us = -1;
+	o->read_latency_us = -1;
 	o->show = -1;
 	memset(o->sw, -1, sizeof(o->sw));
 	w->defaults(o);

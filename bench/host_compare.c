@@ -129,7 +129,7 @@ static void cmp_model_opts(const struct host_usemem_opts *ho, json_t *host_run,
 	mo->fadvise = o->fadvise;
 	/* the model's cap is 64 MiB of readahead, as bench usemem's option */
 	mo->read_ahead_kb = ra_kb > 0 && ra_kb % 4 == 0 ? (unsigned long)ra_kb : 0;
-	mo->read_latency_us = wait_us > 0 ? (unsigned long)(wait_us + 0.5) : 0;
+	mo->read_latency_us = wait_us > 0 ? (long)(wait_us + 0.5) : 0;
 }
 
 struct cmp_runs {

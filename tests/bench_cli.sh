@@ -398,6 +398,15 @@ good '"read_ahead_kb":8192' bench usemem --type file --threads 1 --mem 4M --seco
 	--read-ahead-kb 8192 --json
 good 'pattern seq, fadvise sequential, readahead up to 256 KiB' bench usemem --type file \
 	--threads 1 --mem 4M --seconds 0.05 --pattern seq --fadvise sequential
+# a miss waits for a device by default (an SSD's 100 us), and says so
+good 'device read latency 100 us (default, an SSD' bench usemem --type file \
+	--threads 1 --mem 4M --seconds 0.05
+good '"read_latency_us":100,"read_latency_default":true' bench usemem --type file \
+	--threads 1 --mem 4M --seconds 0.05 --json
+good '"read_latency_us":0,"read_latency_default":false' bench usemem --type file \
+	--threads 1 --mem 4M --seconds 0.05 --read-latency 0 --json
+good 'device read latency 0 us (--read-latency)' bench usemem --type file \
+	--threads 1 --mem 4M --seconds 0.05 --read-latency 0
 
 # ab on a switch that leaves the figure alone, the same run to run (lock
 # acquisitions per 1000 pages of a fixed number of passes): "no difference".
