@@ -92,7 +92,7 @@ static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
 }
 
 static int parse_list(const char *opt, const char *arg, bool *exact, bool *classic,
-		      bool *mglru)
+		      bool *mglru, bool *host)
 {
 	char buf[256], *tok, *save = NULL;
 
@@ -109,7 +109,11 @@ static int parse_list(const char *opt, const char *arg, bool *exact, bool *class
 				*mglru = true;
 				continue;
 			}
-			return bad("--lru: unknown LRU '%s' (classic, mglru)", tok);
+			if (!strcasecmp(tok, "host")) {
+				*host = true;
+				continue;
+			}
+			return bad("--lru: unknown LRU '%s' (classic, mglru, host)", tok);
 		}
 		if (!strcasecmp(tok, "lru")) {
 			*exact = true;
@@ -145,10 +149,12 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 		{ "read-latency", required_argument, NULL, 'Q' + 256 },
 		{ "rate", required_argument, NULL, 'R' + 256 },
 		{ "merge", required_argument, NULL, 'm' + 256 },
+		{ "reps", required_argument, NULL, 'r' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *params = NULL, *sizes = "auto";
+	bool latency_given = false;
 	char err[512];
 	long v;
 	int opt;
@@ -178,7 +184,7 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 		case 'L':
 		case 'P':
 			if (parse_list(opt == 'L' ? "--lru" : "--policy", optarg, &c->exact,
-				       &c->classic, &c->mglru))
+				       &c->classic, &c->mglru, &c->host))
 				return 2;
 			break;
 		case 'M':
@@ -218,11 +224,17 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 			if (parse_long(REPLAY_PROG, "--read-latency", optarg, 0, 1000000, &v))
 				return 2;
 			c->read_latency_us = v;
+			latency_given = true;
 			break;
 		case 'R' + 256:
 			if (parse_long(REPLAY_PROG, "--rate", optarg, 1, 1000000000L, &v))
 				return 2;
 			c->rate = v;
+			break;
+		case 'r' + 256:
+			if (parse_long(REPLAY_PROG, "--reps", optarg, 1, 32, &v))
+				return 2;
+			c->host_reps = v;
 			break;
 		case 'm' + 256:
 			if (!*optarg)
@@ -242,6 +254,16 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 	}
 	if (c->print_jobs && c->nr_merge)
 		return bad("--print-jobs and --merge: one or the other");
+	if (c->host_reps && !c->host)
+		return bad("--reps: the host's runs a size; only with --lru host");
+	if (c->host && (c->print_jobs || c->nr_merge))
+		return bad("--lru host: runs here, as root, not as --print-jobs or --merge jobs");
+	if (c->host && c->mode == REPLAY_MODE_MMAP)
+		return bad("--lru host: the host replays files only (--mode fd)");
+	if (c->host && (c->rate || latency_given))
+		return bad("--lru host: the model runs at the host's request rate at each size; --rate and --read-latency do not apply");
+	if (c->host && !c->host_reps)
+		c->host_reps = 1;
 	c->clock = (struct replay_clock){
 		.req_ns = c->rate ? 1e9 / (double)c->rate : 0,
 		.hit_ns = REPLAY_HIT_NS, .miss_ns = (double)c->read_latency_us * 1000.0,
@@ -254,7 +276,7 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 		return bad("unexpected argument '%s'", argv[optind + 2]);
 	c->trace_path = argv[optind];
 	c->type_name = argv[optind + 1];
-	if (!c->exact && !c->classic && !c->mglru)
+	if (!c->exact && !c->classic && !c->mglru && !c->host)
 		c->exact = c->classic = true;
 	replay_params_default(&c->lo.params);
 	if (replay_type_parse(c->type_name, &c->lo.type, err, sizeof(err)) ||
@@ -302,7 +324,7 @@ static void child_main(struct replay_cmd *c, struct replay_run *r, int fd)
 	const char *p;
 	size_t left;
 
-	replay_linux_run_lru(&c->t, c->mode, r->lru == REPLAY_MGLRU, &c->clock, r->k.memory_max,
+	replay_linux_run_lru(&c->t, c->mode, r->lru == REPLAY_MGLRU, &r->clock, r->k.memory_max,
 			     &r->k, lf);
 	if (lf)
 		fclose(lf);
@@ -670,6 +692,7 @@ static int merge_runs(struct replay_cmd *c)
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_cmd c = { 0 };
+	struct replay_run *host_runs = NULL;
 	char err[512];
 	double t0;
 	int i, ret, n = 0, status = 0;
@@ -719,11 +742,24 @@ int cmd_replay(int argc, char **argv)
 	} else if (c.exact && run_exact(&c, &n)) {
 		return bad("out of memory");
 	}
+	if (c.host) {
+		/* first, alone on the machine, and its rates are the model's clocks */
+		host_runs = calloc((size_t)c.nr_sizes, sizeof(*host_runs));
+		if (!host_runs)
+			return bad("out of memory");
+		status = replay_host_run(&c, host_runs);
+		if (status) {
+			free(host_runs);
+			free(c.runs);
+			replay_trace_free(&c.t);
+			return status;
+		}
+	}
 	if (c.classic || c.mglru) {
 		int first = n, k, nsizes = c.nr_sizes;
 
 		/* the kernel's LRUs: classic sizes, then mglru's, one process each */
-		for (k = REPLAY_CLASSIC; k < NR_REPLAY_LRUS; k++) {
+		for (k = REPLAY_CLASSIC; k < REPLAY_HOST; k++) {
 			if ((k == REPLAY_CLASSIC && !c.classic) || (k == REPLAY_MGLRU && !c.mglru))
 				continue;
 			for (i = 0; i < nsizes; i++) {
@@ -734,6 +770,10 @@ int cmd_replay(int argc, char **argv)
 					return 2;
 				r->c.size = c.sizes[i];
 				r->skipped = r->k.memory_max < REPLAY_MIN_PAGES;
+				r->clock = c.clock;
+				if (host_runs && host_runs[i].host.rate > 0)
+					r->clock = (struct replay_clock){
+						.req_ns = 1e9 / host_runs[i].host.rate };
 			}
 		}
 		c.nr_runs = n;
@@ -743,6 +783,9 @@ int cmd_replay(int argc, char **argv)
 		for (i = first; i < n; i++)
 			c.runs[i].c.size = c.sizes[(i - first) % nsizes];
 	}
+	for (i = 0; host_runs && i < c.nr_sizes; i++)
+		c.runs[n++] = host_runs[i];
+	free(host_runs);
 	c.nr_runs = n;
 	if (c.print_jobs || c.nr_merge) {
 		status = c.print_jobs ? (print_jobs(&c), 0) : merge_runs(&c);

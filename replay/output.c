@@ -20,7 +20,8 @@
 
 const char *replay_cache_name(enum replay_lru lru)
 {
-	return lru == REPLAY_EXACT ? "lru" : lru == REPLAY_CLASSIC ? "linux-classic" : "linux-mglru";
+	return lru == REPLAY_EXACT ? "lru" : lru == REPLAY_CLASSIC ? "linux-classic" :
+	       lru == REPLAY_MGLRU ? "linux-mglru" : "host-kernel";
 }
 
 static double ratio(uint64_t a, uint64_t b)
@@ -60,7 +61,12 @@ void replay_print_header(const struct replay_cmd *c, FILE *f)
 			t->has_writes ? (c->mode == REPLAY_MODE_FD ?
 					 "writes dirty pages, written back oldest first above 10% of memory.max" :
 					 "writes dirty the PTEs") : "reads only");
-	if (c->classic || c->mglru) {
+	if (c->host)
+		fprintf(f, "host-kernel: this machine's page cache (lrulab host replay), %ld run%s a size: the median miss ratio, the runs' range, the median rate\n",
+			c->host_reps, c->host_reps == 1 ? "" : "s");
+	if ((c->classic || c->mglru) && c->host) {
+		fprintf(f, "clock: at each size the host kernel's median request rate there (the model's default clock where the host gave none); the memcg stats flush every 2 s of it\n");
+	} else if (c->classic || c->mglru) {
 		if (c->rate)
 			fprintf(f, "clock: %ld requests a second (--rate); the memcg stats flush every 2 s of it\n",
 				c->rate);
@@ -107,6 +113,41 @@ static uint64_t size_unit(const struct replay_cmd *c, const char **suffix)
 	return 1;
 }
 
+/* the host's row at @r's size, or NULL */
+static const struct replay_run *host_at(const struct replay_cmd *c, uint64_t size)
+{
+	int i;
+
+	for (i = 0; c->host && i < c->nr_runs; i++)
+		if (c->runs[i].lru == REPLAY_HOST && c->runs[i].c.size == size &&
+		    c->runs[i].host.runs)
+			return &c->runs[i];
+	return NULL;
+}
+
+static void print_host(const struct replay_cmd *c, const struct replay_run *r, FILE *f)
+{
+	if (!r->host.runs) {
+		fprintf(f, "%s host-kernel cache size %llu: not replayed", c->trace_path,
+			(unsigned long long)r->c.size);
+		if (r->host.oom)
+			fprintf(f, ": the OOM killer ended %d of %ld runs (the page cache's own kernel memory does not fit)",
+				r->host.oom, c->host_reps);
+		fprintf(f, "\n");
+		return;
+	}
+	fprintf(f, "%s host-kernel cache size %llu, %llu req, miss ratio %.4f", c->trace_path,
+		(unsigned long long)r->c.size, (unsigned long long)r->c.requests, r->host.mr);
+	if (r->host.runs > 1)
+		fprintf(f, " (%d runs: %.4f-%.4f)", r->host.runs, r->host.mr_lo, r->host.mr_hi);
+	fprintf(f, " misses=%llu req_per_sec=%.0f page_misses=%llu page_accesses=%llu",
+		(unsigned long long)r->c.misses, r->host.rate,
+		(unsigned long long)r->k.page_misses, (unsigned long long)r->k.page_accesses);
+	if (r->host.oom)
+		fprintf(f, " runs_oom_killed=%d", r->host.oom);
+	fprintf(f, "\n");
+}
+
 void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FILE *f)
 {
 	const struct replay_linux_result *k = &r->k;
@@ -114,6 +155,10 @@ void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FI
 	double bmr = ratio(r->c.miss_bytes, r->c.bytes);
 	int file = c->mode == REPLAY_MODE_FD;
 
+	if (r->lru == REPLAY_HOST) {
+		print_host(c, r, f);
+		return;
+	}
 	if (r->skipped) {
 		fprintf(f, "%s %s cache size %llu: not replayed: memory.max %llu pages is below %d, one per-CPU LRU batch, which reclaim cannot see\n",
 			c->trace_path, replay_cache_name(r->lru), (unsigned long long)r->c.size,
@@ -167,6 +212,8 @@ void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FI
 	if (k->clock_seconds > 0)
 		fprintf(f, " clock_seconds=%.2f clock_flushes=%llu", k->clock_seconds,
 			(unsigned long long)k->clock_flushes);
+	if (host_at(c, r->c.size))
+		fprintf(f, " vs_host=%.3f", mr / host_at(c, r->c.size)->host.mr);
 	if (k->mglru)
 		fprintf(f, " max_seq=%llu min_seq_anon=%llu min_seq_file=%llu gen_pages_anon=%llu gen_pages_file=%llu",
 			(unsigned long long)k->max_seq, (unsigned long long)k->min_seq[0],
@@ -177,6 +224,28 @@ void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FI
 		fprintf(f, "%s", r->locks);
 }
 
+static json_t *host_json(const struct replay_cmd *c, const struct replay_run *r, json_t *j)
+{
+	json_object_set_new(j, "engine", json_string("host-kernel"));
+	json_object_set_new(j, "runs", json_integer(r->host.runs));
+	json_object_set_new(j, "runs_oom_killed", json_integer(r->host.oom));
+	if (!r->host.runs) {
+		json_object_set_new(j, "skipped", json_string(r->host.oom ? "OOM-killed" :
+							      "below one per-CPU LRU batch"));
+		return j;
+	}
+	json_object_set_new(j, "requests", json_integer((json_int_t)r->c.requests));
+	json_object_set_new(j, "misses", json_integer((json_int_t)r->c.misses));
+	json_object_set_new(j, "miss_ratio", json_real(r->host.mr));
+	json_object_set_new(j, "miss_ratio_min", json_real(r->host.mr_lo));
+	json_object_set_new(j, "miss_ratio_max", json_real(r->host.mr_hi));
+	json_object_set_new(j, "requests_per_sec", json_real(r->host.rate));
+	json_object_set_new(j, "page_accesses", json_integer((json_int_t)r->k.page_accesses));
+	json_object_set_new(j, "page_misses", json_integer((json_int_t)r->k.page_misses));
+	(void)c;
+	return j;
+}
+
 json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 {
 	const struct replay_linux_result *k = &r->k;
@@ -185,10 +254,13 @@ json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 	json_object_set_new(j, "trace", json_string(c->trace_path));
 	json_object_set_new(j, "type", json_string(c->type_name));
 	json_object_set_new(j, "lru", json_string(r->lru == REPLAY_EXACT ? "exact" :
-						  r->lru == REPLAY_CLASSIC ? "classic" : "mglru"));
+						  r->lru == REPLAY_CLASSIC ? "classic" :
+						  r->lru == REPLAY_MGLRU ? "mglru" : "host"));
 	json_object_set_new(j, "cache", json_string(replay_cache_name(r->lru)));
 	json_object_set_new(j, "size", json_integer((json_int_t)r->c.size));
 	json_object_set_new(j, "size_unit", json_string(c->t.objects ? "objects" : "bytes"));
+	if (r->lru == REPLAY_HOST)
+		return host_json(c, r, j);
 	if (r->skipped) {
 		json_object_set_new(j, "memory_max_pages", json_integer((json_int_t)k->memory_max));
 		json_object_set_new(j, "skipped", json_string("memory.max below one per-CPU LRU batch"));
@@ -241,10 +313,15 @@ json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 	json_object_set_new(j, "resident_avg", json_real(k->resident_avg));
 	json_object_set_new(j, "clock_seconds", json_real(k->clock_seconds));
 	J2("clock_flushes", k->clock_flushes);
-	if (c->rate)
-		J2("rate", c->rate);
+	if (r->clock.req_ns > 0)
+		J2("rate", 1e9 / r->clock.req_ns + 0.5);
 	else
 		J2("read_latency_us", c->read_latency_us);
+	if (host_at(c, r->c.size)) {
+		json_object_set_new(j, "clock", json_string("host"));
+		json_object_set_new(j, "vs_host", json_real(ratio(r->c.misses, r->c.requests) /
+							     host_at(c, r->c.size)->host.mr));
+	}
 #undef J2
 	json_object_set_new(j, "invariants_ok", json_boolean(!k->invariant_violations && !r->failed));
 	if (r->failed)
@@ -340,11 +417,12 @@ static void sibling(const char *png, const char *ext, char *buf, size_t len)
  */
 int replay_plot(const struct replay_cmd *c)
 {
-	static const enum replay_lru lrus[] = { REPLAY_EXACT, REPLAY_CLASSIC, REPLAY_MGLRU };
+	static const enum replay_lru lrus[] = { REPLAY_EXACT, REPLAY_CLASSIC, REPLAY_MGLRU,
+						REPLAY_HOST };
 	char dat[4096], gp[4096];
 	const char *sep = "plot";
 	uint64_t lo = UINT64_MAX, hi = 0;
-	int i, l, status, points[NR_REPLAY_LRUS] = { 0 };
+	int i, l, status, block = 0, points[NR_REPLAY_LRUS] = { 0 };
 	pid_t pid;
 	FILE *f;
 
@@ -361,6 +439,7 @@ int replay_plot(const struct replay_cmd *c)
 
 			if (r->lru == lrus[l] && !r->failed && !r->skipped) {
 				fprintf(f, "%llu %.6f %.6f\n", (unsigned long long)r->c.size,
+					r->lru == REPLAY_HOST ? r->host.mr :
 					ratio(r->c.misses, r->c.requests),
 					ratio(r->c.miss_bytes, r->c.bytes));
 				points[l]++;
@@ -372,7 +451,7 @@ int replay_plot(const struct replay_cmd *c)
 	}
 	if (fclose(f))
 		goto io;
-	if (!points[0] && !points[1] && !points[2]) {
+	if (!points[0] && !points[1] && !points[2] && !points[3]) {
 		fprintf(stderr, REPLAY_PROG ": --plot: no size was replayed: no PNG\n");
 		return -1;
 	}
@@ -402,19 +481,25 @@ int replay_plot(const struct replay_cmd *c)
 		c->t.objects ? "%.0s%c" : "%.0s %cB", c->t.objects ? "objects" : "bytes");
 	for (l = 0; l < NR_REPLAY_LRUS; l++) {
 		static const char *const names[2][NR_REPLAY_LRUS] = {
-			{ "lru (exact)", "linux-classic (fd)", "linux-mglru (fd)" },
-			{ "lru (exact)", "linux-classic (mmap)", "linux-mglru (mmap)" },
+			{ "lru (exact)", "linux-classic (fd)", "linux-mglru (fd)",
+			  "host kernel (fd, median)" },
+			{ "lru (exact)", "linux-classic (mmap)", "linux-mglru (mmap)", "" },
 		};
 
 		if ((lrus[l] == REPLAY_EXACT && !c->exact) ||
 		    (lrus[l] == REPLAY_CLASSIC && !c->classic) ||
-		    (lrus[l] == REPLAY_MGLRU && !c->mglru))
+		    (lrus[l] == REPLAY_MGLRU && !c->mglru) ||
+		    (lrus[l] == REPLAY_HOST && !c->host))
 			continue;
-		/* gnuplot warns of a series with no point */
+		/*
+		 * gnuplot warns of a series with no point, and its "index"
+		 * counts only blocks that have points
+		 */
 		if (!points[l])
 			continue;
-		fprintf(f, "%s '%s' index %d using 1:2 with linespoints title '%s'", sep, dat, l,
+		fprintf(f, "%s '%s' index %d using 1:2 with linespoints title '%s'", sep, dat, block,
 			names[c->mode == REPLAY_MODE_MMAP][l]);
+		block++;
 		sep = ", \\\n    ";
 	}
 	fprintf(f, "\n");

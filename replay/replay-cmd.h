@@ -19,8 +19,11 @@
  */
 #define REPLAY_MIN_PAGES (FOLIO_BATCH_SIZE + 1)
 
-/* One curve: the exact LRU, or the kernel's classic or multi-gen LRU in one mode. */
-enum replay_lru { REPLAY_EXACT, REPLAY_CLASSIC, REPLAY_MGLRU, NR_REPLAY_LRUS };
+/*
+ * One curve: the exact LRU, the model's classic or multi-gen LRU in one
+ * mode, or this machine's kernel (`lrulab host replay`).
+ */
+enum replay_lru { REPLAY_EXACT, REPLAY_CLASSIC, REPLAY_MGLRU, REPLAY_HOST, NR_REPLAY_LRUS };
 
 struct replay_run {
 	enum replay_lru lru;
@@ -30,6 +33,13 @@ struct replay_run {
 	bool skipped;			/* the kernel's below REPLAY_MIN_PAGES: not replayed */
 	struct replay_linux_result k;	/* the kernel's LRUs only */
 	char *locks;			/* the kernel's with --locks: the lock table */
+	struct replay_clock clock;	/* the model's: the command's, or the host's rate */
+	/* the host's (REPLAY_HOST): over its runs at this size */
+	struct {
+		int runs, oom;		/* runs that gave figures; OOM-killed ones */
+		double mr, mr_lo, mr_hi;	/* median miss ratio, its range */
+		double rate;		/* median requests a second */
+	} host;
 };
 
 struct replay_cmd {
@@ -40,7 +50,8 @@ struct replay_cmd {
 	struct replay_trace t;
 	uint64_t sizes[REPLAY_MAX_SIZES];
 	int nr_sizes;
-	bool exact, classic, mglru;
+	bool exact, classic, mglru, host;
+	long host_reps;			/* --reps: the host's runs a size */
 	enum replay_mode mode;
 	int jobs;
 	bool json, locks;
@@ -57,7 +68,7 @@ struct replay_cmd {
 	const char *params_arg;
 	long max_reqs_arg;
 	double load_seconds;
-	struct replay_run *runs;	/* exact sizes first, then classic, then mglru */
+	struct replay_run *runs;	/* exact sizes first, then classic, mglru, host */
 	int nr_runs;
 };
 
@@ -67,6 +78,12 @@ void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FI
 json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r);
 /* The figures replay_run_json() gave back into @r (its lru set): 0, or -1 if not one */
 int replay_run_from_json(json_t *j, struct replay_run *r);
+/*
+ * The host kernel's replays at every size (`lrulab host replay` in a
+ * child), into @runs[0 .. nr_sizes): 0, or the exit status after its
+ * error line.
+ */
+int replay_host_run(const struct replay_cmd *c, struct replay_run *runs);
 /* gnuplot: PNG at c->plot, its data and script beside it.  0 or -1 (said why). */
 int replay_plot(const struct replay_cmd *c);
 

@@ -136,6 +136,22 @@ if [ "$(id -u)" -eq 0 ] && [ "$(stat -f -c %T "$files")" != tmpfs ] &&
 		fail "host replay hot: $(cat "$out")"
 	[ -z "$(leftovers $pid)" ] || fail "host replay --reps 2: left $(leftovers $pid)"
 
+	# replay --lru classic,host: the host's two runs a row of their own
+	# (median, range, rate), the model beside it at the host's rate
+	TMPDIR=$files "$LRULAB" replay "$tmp/hot.txt" txt --lru classic,host --sizes 256 \
+		--reps 2 --json >"$out" 2>"$err" || fail "replay --lru classic,host: exit $?"
+	[ "$(wc -l <"$out")" -eq 2 ] || fail "replay --lru classic,host: not 2 lines: $(cat "$out")"
+	jq -s -e '.[1] | .lru == "host" and .engine == "host-kernel" and .runs == 2 and
+		.requests == 400 and .misses == 40 and .miss_ratio == 0.1 and
+		.miss_ratio_min == 0.1 and .miss_ratio_max == 0.1 and .requests_per_sec > 0' \
+		"$out" >/dev/null || fail "replay --lru classic,host: host row: $(cat "$out")"
+	jq -s -e '.[0].lru == "classic" and .[0].clock == "host" and .[0].misses == 40 and
+		.[0].vs_host == 1 and .[0].rate == (.[1].requests_per_sec + 0.5 | floor)' \
+		"$out" >/dev/null || fail "replay --lru classic,host: model row: $(cat "$out")"
+	ls /sys/fs/cgroup/lrulab-* /sys/fs/cgroup/memory/lrulab-* >/dev/null 2>&1 &&
+		fail "replay --lru classic,host: left a cgroup"
+	[ -z "$(ls -A "$files")" ] || fail "replay --lru classic,host: left $(ls -A "$files")"
+
 	# issue 21 item 8: SIGKILL leaves the cgroup and the files (no undo
 	# can run); the next host command clears them, saying so
 	TMPDIR=$files "$LRULAB" host usemem --type file --mem 16M --max 4M --seconds 60 \
