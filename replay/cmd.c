@@ -42,7 +42,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: lrulab replay TRACE TYPE [--sizes LIST] [-t PARAMS] [--ignore-obj-size 0|1]\n"
-		"                     [--lru classic|mglru|classic,mglru] [--policy lru]\n"
+		"                     [--lru classic|mglru|host,...] [--reps N] [--policy lru]\n"
 		"                     [--mode fd|mmap] [-n N] [--jobs N] [--locks] [--json]\n"
 		"                     [--plot FILE.png]\n"
 		"\n"
@@ -67,6 +67,9 @@ static void usage(FILE *f)
 		"--lru mglru: the multi-gen LRU (lru_gen 0x0007), also with classic: --lru\n"
 		"  classic,mglru.  -n N: the first N requests.  --jobs N: sizes of\n"
 		"  the kernel model replayed in parallel (default: the processors).\n"
+		"--lru host: this machine's kernel (lrulab host replay, as root; --reps N runs\n"
+		"  a size, default 1: the median and the range), run first, its request rate\n"
+		"  at each size the clock of the model's replays there: --lru classic,host.\n"
 		"--locks: the lock table of each kernel replay.  --plot FILE.png: the miss-ratio\n"
 		"  curves (gnuplot; FILE.dat and FILE.gp beside it).\n"
 		"--read-latency US: the kernel replays' clock: a hit takes 1 us, a page read\n"
