@@ -66,6 +66,7 @@ struct host_replay_opts {
 	const char *sizes_arg;
 	int fadvise;
 	long reps;
+	long rate;		/* --rate: requests a second at most; 0: as fast as it reads */
 	bool json;
 	char cg_root[256];
 };
@@ -93,17 +94,41 @@ static long long stat_of(const struct bench_deltas *d, const char *name)
 	return 0;
 }
 
-static int replay_pages(const struct replay_trace *t, int fd, const unsigned char *map,
-			char *buf, struct host_replay_run *r)
+/*
+ * --rate: request @i starts no earlier than @i / @rate seconds after
+ * @t0, so that the kernel's 2 s memcg flush falls on a run of a chosen
+ * length, as the model's replay at that --rate.
+ */
+static void pace(const struct timespec *t0, size_t i, long rate)
 {
+	double at = (double)i / (double)rate;
+	struct timespec ts = *t0;
+
+	ts.tv_sec += (time_t)at;
+	ts.tv_nsec += (long)((at - (double)(time_t)at) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static int replay_pages(const struct replay_trace *t, int fd, const unsigned char *map,
+			char *buf, long rate, struct host_replay_run *r)
+{
+	struct timespec t0;
 	size_t i;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < t->nr_reqs; i++) {
 		const struct replay_req *q = &t->reqs[i];
 		const struct replay_obj *o = &t->objs[q->obj];
 		uint64_t n = t->objects ? 1 : (q->size + PAGE_SIZE - 1) / PAGE_SIZE, p;
 		bool missed = false;
 
+		if (rate)
+			pace(&t0, i, rate);
 		for (p = 0; p < n; p++) {
 			off_t off = (off_t)((o->base + p) * PAGE_SIZE);
 			unsigned char vec = 0;
@@ -184,7 +209,7 @@ static void __attribute__((noinline)) stack_prefault(void)
 }
 
 static int reader(const char *prog, const struct replay_trace *t, int fd,
-		  const unsigned char *map, const struct host_cgroup *cg, int out_fd)
+		  const unsigned char *map, const struct host_cgroup *cg, long rate, int out_fd)
 {
 	struct bench_deltas ms0, ms1;
 	struct host_replay_run r = { 0 };
@@ -200,7 +225,7 @@ static int reader(const char *prog, const struct replay_trace *t, int fd,
 	if (cgroup_join(prog, cg))
 		return 1;
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	r.err = replay_pages(t, fd, map, buf, &r);
+	r.err = replay_pages(t, fd, map, buf, rate, &r);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	if (cgroup_leave(cg)) {
 		fprintf(stderr, "%s: cannot leave the memory cgroup %s: %s\n", prog, cg->dir,
@@ -227,13 +252,14 @@ struct reader_child {
 	int fd;
 	const unsigned char *map;
 	const struct host_cgroup *cg;
+	long rate;
 };
 
 static int reader_fn(void *arg, int out_fd)
 {
 	struct reader_child *c = arg;
 
-	return reader(c->prog, c->t, c->fd, c->map, c->cg, out_fd);
+	return reader(c->prog, c->t, c->fd, c->map, c->cg, c->rate, out_fd);
 }
 
 static int run_once(const char *prog, const struct host_replay_opts *ho,
@@ -256,7 +282,7 @@ static int run_once(const char *prog, const struct host_replay_opts *ho,
 	if (map == MAP_FAILED) {
 		fprintf(stderr, "%s: cannot map %s: %s\n", prog, path, strerror(errno));
 	} else {
-		struct reader_child child = { prog, t, fd, map, cg };
+		struct reader_child child = { prog, t, fd, map, cg, ho->rate };
 
 		if (!host_child_run(prog, reader_fn, &child, out, &si)) {
 			if (si.si_code == CLD_EXITED) {
@@ -326,6 +352,8 @@ static json_t *run_json(const struct host_replay_opts *ho, const struct replay_t
 	json_object_set_new(j, "byte_miss_ratio",
 			    json_real(jnum(r, "bytes") ? jnum(r, "miss_bytes") / jnum(r, "bytes") : 0));
 	json_object_set_new(j, "requests_per_sec", json_real(secs > 0 ? req / secs : 0));
+	if (ho->rate)
+		json_object_set_new(j, "rate", json_integer(ho->rate));
 	json_object_set_new(j, "page_accesses", json_integer((json_int_t)jnum(r, "page_accesses")));
 	json_object_set_new(j, "page_misses", json_integer((json_int_t)jnum(r, "page_misses")));
 	json_object_set_new(j, "page_cache_share_end",
@@ -392,7 +420,7 @@ static void oom_report(const struct host_replay_opts *ho, uint64_t size, uint64_
 
 /* ---- options and the command ---- */
 
-enum { OPT_SIZES = 1, OPT_PARAMS, OPT_IGNORE, OPT_NUM, OPT_FADVISE, OPT_REPS, OPT_JSON };
+enum { OPT_SIZES = 1, OPT_PARAMS, OPT_IGNORE, OPT_NUM, OPT_FADVISE, OPT_REPS, OPT_RATE, OPT_JSON };
 
 static const struct cmd_opt host_replay_opts[] = {
 	{ "sizes", "LIST", OPT_SIZES, "cache sizes as lrulab replay takes them (default auto)" },
@@ -402,6 +430,8 @@ static const struct cmd_opt host_replay_opts[] = {
 	{ "fadvise", "random|normal|sequential", OPT_FADVISE,
 	  "the file's advice (default random: a page a miss, no readahead, as the model)" },
 	{ "reps", "N", OPT_REPS, "runs of each size, a fresh file and cgroup each (default 1)" },
+	{ "rate", "REQ_PER_SEC", OPT_RATE,
+	  "at most that many requests a second (default: as fast as the reads go)" },
 	{ "json", NULL, OPT_JSON, "one JSON object per size and run" },
 	{ NULL },
 };
@@ -470,6 +500,10 @@ static int parse(int argc, char **argv, struct host_replay_opts *ho)
 			break;
 		case OPT_REPS:
 			if (parse_long(p, "--reps", arg, 1, HOST_REPLAY_MAX_REPS, &ho->reps))
+				return 2;
+			break;
+		case OPT_RATE:
+			if (parse_long(p, "--rate", arg, 1, 1000000000L, &ho->rate))
 				return 2;
 			break;
 		case OPT_JSON:
@@ -626,6 +660,8 @@ int host_replay_main(const char *prog, int argc, char **argv)
 		       ho.fadvise == POSIX_FADV_RANDOM ? "random" :
 		       ho.fadvise == POSIX_FADV_SEQUENTIAL ? "sequential" : "normal",
 		       ho.reps, ho.reps == 1 ? "" : "s");
+	if (!ho.json && ho.rate)
+		printf("lrulab host replay: paced at %ld requests a second at most (--rate)\n", ho.rate);
 	status = replay_sizes(p, &ho, &t, sizes, nr, dir, &cg);
 	host_undo_all();
 	replay_trace_free(&t);

@@ -69,7 +69,8 @@ static void usage(FILE *f)
 		"  the kernel model replayed in parallel (default: the processors).\n"
 		"--lru host: this machine's kernel (lrulab host replay, as root; --reps N runs\n"
 		"  a size, default 1: the median and the range), run first, its request rate\n"
-		"  at each size the clock of the model's replays there: --lru classic,host.\n"
+		"  at each size the clock of the model's replays there: --lru classic,host;\n"
+		"  --rate paces the host's reads (and the model takes the rate it kept).\n"
 		"--locks: the lock table of each kernel replay.  --plot FILE.png: the miss-ratio\n"
 		"  curves (gnuplot; FILE.dat and FILE.gp beside it).\n"
 		"--read-latency US: the kernel replays' clock: a hit takes 1 us, a page read\n"
@@ -263,8 +264,8 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 		return bad("--lru host: runs here, as root, not as --print-jobs or --merge jobs");
 	if (c->host && c->mode == REPLAY_MODE_MMAP)
 		return bad("--lru host: the host replays files only (--mode fd)");
-	if (c->host && (c->rate || latency_given))
-		return bad("--lru host: the model runs at the host's request rate at each size; --rate and --read-latency do not apply");
+	if (c->host && latency_given)
+		return bad("--lru host: the model runs at the host's request rate at each size; --read-latency does not apply (--rate paces the host)");
 	if (c->host && !c->host_reps)
 		c->host_reps = 1;
 	c->clock = (struct replay_clock){

@@ -10,6 +10,8 @@
  * rate, which the model's replays at that size then run at, as --rate
  * would: the kernel's 2 s memcg flush is then the same share of both
  * runs, as `host usemem --compare` hands the model the disk's wait.
+ * With --rate the host's reader is paced at that rate (at most), and
+ * the model again takes the rate the host kept.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,7 +38,7 @@ static void host_on_signal(int sig)
 
 /* argv of `lrulab host replay` for the sizes of @c the model can take */
 static int host_argv(const struct replay_cmd *c, char **argv, int max, char *sizes,
-		     size_t sizes_len, char *reps, char *num)
+		     size_t sizes_len, char *reps, char *num, char *rate)
 {
 	static char self[4096];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -70,6 +72,11 @@ static int host_argv(const struct replay_cmd *c, char **argv, int max, char *siz
 	}
 	argv[a++] = "--ignore-obj-size";
 	argv[a++] = c->lo.ignore_obj_size ? "1" : "0";
+	if (c->rate) {
+		snprintf(rate, 24, "%ld", c->rate);
+		argv[a++] = "--rate";
+		argv[a++] = rate;
+	}
 	if (c->max_reqs_arg) {
 		snprintf(num, 24, "%ld", c->max_reqs_arg);
 		argv[a++] = "--num-req";
@@ -86,7 +93,7 @@ static int host_argv(const struct replay_cmd *c, char **argv, int max, char *siz
  */
 static int host_child(const struct replay_cmd *c, char **out, size_t *out_len)
 {
-	char *argv[24], sizes[REPLAY_MAX_SIZES * 24], reps[16], num[24];
+	char *argv[24], sizes[REPLAY_MAX_SIZES * 24], reps[16], num[24], rate[24];
 	struct sigaction sa = { .sa_handler = host_on_signal };
 	size_t cap = 0, len = 0;
 	sigset_t block, orig;
@@ -94,7 +101,7 @@ static int host_child(const struct replay_cmd *c, char **out, size_t *out_len)
 	char *buf = NULL;
 	pid_t pid;
 
-	if (host_argv(c, argv, (int)ARRAY_SIZE(argv), sizes, sizeof(sizes), reps, num) ||
+	if (host_argv(c, argv, (int)ARRAY_SIZE(argv), sizes, sizeof(sizes), reps, num, rate) ||
 	    pipe(fds))
 		return -1;
 	sigemptyset(&block);

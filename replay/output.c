@@ -65,7 +65,8 @@ void replay_print_header(const struct replay_cmd *c, FILE *f)
 		fprintf(f, "host-kernel: this machine's page cache (lrulab host replay), %ld run%s a size: the median miss ratio, the runs' range, the median rate\n",
 			c->host_reps, c->host_reps == 1 ? "" : "s");
 	if ((c->classic || c->mglru) && c->host) {
-		fprintf(f, "clock: at each size the host kernel's median request rate there (the model's default clock where the host gave none); the memcg stats flush every 2 s of it\n");
+		fprintf(f, "clock: at each size the host kernel's median request rate there%s (the model's default clock where the host gave none); the memcg stats flush every 2 s of it\n",
+			c->rate ? ", the host's reads paced at --rate" : "");
 	} else if (c->classic || c->mglru) {
 		if (c->rate)
 			fprintf(f, "clock: %ld requests a second (--rate); the memcg stats flush every 2 s of it\n",

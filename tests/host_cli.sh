@@ -46,6 +46,7 @@ seq 0 99 >"$tmp/scan.txt"
 expect 2 "$R" "$LRULAB" host replay
 expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt"
 expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt --reps 0
+expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt --rate 0
 expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt --fadvise willneed
 expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" nosuchtype
 expect 2 "$R" "$LRULAB" host replay "$tmp/nonexistent.txt" txt
@@ -135,6 +136,13 @@ if [ "$(id -u)" -eq 0 ] && [ "$(stat -f -c %T "$files")" != tmpfs ] &&
 		all(.requests == 400 and .misses == 40 and .page_misses == 40)' "$out" >/dev/null ||
 		fail "host replay hot: $(cat "$out")"
 	[ -z "$(leftovers $pid)" ] || fail "host replay --reps 2: left $(leftovers $pid)"
+
+	# --rate paces the reader: 400 requests at 2000 a second cannot end
+	# before the 400th has started, 0.1995 s in
+	TMPDIR=$files "$LRULAB" host replay "$tmp/hot.txt" txt --sizes 256 --rate 2000 --json \
+		>"$out" 2>"$err" || fail "host replay --rate: exit $?"
+	jq -e '.rate == 2000 and .requests_per_sec <= 2005.1 and .misses == 40' "$out" >/dev/null ||
+		fail "host replay --rate 2000: $(cat "$out")"
 
 	# replay --lru classic,host: the host's two runs a row of their own
 	# (median, range, rate), the model beside it at the host's rate

@@ -73,9 +73,7 @@ bad "$T" txt --bogus
 bad "$T" txt --plot
 # --lru host: this machine's kernel, whose rate is the model's clock
 bad_is "lrulab replay: --reps: the host's runs a size; only with --lru host" "$T" txt --reps 2
-bad_is "lrulab replay: --lru host: the model runs at the host's request rate at each size; --rate and --read-latency do not apply" \
-	"$T" txt --lru classic,host --rate 1000
-bad_is "lrulab replay: --lru host: the model runs at the host's request rate at each size; --rate and --read-latency do not apply" \
+bad_is "lrulab replay: --lru host: the model runs at the host's request rate at each size; --read-latency does not apply (--rate paces the host)" \
 	"$T" txt --lru classic,host --read-latency 100
 bad_is "lrulab replay: --lru host: the host replays files only (--mode fd)" "$T" txt --lru host --mode mmap
 bad_is "lrulab replay: --lru host: runs here, as root, not as --print-jobs or --merge jobs" \
