@@ -352,6 +352,19 @@ static void gen_figures(struct replay_ctx *c, struct replay_linux_result *r)
 	const struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	int type, z;
 
+	int t = c->file ? LRU_GEN_FILE : LRU_GEN_ANON, tier;
+	unsigned long h;
+
+	_Static_assert(REPLAY_TIERS == MAX_NR_TIERS, "a tier per MAX_NR_TIERS");
+	for (tier = 0; tier < REPLAY_TIERS; tier++) {
+		for (h = 0; h < NR_HIST_GENS; h++) {
+			r->tier_evicted[tier] += atomic_long_read(&lrugen->evicted[h][t][tier]);
+			r->tier_refaulted[tier] += atomic_long_read(&lrugen->refaulted[h][t][tier]);
+			r->tier_protected[tier] += READ_ONCE(lrugen->protected[h][t][tier]);
+		}
+		r->tier_avg_refaulted[tier] = READ_ONCE(lrugen->avg_refaulted[t][tier]);
+		r->tier_avg_total[tier] = READ_ONCE(lrugen->avg_total[t][tier]);
+	}
 	r->max_seq = READ_ONCE(lrugen->max_seq);
 	for (type = 0; type < ANON_AND_FILE; type++) {
 		unsigned long seq;

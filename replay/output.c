@@ -76,7 +76,7 @@ void replay_print_header(const struct replay_cmd *c, FILE *f)
 				c->read_latency_us);
 	}
 	if (c->mglru)
-		fprintf(f, "linux-mglru: the multi-gen LRU, lru_gen enabled 0x0007 (the kernel's default when built in), min_ttl_ms 0; max_seq, min_seq and the pages in the leaf's generations at the end\n");
+		fprintf(f, "linux-mglru: the multi-gen LRU, lru_gen enabled 0x0007 (the kernel's default when built in), min_ttl_ms 0; max_seq, min_seq and the pages in the leaf's generations at the end, and per tier (0-3) of the replayed type lru_gen_full's evicted, refaulted and protected folios and the PID controller's averages\n");
 }
 
 /* cachesim's size string for one cache: a count, or a whole number of a unit */
@@ -112,6 +112,37 @@ static uint64_t size_unit(const struct replay_cmd *c, const char **suffix)
 		return *suffix = "KiB", KiB;
 	*suffix = "B";
 	return 1;
+}
+
+/* " name=t0,t1,t2,t3": a figure per tier */
+static void print_tiers(FILE *f, const char *name, const uint64_t *v)
+{
+	int i;
+
+	fprintf(f, " %s=", name);
+	for (i = 0; i < REPLAY_TIERS; i++)
+		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)v[i]);
+}
+
+static json_t *tiers_json(const uint64_t *v)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < REPLAY_TIERS; i++)
+		json_array_append_new(a, json_integer((json_int_t)v[i]));
+	return a;
+}
+
+static void tiers_from_json(json_t *a, uint64_t *v)
+{
+	int i;
+
+	for (i = 0; i < REPLAY_TIERS; i++) {
+		json_t *e = json_array_get(a, (size_t)i);
+
+		v[i] = json_is_integer(e) ? (uint64_t)json_integer_value(e) : 0;
+	}
 }
 
 /* the host's row at @r's size, or NULL */
@@ -220,6 +251,13 @@ void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FI
 			(unsigned long long)k->max_seq, (unsigned long long)k->min_seq[0],
 			(unsigned long long)k->min_seq[1], (unsigned long long)k->gen_pages[0],
 			(unsigned long long)k->gen_pages[1]);
+	if (k->mglru) {
+		print_tiers(f, "tier_evicted", k->tier_evicted);
+		print_tiers(f, "tier_refaulted", k->tier_refaulted);
+		print_tiers(f, "tier_protected", k->tier_protected);
+		print_tiers(f, "tier_avg_refaulted", k->tier_avg_refaulted);
+		print_tiers(f, "tier_avg_total", k->tier_avg_total);
+	}
 	fprintf(f, "\n");
 	if (r->locks)
 		fprintf(f, "%s", r->locks);
@@ -296,6 +334,11 @@ json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 		J("min_seq_file", k->min_seq[1]);
 		J("gen_pages_anon", k->gen_pages[0]);
 		J("gen_pages_file", k->gen_pages[1]);
+		json_object_set_new(j, "tier_evicted", tiers_json(k->tier_evicted));
+		json_object_set_new(j, "tier_refaulted", tiers_json(k->tier_refaulted));
+		json_object_set_new(j, "tier_protected", tiers_json(k->tier_protected));
+		json_object_set_new(j, "tier_avg_refaulted", tiers_json(k->tier_avg_refaulted));
+		json_object_set_new(j, "tier_avg_total", tiers_json(k->tier_avg_total));
 	}
 	J("pgscan", k->pgscan);
 	J("pgsteal", k->pgsteal);
@@ -369,6 +412,11 @@ int replay_run_from_json(json_t *j, struct replay_run *r)
 	k->min_seq[1] = ju(j, "min_seq_file");
 	k->gen_pages[0] = ju(j, "gen_pages_anon");
 	k->gen_pages[1] = ju(j, "gen_pages_file");
+	tiers_from_json(json_object_get(j, "tier_evicted"), k->tier_evicted);
+	tiers_from_json(json_object_get(j, "tier_refaulted"), k->tier_refaulted);
+	tiers_from_json(json_object_get(j, "tier_protected"), k->tier_protected);
+	tiers_from_json(json_object_get(j, "tier_avg_refaulted"), k->tier_avg_refaulted);
+	tiers_from_json(json_object_get(j, "tier_avg_total"), k->tier_avg_total);
 	k->pgscan = ju(j, "pgscan");
 	k->pgsteal = ju(j, "pgsteal");
 	k->pgactivate = ju(j, "pgactivate");

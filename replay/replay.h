@@ -17,6 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* MAX_NR_TIERS: the multi-gen LRU's tiers, of which replay reports each */
+#define REPLAY_TIERS	4
+
 enum replay_type {
 	REPLAY_ORACLE_GENERAL,	/* libCacheSim's 24-byte records */
 	REPLAY_LCS,		/* libCacheSim's versioned lcs, v1..v8 */
@@ -162,6 +165,15 @@ struct replay_linux_result {
 	/* the multi-gen LRU's: the leaf's seqs at the end, its pages per type */
 	bool mglru;
 	uint64_t max_seq, min_seq[2], gen_pages[2];
+	/*
+	 * and per tier of the replayed type (file in fd mode, anon in mmap),
+	 * as lru_gen_full shows them at the end: the history generation's
+	 * evicted, refaulted and protected folios, and the PID controller's
+	 * averages of refaults and of the tier's total
+	 */
+	uint64_t tier_evicted[REPLAY_TIERS], tier_refaulted[REPLAY_TIERS];
+	uint64_t tier_protected[REPLAY_TIERS];
+	uint64_t tier_avg_refaulted[REPLAY_TIERS], tier_avg_total[REPLAY_TIERS];
 	int invariant_violations;
 	char error[160];		/* empty on success */
 };

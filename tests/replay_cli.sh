@@ -145,7 +145,13 @@ good 'linux-mglru cache size      100,  *5000 req' "$T" txt -n 5000 --sizes 100 
 grep -q 'linux-classic cache size      100,  *5000 req' "$out" || { echo "FAIL: --lru classic,mglru: no classic line"; fails=$((fails + 1)); }
 grep -q 'linux-mglru .* max_seq=[0-9]* min_seq_anon=[0-9]* min_seq_file=[0-9]* gen_pages_anon=0 gen_pages_file=[1-9]' "$out" ||
 	{ echo "FAIL: --lru mglru: no generations"; fails=$((fails + 1)); }
+# lru_gen_full's per-tier figures of the leaf at the end (deterministic)
+good ' misses=2853 .* tier_evicted=13,4,1,0 tier_refaulted=0,0,0,0 tier_protected=0,0,0,0 tier_avg_refaulted=4,0,0,0 tier_avg_total=67,5,4,2$' \
+	"$T" txt -n 5000 --sizes 100 --lru mglru
 "$LRULAB" replay "$T" txt -n 5000 --sizes 100,200 --lru mglru --json >"$out" 2>"$err"
+jq -s -e 'all(.tier_evicted | length == 4) and .[0].tier_evicted == [13, 4, 1, 0] and
+	.[0].tier_avg_total == [67, 5, 4, 2]' "$out" >/dev/null ||
+	{ echo "FAIL: --lru mglru --json: tier figures: $(head -c 300 "$out")"; fails=$((fails + 1)); }
 [ "$(grep -c '"lru":"mglru","cache":"linux-mglru"' "$out")" -eq 2 ] && ! grep -q '"lru":"classic"' "$out" ||
 	{ echo "FAIL: --lru mglru --json: $(cat "$out" | head -c 300)"; fails=$((fails + 1)); }
 good 'linux-classic' "$T" txt -n 5000 --sizes 0.1,0.5 --plot "$tmp/mrc.png"
