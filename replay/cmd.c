@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <lrulab/cpu.h>
+#include "tools/outfile.h"
 #include "tools/parse.h"
 #include "tools/util.h"
 
@@ -264,6 +265,9 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 	if (c->lo.type == REPLAY_CSV && !params)
 		return bad("csv traces need -t with obj-id-col=N");
 	c->type_name = replay_type_name(c->lo.type);
+	/* the plot's folder can be written to, before any run starts */
+	if (c->plot && out_path_check(REPLAY_PROG, "--plot", c->plot))
+		return 2;
 	/* sizes need the trace's working set: parsed after the load */
 	c->sizes_arg = sizes;
 	return 0;

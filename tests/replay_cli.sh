@@ -7,7 +7,7 @@ LRULAB=${1:?usage: replay_cli.sh path/to/lrulab}
 D=tests/data
 fails=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'umount "$tmp/rofs" "$tmp/fullfs" 2>/dev/null; rm -rf "$tmp"' EXIT
 err=$tmp/err
 out=$tmp/out
 
@@ -155,11 +155,47 @@ if ! grep -qxF "$range" "$tmp/mrc.gp" || ! grep -qxF "set format x '%.0s%c'" "$t
 	cat "$err"
 	fails=$((fails + 1))
 fi
+# the plot's script redraws it on its own, to the same name
+rm -f "$tmp/mrc.png"
+if command -v gnuplot >/dev/null 2>&1 && { ! gnuplot "$tmp/mrc.gp" || [ ! -s "$tmp/mrc.png" ]; }; then
+	echo "FAIL: gnuplot $tmp/mrc.gp: no $tmp/mrc.png"
+	fails=$((fails + 1))
+fi
+# issue 21 item 7: the plot's folder is checked before anything runs
+bad_is "lrulab replay: $tmp/no/such: No such file or directory" \
+	"$T" txt -n 5000 --sizes 0.1 --plot "$tmp/no/such/mrc.png"
+[ -s "$out" ] && { echo "FAIL: --plot into no folder: it ran"; fails=$((fails + 1)); }
+bad_is "lrulab replay: --plot $tmp: a folder, not a file" "$T" txt --sizes 0.1 --plot "$tmp"
+# a read-only and a full file system need a mount (root): nothing runs
+# on a read-only one; on a full one the PNG gnuplot cuts short (and
+# exits 0) is not left under its name, nor any temporary file
+mkdir -p "$tmp/rofs" "$tmp/fullfs"
+if mount -t tmpfs -o ro,size=64k tmpfs "$tmp/rofs" 2>/dev/null; then
+	bad_is "lrulab replay: $tmp/rofs: cannot write there: Read-only file system" \
+		"$T" txt -n 5000 --sizes 0.1 --plot "$tmp/rofs/mrc.png"
+	[ -s "$out" ] && { echo "FAIL: --plot on a read-only folder: it ran"; fails=$((fails + 1)); }
+	umount "$tmp/rofs"
+	mount -t tmpfs -o size=64k tmpfs "$tmp/fullfs"
+	head -c 50000 /dev/zero >"$tmp/fullfs/fill" 2>/dev/null
+	"$LRULAB" replay "$T" txt -n 2000 --sizes 0.1,0.5 --policy lru --plot "$tmp/fullfs/mrc.png" \
+		>"$out" 2>"$err"
+	rc=$?
+	if [ "$rc" -ne 1 ] || [ -e "$tmp/fullfs/mrc.png" ] || ls "$tmp/fullfs" | grep -q '\.tmp-' ||
+		[ "$(wc -l <"$err")" -ne 1 ] ||
+		! grep -q "^lrulab replay: cannot write $tmp/fullfs/mrc.png: gnuplot left it cut short" "$err"; then
+		echo "FAIL: --plot on a full file system: exit $rc, $(ls "$tmp/fullfs"):"
+		cat "$err"
+		fails=$((fails + 1))
+	fi
+	umount "$tmp/fullfs"
+else
+	echo "replay_cli: read-only and full --plot folders not checked (no mount here)"
+fi
 # no size replayed: no curve to draw, one line, exit 1
 "$LRULAB" replay "$tmp/ok.txt" txt --sizes 5 --lru classic --plot "$tmp/none.png" >"$out" 2>"$err"
 rc=$?
 if [ "$rc" -ne 1 ] || [ "$(cat "$err")" != "lrulab replay: --plot: no size was replayed: no PNG" ] ||
-	[ -e "$tmp/none.png" ] || [ -e "$tmp/none.gp" ]; then
+	[ -e "$tmp/none.png" ] || [ -e "$tmp/none.gp" ] || [ -e "$tmp/none.dat" ]; then
 	echo "FAIL: --plot with no size replayed: exit $rc:"
 	cat "$err"
 	fails=$((fails + 1))
