@@ -485,6 +485,8 @@ static int parse(int argc, char **argv, struct host_replay_opts *ho)
 		return 2;
 	}
 	ho->trace_path = argv[optind];
+	/* every page of every request read through the host's page cache */
+	ho->lo.max_page_accesses = REPLAY_MAX_PAGE_ACCESSES;
 	replay_params_default(&ho->lo.params);
 	if (replay_type_parse(argv[optind + 1], &ho->lo.type, err, sizeof(err)) ||
 	    replay_params_parse(params ? params : "", ho->lo.type, &ho->lo.params, err,

@@ -50,6 +50,11 @@ expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt --fadvise willneed
 expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" nosuchtype
 expect 2 "$R" "$LRULAB" host replay "$tmp/nonexistent.txt" txt
 expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt extra
+# every page of every request is read through the host's page cache: bounded
+awk 'BEGIN { for (i = 1; i <= 5; i++) printf "%d,1099511627776\n", i }' >"$tmp/tib.csv"
+expect 2 "$R" "$LRULAB" host replay "$tmp/tib.csv" csv --trace-type-params "obj-id-col=1, obj-size-col=2"
+grep -q ': line 5: a replay would read more than 1073741824 pages (4 TiB)' "$err" ||
+	fail "host replay of 5 TiB: not the page bound"
 LRULAB_CGROUP_ROOT=$tmp expect 1 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt
 grep -q 'no memory controller' "$err" || fail "host replay, no controller: wrong error"
 # no memory controller where cgroups are looked for

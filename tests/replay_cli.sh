@@ -88,6 +88,17 @@ printf '1,1099511627776\n2,4096\n' >"$tmp/huge.csv"
 bad "$tmp/huge.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 0.5
 grep -q '^lrulab replay: cache size 549755815936: the kernel model needs 532496M for it, more than 3/4 of the [0-9]*M this machine has available$' "$err" ||
 	{ echo "FAIL: replay of a 1 TiB object: '$(cat "$err")'"; fails=$((fails + 1)); }
+# a replay reads every page of every request: a trace that would read
+# more than 2^30 pages (4 TiB) in one is refused at the record that
+# passes, before any run (five 1 TiB objects); the exact LRU, a request
+# a step, replays it
+awk 'BEGIN { for (i = 1; i <= 5; i++) printf "%d,1099511627776\n", i }' >"$tmp/tib.csv"
+bad_is "lrulab replay: $tmp/tib.csv: line 5: a replay would read more than 1073741824 pages (4 TiB), the bound of one replay; -n 4 replays the requests before it" \
+	"$tmp/tib.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 1G
+bad_is "lrulab replay: $tmp/tib.csv: line 5: a replay would read more than 1073741824 pages (4 TiB), the bound of one replay; -n 4 replays the requests before it" \
+	"$tmp/tib.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 1G --lru mglru --print-jobs
+good 'lru cache size     1GiB,                5 req, miss ratio 1.0000' \
+	"$tmp/tib.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 1G --policy lru
 # and -n stops inside one access: 17 pages, 3 of them requested
 printf ' L 0,65536\n' >"$tmp/big.lackey"
 good '3 req, miss ratio 1.0000' "$tmp/big.lackey" lackey --policy lru -n 3 --sizes 10
