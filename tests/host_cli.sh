@@ -140,6 +140,18 @@ if [ "$(id -u)" -eq 0 ] && [ "$(stat -f -c %T "$files")" != tmpfs ] &&
 		all(.requests == 400 and .misses == 40 and .page_misses == 40)' "$out" >/dev/null ||
 		fail "host replay hot: $(cat "$out")"
 	[ -z "$(leftovers $pid)" ] || fail "host replay --reps 2: left $(leftovers $pid)"
+	# the trace's file (3 TiB: within the page bound) must fit where it
+	# goes: checked before it is written, not found out on a full disk
+	awk 'BEGIN { for (i = 1; i <= 3; i++) printf "%d,1099511627776\n", i }' >"$tmp/tib3.csv"
+	TMPDIR=$files "$LRULAB" host replay "$tmp/tib3.csv" csv --sizes 1G \
+		--trace-type-params "obj-id-col=1, obj-size-col=2" >"$out" 2>"$err" &
+	pid=$!
+	wait $pid
+	rc=$?
+	[ "$rc" -eq 1 ] && [ "$(wc -l <"$err")" -eq 1 ] &&
+		grep -q "^lrulab host replay: $files/lrulab-host-$pid-[^:]*: the trace's file is 3145728M, more than the [0-9]*M free there" "$err" ||
+		fail "host replay of a 3 TiB file: exit $rc"
+	[ -z "$(leftovers $pid)" ] || fail "host replay of a 3 TiB file: left $(leftovers $pid)"
 
 	# issue 21 item 8: SIGKILL leaves the cgroup and the files (no undo
 	# can run); the next host command clears them, saying so
