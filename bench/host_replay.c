@@ -519,6 +519,8 @@ static int parse(int argc, char **argv, struct host_replay_opts *ho)
 		return 2;
 	}
 	ho->trace_path = argv[optind];
+	/* every page of every request read through the host's page cache */
+	ho->lo.max_page_accesses = REPLAY_MAX_PAGE_ACCESSES;
 	replay_params_default(&ho->lo.params);
 	if (replay_type_parse(argv[optind + 1], &ho->lo.type, err, sizeof(err)) ||
 	    replay_params_parse(params ? params : "", ho->lo.type, &ho->lo.params, err,
@@ -534,7 +536,12 @@ static int parse(int argc, char **argv, struct host_replay_opts *ho)
 }
 
 /* a directory for the runs' files on a disk's file system; 0, or -1 after one error line */
-static int run_dir(const char *prog, char *dir, size_t len)
+/*
+ * A folder of its own for the trace's file of @pages, on a disk's file
+ * system with room for it: checked before the file is written, not
+ * found out when the disk is full.
+ */
+static int run_dir(const char *prog, char *dir, size_t len, uint64_t pages)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct statfs sf;
@@ -558,6 +565,12 @@ static int run_dir(const char *prog, char *dir, size_t len)
 	if (statfs(dir, &sf) || sf.f_type == TMPFS_MAGIC_NR) {
 		fprintf(stderr, "%s: %s is on tmpfs, whose pages are not the file LRU: set TMPDIR to a disk's file system\n",
 			prog, dir);
+		return -1;
+	}
+	if (pages > (uint64_t)sf.f_bavail * (uint64_t)sf.f_bsize / PAGE_SIZE) {
+		fprintf(stderr, "%s: %s: the trace's file is %lluM, more than the %lluM free there: set TMPDIR to a larger file system\n",
+			prog, dir, (unsigned long long)(pages >> 8),
+			(unsigned long long)((uint64_t)sf.f_bavail * (uint64_t)sf.f_bsize >> 20));
 		return -1;
 	}
 	return 0;
@@ -648,7 +661,7 @@ int host_replay_main(const char *prog, int argc, char **argv)
 		replay_trace_free(&t);
 		return 1;
 	}
-	if (run_dir(p, dir, sizeof(dir))) {
+	if (run_dir(p, dir, sizeof(dir), t.total_pages)) {
 		host_undo_all();
 		replay_trace_free(&t);
 		return 1;

@@ -362,11 +362,9 @@ static int repro_one(struct repro_opts *ro, const char *which, const char *machi
 		snprintf(path, sizeof(path), "%s/%s-runs.json", ro->out_dir, t.seed);
 		err = repro_write_json_file(path, t.runs);
 	}
-	if (!err && repro_write_plot(ro, &t)) {
-		fprintf(stderr, "%s: cannot write the plot files under %s\n", REPRO_PROG,
-			ro->out_dir);
+	/* each of its failures is one line of its own */
+	if (!err && repro_write_plot(ro, &t))
 		err = -1;
-	}
 	if (!ro->json && !err)
 		printf("   written: %s/%s.json, %s-runs.json, %s.png\n", ro->out_dir, t.seed,
 		       t.seed, t.seed);

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "tools/outfile.h"
 
@@ -505,7 +504,8 @@ static void plot_number(FILE *f, double v)
  */
 static int plot_write_dat(const char *dat, const struct plot_layout *l, int index[PLOT_KINDS])
 {
-	FILE *f = fopen(dat, "w");
+	struct out_file of;
+	FILE *f = out_open(REPRO_PROG, dat, &of);
 	int k, i, at = 0;
 
 	if (!f)
@@ -541,7 +541,7 @@ static int plot_write_dat(const char *dat, const struct plot_layout *l, int inde
 			fputc('\n', f);
 		}
 	}
-	return fclose(f) ? -1 : 0;
+	return out_commit(REPRO_PROG, &of);
 }
 
 /*
@@ -600,9 +600,9 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 	const char *sep = ", \\\n     ''";
 	double xlo, xhi;
 	size_t names = 0;
-	int i, k, n, width, height, left, status, index[PLOT_KINDS];
+	int i, k, n, width, height, left, ret, index[PLOT_KINDS];
+	struct out_file of;
 	FILE *f;
-	pid_t pid;
 
 	snprintf(dat, sizeof(dat), "%s/%s.dat", ro->out_dir, t->seed);
 	snprintf(gp, sizeof(gp), "%s/%s.gp", ro->out_dir, t->seed);
@@ -640,7 +640,7 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 		snprintf(title + n, sizeof(title) - n, "%sbars and intervals past +%g%% cut there, their figures beside them",
 			 l.any_machine ? "; " : "\n", PLOT_CAP_PCT);
 
-	f = fopen(gp, "w");
+	f = out_open(REPRO_PROG, gp, &of);
 	if (!f)
 		return -1;
 	fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
@@ -648,9 +648,9 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 		   "} else {\n"
 		   "  set terminal png size %d,%d\n"
 		   "}\n"
-		   "set termoption noenhanced\n"
-		   "set output '%s'\n"
-		   "set title ", width, height, width, height, png);
+		   "set termoption noenhanced\n", width, height, width, height);
+	out_gnuplot_output(f, png);
+	fprintf(f, "set title ");
 	plot_string(f, title);
 	fprintf(f, "\nset datafile missing '?'\n"
 		   "set style fill solid 0.75 border -1\n"
@@ -677,7 +677,9 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 			l.notes[i].right ? "-" : "");
 	}
 	/* the names, then only the kinds there are: gnuplot warns of a series with no point */
-	fprintf(f, "plot '%s' index 0 using (NaN):1:ytic(2) notitle", dat);
+	fprintf(f, "plot ");
+	out_gnuplot_string(f, dat);
+	fprintf(f, " index 0 using (NaN):1:ytic(2) notitle");
 	for (k = 0; k < PLOT_KINDS; k++) {
 		if (!l.nr[k])
 			continue;
@@ -689,7 +691,7 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 				sep, index[k], plot_kinds[k].whisker);
 	}
 	fprintf(f, "\n");
-	if (fclose(f))
+	if (out_commit(REPRO_PROG, &of))
 		return -1;
 
 	if (!have_gnuplot()) {
@@ -699,19 +701,11 @@ int repro_write_plot(struct repro_opts *ro, const struct repro_table *t)
 		ro->gnuplot_warned = true;
 		return 0;
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		execlp("gnuplot", "gnuplot", gp, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	/* whole under its name or not there; gnuplot failing fails no table */
+	ret = out_gnuplot(REPRO_PROG, gp, png);
+	if (ret > 0)
 		fprintf(stderr, "%s: gnuplot failed on %s: no PNG\n", REPRO_PROG, gp);
-		return 0;
-	}
-	return 0;
+	return ret < 0 ? -1 : 0;
 }
 
 /*

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <lrulab/cpu.h>
+#include "tools/outfile.h"
 #include "tools/parse.h"
 #include "tools/util.h"
 
@@ -282,6 +283,9 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 	c->type_name = argv[optind + 1];
 	if (!c->exact && !c->classic && !c->mglru && !c->host)
 		c->exact = c->classic = true;
+	/* the kernel model reads every page of every request: bounded */
+	if (c->classic || c->mglru)
+		c->lo.max_page_accesses = REPLAY_MAX_PAGE_ACCESSES;
 	replay_params_default(&c->lo.params);
 	if (replay_type_parse(c->type_name, &c->lo.type, err, sizeof(err)) ||
 	    replay_params_parse(params ? params : "", c->lo.type, &c->lo.params, err,
@@ -290,6 +294,9 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 	if (c->lo.type == REPLAY_CSV && !params)
 		return bad("csv traces need -t with obj-id-col=N");
 	c->type_name = replay_type_name(c->lo.type);
+	/* the plot's folder can be written to, before any run starts */
+	if (c->plot && out_path_check(REPLAY_PROG, "--plot", c->plot))
+		return 2;
 	/* sizes need the trace's working set: parsed after the load */
 	c->sizes_arg = sizes;
 	return 0;

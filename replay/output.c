@@ -5,13 +5,11 @@
  * lrulab's own counters as key=value; one JSON object per size and LRU;
  * and the miss-ratio curves through gnuplot.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "replay-cmd.h"
+#include "tools/outfile.h"
 
 #define KiB (1ULL << 10)
 #define MiB (1ULL << 20)
@@ -462,59 +460,74 @@ static void sibling(const char *png, const char *ext, char *buf, size_t len)
  * The x range: the sizes replayed, a fifth of a decade beyond each end,
  * not gnuplot's whole decades, whose last label (at the frame's right
  * edge) the image cut in half.  Sizes with SI prefixes (10k, 1M; bytes
- * as kB, MB), the legend below the axis, clear of the title.
+ * as kB, MB), the legend below the axis, clear of the title.  The .dat,
+ * the .gp and the PNG are each written under a temporary name and
+ * renamed when whole (tools/outfile.c): a full disk leaves none cut
+ * short under its name.
  */
 int replay_plot(const struct replay_cmd *c)
 {
 	static const enum replay_lru lrus[] = { REPLAY_EXACT, REPLAY_CLASSIC, REPLAY_MGLRU,
 						REPLAY_HOST };
-	char dat[4096], gp[4096];
+	char dat[4096], gp[4096], title[4200];
 	const char *sep = "plot";
 	uint64_t lo = UINT64_MAX, hi = 0;
-	int i, l, status, block = 0, points[NR_REPLAY_LRUS] = { 0 };
-	pid_t pid;
+	int i, l, ret, block = 0, points[NR_REPLAY_LRUS] = { 0 };
+	struct out_file of;
 	FILE *f;
 
+	for (l = 0; l < NR_REPLAY_LRUS; l++) {
+		for (i = 0; i < c->nr_runs; i++) {
+			const struct replay_run *r = &c->runs[i];
+
+			if (r->lru == lrus[l] && !r->failed && !r->skipped) {
+				points[l]++;
+				lo = r->c.size < lo ? r->c.size : lo;
+				hi = r->c.size > hi ? r->c.size : hi;
+			}
+		}
+	}
+	if (!points[0] && !points[1] && !points[2] && !points[3]) {
+		fprintf(stderr, REPLAY_PROG ": --plot: no size was replayed: no PNG\n");
+		return -1;
+	}
 	sibling(c->plot, "dat", dat, sizeof(dat));
 	sibling(c->plot, "gp", gp, sizeof(gp));
-	f = fopen(dat, "w");
+	f = out_open(REPLAY_PROG, dat, &of);
 	if (!f)
-		goto io;
+		return -1;
 	/* one block per LRU, two blank lines apart: gnuplot's "index" */
 	for (l = 0; l < NR_REPLAY_LRUS; l++) {
 		fprintf(f, "# %s: size miss_ratio byte_miss_ratio\n", replay_cache_name(lrus[l]));
 		for (i = 0; i < c->nr_runs; i++) {
 			const struct replay_run *r = &c->runs[i];
 
-			if (r->lru == lrus[l] && !r->failed && !r->skipped) {
+			if (r->lru == lrus[l] && !r->failed && !r->skipped)
 				fprintf(f, "%llu %.6f %.6f\n", (unsigned long long)r->c.size,
 					r->lru == REPLAY_HOST ? r->host.mr :
 					ratio(r->c.misses, r->c.requests),
 					ratio(r->c.miss_bytes, r->c.bytes));
-				points[l]++;
-				lo = r->c.size < lo ? r->c.size : lo;
-				hi = r->c.size > hi ? r->c.size : hi;
-			}
 		}
 		fprintf(f, "\n\n");
 	}
-	if (fclose(f))
-		goto io;
-	if (!points[0] && !points[1] && !points[2] && !points[3]) {
-		fprintf(stderr, REPLAY_PROG ": --plot: no size was replayed: no PNG\n");
+	if (out_commit(REPLAY_PROG, &of))
 		return -1;
-	}
-	f = fopen(gp, "w");
+	f = out_open(REPLAY_PROG, gp, &of);
 	if (!f)
-		goto io;
+		return -1;
 	fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
 		   "  set terminal pngcairo size 900,600\n"
 		   "} else {\n"
 		   "  set terminal png size 900,600\n"
 		   "}\n"
-		   "set termoption noenhanced\n"
-		   "set output '%s'\n"
-		   "set title 'miss ratio: %s (%s)'\n"
+		   "set termoption noenhanced\n");
+	out_gnuplot_output(f, c->plot);
+	snprintf(title, sizeof(title), "miss ratio: %s (%s)",
+		 strrchr(c->trace_path, '/') ? strrchr(c->trace_path, '/') + 1 : c->trace_path,
+		 c->type_name);
+	fprintf(f, "set title ");
+	out_gnuplot_string(f, title);
+	fprintf(f, "\n"
 		   "set logscale x\n"
 		   "set xrange [%g:%g]\n"
 		   "set format x '%s'\n"
@@ -525,8 +538,7 @@ int replay_plot(const struct replay_cmd *c)
 		   "set rmargin 5\n"
 		   "set bmargin 5\n"
 		   "set key bmargin center horizontal\n",
-		c->plot, strrchr(c->trace_path, '/') ? strrchr(c->trace_path, '/') + 1 : c->trace_path,
-		c->type_name, (double)(lo ? lo : 1) / REPLAY_PLOT_BEYOND, (double)hi * REPLAY_PLOT_BEYOND,
+		(double)(lo ? lo : 1) / REPLAY_PLOT_BEYOND, (double)hi * REPLAY_PLOT_BEYOND,
 		c->t.objects ? "%.0s%c" : "%.0s %cB", c->t.objects ? "objects" : "bytes");
 	for (l = 0; l < NR_REPLAY_LRUS; l++) {
 		static const char *const names[2][NR_REPLAY_LRUS] = {
@@ -546,29 +558,19 @@ int replay_plot(const struct replay_cmd *c)
 		 */
 		if (!points[l])
 			continue;
-		fprintf(f, "%s '%s' index %d using 1:2 with linespoints title '%s'", sep, dat, block,
+		fprintf(f, "%s ", sep);
+		out_gnuplot_string(f, dat);
+		fprintf(f, " index %d using 1:2 with linespoints title '%s'", block,
 			names[c->mode == REPLAY_MODE_MMAP][l]);
 		block++;
 		sep = ", \\\n    ";
 	}
 	fprintf(f, "\n");
-	if (fclose(f))
-		goto io;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		goto io;
-	if (!pid) {
-		execlp("gnuplot", "gnuplot", gp, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, REPLAY_PROG ": --plot: gnuplot %s on %s: no PNG (install gnuplot-nox)\n",
-			WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "not found" : "failed", gp);
+	if (out_commit(REPLAY_PROG, &of))
 		return -1;
-	}
-	return 0;
-io:
-	fprintf(stderr, REPLAY_PROG ": --plot: %s: %s\n", c->plot, strerror(errno));
-	return -1;
+	ret = out_gnuplot(REPLAY_PROG, gp, c->plot);
+	if (ret > 0)
+		fprintf(stderr, REPLAY_PROG ": --plot: gnuplot %s on %s: no PNG (install gnuplot-nox)\n",
+			ret == OUT_GNUPLOT_MISSING ? "not found" : "failed", gp);
+	return ret ? -1 : 0;
 }

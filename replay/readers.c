@@ -340,6 +340,34 @@ static int check_next(struct replay_stream *s, uint64_t rec, int64_t next)
 			  s->path, (unsigned long long)rec, (long long)next);
 }
 
+/*
+ * Why replay_emit() refused the request of record (or line) @n: out of
+ * memory, or the page bound, with the -n that stays within it.
+ */
+static int emit_err(struct replay_stream *s, const char *what, uint64_t n, int why,
+		    const struct replay_load_opts *o, const struct replay_trace *t)
+{
+	static const char units[] = "KMGT";
+	uint64_t kib = o->max_page_accesses * 4;
+	char cut[80] = "";
+	int u = 0;
+
+	if (why != REPLAY_EMIT_BOUND)
+		return replay_err(s->err, s->errlen, "%s: %s %llu: out of memory", s->path,
+				  what, (unsigned long long)n);
+	while (u < 3 && kib >= 1024 && !(kib & 1023)) {
+		kib >>= 10;
+		u++;
+	}
+	if (t->nr_reqs)
+		snprintf(cut, sizeof(cut), "; -n %zu replays the requests before it", t->nr_reqs);
+	return replay_err(s->err, s->errlen,
+			  "%s: %s %llu: a replay would read more than %llu pages (%llu %ciB), the bound of one replay%s",
+			  s->path, what, (unsigned long long)n,
+			  (unsigned long long)o->max_page_accesses, (unsigned long long)kib,
+			  units[u], cut);
+}
+
 static int read_binary(struct replay_stream *s, const struct replay_load_opts *o,
 		       struct replay_sink *k, struct replay_trace *t)
 {
@@ -348,6 +376,7 @@ static int read_binary(struct replay_stream *s, const struct replay_load_opts *o
 	unsigned int version = 1, bytes = 24;
 	uint64_t n = 0;
 	long got;
+	int ret;
 
 	if (o->type == REPLAY_LCS) {
 		unsigned char hdr[LCS_HEADER];
@@ -406,9 +435,9 @@ static int read_binary(struct replay_stream *s, const struct replay_load_opts *o
 		if (check_next(s, n, next))
 			return -1;
 		t->nr_records = n;
-		if (replay_emit(k, id, size, false))
-			return replay_err(s->err, s->errlen, "%s: record %llu: out of memory",
-					  s->path, (unsigned long long)n);
+		ret = replay_emit(k, id, size, false);
+		if (ret)
+			return emit_err(s, "record", n, ret, o, t);
 	}
 	return 0;
 }
@@ -645,7 +674,7 @@ static int read_text(struct replay_stream *s, const struct replay_load_opts *o,
 			break;
 		}
 		if (ret > 0)
-			ret = line_err(s, ln, "out of memory");
+			ret = emit_err(s, "line", ln, ret, o, t);
 		if (ret)
 			break;
 		t->nr_records = ln;

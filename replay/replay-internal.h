@@ -48,7 +48,12 @@ int rs_getline(struct replay_stream *s, char **line, size_t *len);
 int __attribute__((format(printf, 3, 4)))
 replay_err(char *err, size_t errlen, const char *fmt, ...);
 
-/* What readers produce, one request at a time (replay/trace.c). */
+/*
+ * What readers produce, one request at a time (replay/trace.c): 0, or
+ * why it was not taken (the reader names the record).
+ */
+#define REPLAY_EMIT_NOMEM	1
+#define REPLAY_EMIT_BOUND	2	/* past the load's max_page_accesses */
 struct replay_sink;
 int replay_emit(struct replay_sink *k, uint64_t id, uint64_t size, bool write);
 /* The reader's loop stops once the -n cap is reached. */

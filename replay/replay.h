@@ -73,6 +73,8 @@ struct replay_trace {
 	uint64_t wss;		/* working set: objects, or bytes */
 	uint64_t total_pages;	/* the model's file (or mapping) */
 	uint64_t req_bytes;	/* bytes of every request */
+	/* pages every request covers: what one replay through the kernel model reads */
+	uint64_t page_accesses;
 	/* what the reader passed over, reported beside the results */
 	uint64_t nr_records;
 	uint64_t nr_zero_size;	/* skipped as libCacheSim does */
@@ -86,7 +88,19 @@ struct replay_load_opts {
 	struct replay_params params;
 	bool ignore_obj_size;
 	uint64_t max_reqs;	/* -n; 0: all */
+	uint64_t max_page_accesses;	/* the trace's page_accesses at most; 0: any */
 };
+
+/*
+ * A replay through the kernel model (or the host's page cache) reads
+ * every page of every request, 0.3 M (all misses) to 25 M (all hits)
+ * pages a second here: a trace that would read more than 2^30 pages
+ * (4 TiB) in one replay, an hour or more for each size and LRU, is
+ * refused at the record that passes the bound, before anything is set
+ * up for it; -n replays the requests before that record.  The exact
+ * LRU costs a request, not a page, and has no such bound.
+ */
+#define REPLAY_MAX_PAGE_ACCESSES	(1ULL << 30)
 
 /* "oracleGeneral", ... (case-insensitive); -1 and a reason in @err if unknown. */
 int replay_type_parse(const char *s, enum replay_type *type, char *err, size_t errlen);

@@ -75,7 +75,11 @@ static long sink_intern(struct replay_sink *k, uint64_t id, uint64_t size)
 	return (long)t->nr_objs++;
 }
 
-/* 0, or 1 when out of memory (the reader names the record). */
+/*
+ * 0, REPLAY_EMIT_NOMEM, or REPLAY_EMIT_BOUND when the request's pages
+ * would take the trace past the load's max_page_accesses: counted
+ * before anything is allocated for it.
+ */
 int replay_emit(struct replay_sink *k, uint64_t id, uint64_t size, bool write)
 {
 	struct replay_trace *t = k->t;
@@ -89,23 +93,27 @@ int replay_emit(struct replay_sink *k, uint64_t id, uint64_t size, bool write)
 	}
 	if (t->objects)
 		size = 1;
+	/* the readers bound a size at 1 TiB: no overflow */
+	pages = t->objects ? 1 : (size + 4095) / 4096;
+	if (k->o->max_page_accesses && pages > k->o->max_page_accesses - t->page_accesses)
+		return REPLAY_EMIT_BOUND;
 	obj = sink_intern(k, id, size);
 	if (obj < 0)
-		return 1;
+		return REPLAY_EMIT_NOMEM;
 	if (t->nr_reqs == k->req_cap) {
 		size_t cap = k->req_cap ? k->req_cap * 2 : 65536;
 		struct replay_req *reqs = realloc(t->reqs, cap * sizeof(*reqs));
 
 		if (!reqs)
-			return 1;
+			return REPLAY_EMIT_NOMEM;
 		t->reqs = reqs;
 		k->req_cap = cap;
 	}
 	t->reqs[t->nr_reqs++] = (struct replay_req){ .obj = (uint32_t)obj, .write = write,
 						     .size = size };
-	pages = t->objects ? 1 : (size + 4095) / 4096;
 	if (t->objs[obj].pages < pages)
 		t->objs[obj].pages = pages;
+	t->page_accesses += pages;
 	t->req_bytes += size;
 	t->has_writes |= write;
 	return 0;

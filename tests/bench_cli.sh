@@ -431,6 +431,26 @@ grep -q '"no_difference"\|"ci_low"' "$out" && fail "ab --reps 1 --json: a verdic
 # not the patched one rather than fail.
 good 'lru_lock acquisitions' repro s4 --quick --out "$tmp/res"
 [ -s "$tmp/res/s4-mthp-lru-cache.json" ] || fail "repro s4: no s4-mthp-lru-cache.json"
+# issue 21 item 7, the plot: on a file system with room for the tables,
+# the .dat and the .gp (as the run above wrote them, and 16K more) but not
+# for the PNG, gnuplot cuts the PNG short and exits 0: no PNG under its
+# name, nor a temporary file, one line naming it, exit 1
+if command -v gnuplot >/dev/null 2>&1 && mount -t tmpfs -o size=1m tmpfs "$tmp/fullfs" 2>/dev/null; then
+	room=$(ls -l "$tmp/res"/s4-mthp-lru-cache*.json "$tmp/res"/s4-mthp-lru-cache.dat \
+		"$tmp/res"/s4-mthp-lru-cache.gp | awk '{ k += int(($5 + 4095) / 4096) * 4 } END { print k + 16 }')
+	umount "$tmp/fullfs"
+	mount -t tmpfs -o size=$((room + 64))k tmpfs "$tmp/fullfs"
+	head -c $((64 * 1024)) /dev/zero >"$tmp/fullfs/fill"
+	"$LRULAB" repro s4 --quick --out "$tmp/fullfs" >"$out" 2>"$err"
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "repro s4 with no room for its PNG: exit $rc, not 1"
+	[ -e "$tmp/fullfs/s4-mthp-lru-cache.png" ] && fail "repro s4 with no room for its PNG: a PNG cut short"
+	ls "$tmp/fullfs" | grep -q '\.tmp-' && fail "repro s4 with no room for its PNG: a temporary file left"
+	[ "$(wc -l <"$err")" -eq 1 ] &&
+		grep -q "^lrulab repro: cannot write $tmp/fullfs/s4-mthp-lru-cache.png: gnuplot left it cut short" "$err" ||
+		fail "repro s4 with no room for its PNG: not one line naming it"
+	umount "$tmp/fullfs"
+fi
 good 'WARNING: patch 1 ran layout' repro s3 --quick --out "$tmp/res" \
 	--before-bin "$LRULAB" --after-bin "$LRULAB"
 "$LRULAB" repro s0 --quick --json --out "$tmp/res" >"$out" 2>"$err" || fail "repro s0 --json: exit $?"

@@ -51,6 +51,11 @@ expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt --fadvise willneed
 expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" nosuchtype
 expect 2 "$R" "$LRULAB" host replay "$tmp/nonexistent.txt" txt
 expect 2 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt extra
+# every page of every request is read through the host's page cache: bounded
+awk 'BEGIN { for (i = 1; i <= 5; i++) printf "%d,1099511627776\n", i }' >"$tmp/tib.csv"
+expect 2 "$R" "$LRULAB" host replay "$tmp/tib.csv" csv --trace-type-params "obj-id-col=1, obj-size-col=2"
+grep -q ': line 5: a replay would read more than 1073741824 pages (4 TiB)' "$err" ||
+	fail "host replay of 5 TiB: not the page bound"
 LRULAB_CGROUP_ROOT=$tmp expect 1 "$R" "$LRULAB" host replay "$tmp/scan.txt" txt
 grep -q 'no memory controller' "$err" || fail "host replay, no controller: wrong error"
 # no memory controller where cgroups are looked for
@@ -136,6 +141,18 @@ if [ "$(id -u)" -eq 0 ] && [ "$(stat -f -c %T "$files")" != tmpfs ] &&
 		all(.requests == 400 and .misses == 40 and .page_misses == 40)' "$out" >/dev/null ||
 		fail "host replay hot: $(cat "$out")"
 	[ -z "$(leftovers $pid)" ] || fail "host replay --reps 2: left $(leftovers $pid)"
+	# the trace's file (3 TiB: within the page bound) must fit where it
+	# goes: checked before it is written, not found out on a full disk
+	awk 'BEGIN { for (i = 1; i <= 3; i++) printf "%d,1099511627776\n", i }' >"$tmp/tib3.csv"
+	TMPDIR=$files "$LRULAB" host replay "$tmp/tib3.csv" csv --sizes 1G \
+		--trace-type-params "obj-id-col=1, obj-size-col=2" >"$out" 2>"$err" &
+	pid=$!
+	wait $pid
+	rc=$?
+	[ "$rc" -eq 1 ] && [ "$(wc -l <"$err")" -eq 1 ] &&
+		grep -q "^lrulab host replay: $files/lrulab-host-$pid-[^:]*: the trace's file is 3145728M, more than the [0-9]*M free there" "$err" ||
+		fail "host replay of a 3 TiB file: exit $rc"
+	[ -z "$(leftovers $pid)" ] || fail "host replay of a 3 TiB file: left $(leftovers $pid)"
 
 	# --rate paces the reader: 400 requests at 2000 a second cannot end
 	# before the 400th has started, 0.1995 s in

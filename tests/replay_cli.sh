@@ -7,7 +7,7 @@ LRULAB=${1:?usage: replay_cli.sh path/to/lrulab}
 D=tests/data
 fails=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'umount "$tmp/rofs" "$tmp/fullfs" 2>/dev/null; rm -rf "$tmp"' EXIT
 err=$tmp/err
 out=$tmp/out
 
@@ -97,6 +97,17 @@ printf '1,1099511627776\n2,4096\n' >"$tmp/huge.csv"
 bad "$tmp/huge.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 0.5
 grep -q '^lrulab replay: cache size 549755815936: the kernel model needs 532496M for it, more than 3/4 of the [0-9]*M this machine has available$' "$err" ||
 	{ echo "FAIL: replay of a 1 TiB object: '$(cat "$err")'"; fails=$((fails + 1)); }
+# a replay reads every page of every request: a trace that would read
+# more than 2^30 pages (4 TiB) in one is refused at the record that
+# passes, before any run (five 1 TiB objects); the exact LRU, a request
+# a step, replays it
+awk 'BEGIN { for (i = 1; i <= 5; i++) printf "%d,1099511627776\n", i }' >"$tmp/tib.csv"
+bad_is "lrulab replay: $tmp/tib.csv: line 5: a replay would read more than 1073741824 pages (4 TiB), the bound of one replay; -n 4 replays the requests before it" \
+	"$tmp/tib.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 1G
+bad_is "lrulab replay: $tmp/tib.csv: line 5: a replay would read more than 1073741824 pages (4 TiB), the bound of one replay; -n 4 replays the requests before it" \
+	"$tmp/tib.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 1G --lru mglru --print-jobs
+good 'lru cache size     1GiB,                5 req, miss ratio 1.0000' \
+	"$tmp/tib.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 1G --policy lru
 # and -n stops inside one access: 17 pages, 3 of them requested
 printf ' L 0,65536\n' >"$tmp/big.lackey"
 good '3 req, miss ratio 1.0000' "$tmp/big.lackey" lackey --policy lru -n 3 --sizes 10
@@ -170,11 +181,47 @@ if ! grep -qxF "$range" "$tmp/mrc.gp" || ! grep -qxF "set format x '%.0s%c'" "$t
 	cat "$err"
 	fails=$((fails + 1))
 fi
+# the plot's script redraws it on its own, to the same name
+rm -f "$tmp/mrc.png"
+if command -v gnuplot >/dev/null 2>&1 && { ! gnuplot "$tmp/mrc.gp" || [ ! -s "$tmp/mrc.png" ]; }; then
+	echo "FAIL: gnuplot $tmp/mrc.gp: no $tmp/mrc.png"
+	fails=$((fails + 1))
+fi
+# issue 21 item 7: the plot's folder is checked before anything runs
+bad_is "lrulab replay: $tmp/no/such: No such file or directory" \
+	"$T" txt -n 5000 --sizes 0.1 --plot "$tmp/no/such/mrc.png"
+[ -s "$out" ] && { echo "FAIL: --plot into no folder: it ran"; fails=$((fails + 1)); }
+bad_is "lrulab replay: --plot $tmp: a folder, not a file" "$T" txt --sizes 0.1 --plot "$tmp"
+# a read-only and a full file system need a mount (root): nothing runs
+# on a read-only one; on a full one the PNG gnuplot cuts short (and
+# exits 0) is not left under its name, nor any temporary file
+mkdir -p "$tmp/rofs" "$tmp/fullfs"
+if mount -t tmpfs -o ro,size=64k tmpfs "$tmp/rofs" 2>/dev/null; then
+	bad_is "lrulab replay: $tmp/rofs: cannot write there: Read-only file system" \
+		"$T" txt -n 5000 --sizes 0.1 --plot "$tmp/rofs/mrc.png"
+	[ -s "$out" ] && { echo "FAIL: --plot on a read-only folder: it ran"; fails=$((fails + 1)); }
+	umount "$tmp/rofs"
+	mount -t tmpfs -o size=64k tmpfs "$tmp/fullfs"
+	head -c 50000 /dev/zero >"$tmp/fullfs/fill" 2>/dev/null
+	"$LRULAB" replay "$T" txt -n 2000 --sizes 0.1,0.5 --policy lru --plot "$tmp/fullfs/mrc.png" \
+		>"$out" 2>"$err"
+	rc=$?
+	if [ "$rc" -ne 1 ] || [ -e "$tmp/fullfs/mrc.png" ] || ls "$tmp/fullfs" | grep -q '\.tmp-' ||
+		[ "$(wc -l <"$err")" -ne 1 ] ||
+		! grep -q "^lrulab replay: cannot write $tmp/fullfs/mrc.png: gnuplot left it cut short" "$err"; then
+		echo "FAIL: --plot on a full file system: exit $rc, $(ls "$tmp/fullfs"):"
+		cat "$err"
+		fails=$((fails + 1))
+	fi
+	umount "$tmp/fullfs"
+else
+	echo "replay_cli: read-only and full --plot folders not checked (no mount here)"
+fi
 # no size replayed: no curve to draw, one line, exit 1
 "$LRULAB" replay "$tmp/ok.txt" txt --sizes 5 --lru classic --plot "$tmp/none.png" >"$out" 2>"$err"
 rc=$?
 if [ "$rc" -ne 1 ] || [ "$(cat "$err")" != "lrulab replay: --plot: no size was replayed: no PNG" ] ||
-	[ -e "$tmp/none.png" ] || [ -e "$tmp/none.gp" ]; then
+	[ -e "$tmp/none.png" ] || [ -e "$tmp/none.gp" ] || [ -e "$tmp/none.dat" ]; then
 	echo "FAIL: --plot with no size replayed: exit $rc:"
 	cat "$err"
 	fails=$((fails + 1))

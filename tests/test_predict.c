@@ -635,96 +635,181 @@ static void test_memcg_flush_threshold(void **state)
 
 static spinlock_t outer_lock, inner_lock;
 
-static void spin_ns(u64 ns)
-{
-	u64 end = lrulab_now_ns() + ns;
+/*
+ * What the recorder's hooks are given, counted by a second probe on the
+ * same events: every acquisition and release of every thread, model CPU
+ * or not.
+ */
+static unsigned int seen_acquired, seen_released;
 
-	while (lrulab_now_ns() < end)
-		;
+static void count_acquired(void *data, spinlock_t *l, struct lock_site *site)
+{
+	if (l == &outer_lock || l == &inner_lock)
+		__atomic_fetch_add(&seen_acquired, 1, __ATOMIC_RELAXED);
 }
 
-/* sorts v */
-static double median_of(double *v, int n)
+static void count_released(void *data, spinlock_t *l, u64 t_req, u64 hold, u64 now)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (l == &outer_lock || l == &inner_lock)
+		__atomic_fetch_add(&seen_released, 1, __ATOMIC_RELAXED);
 }
+
+static struct lock_site outer_site = {
+	.cls = "test_outer", .caller = "recorded_thread", .fn = "outer", .id = -1,
+};
+static struct lock_site inner_site = {
+	.cls = "pcp->lock", .caller = "recorded_thread", .fn = "inner", .id = -1,
+};
 
 static void *recorded_thread(void *arg)
 {
-	struct lock_site *outer = LOCK_SITE_AT("test_outer", "recorded_thread", "outer");
-	struct lock_site *inner = LOCK_SITE_AT("pcp->lock", "recorded_thread", "inner");
 	int i;
 
 	lrulab_cpu = (int)(long)arg;
 	for (i = 0; i < 100; i++) {
-		spin_lock_at(&outer_lock, outer);
-		spin_ns(20000);
-		spin_lock_at(&inner_lock, inner);
-		spin_ns(10000);
+		spin_lock_at(&outer_lock, &outer_site);
+		spin_lock_at(&inner_lock, &inner_site);
 		spin_unlock(&inner_lock);
 		spin_unlock(&outer_lock);
-		spin_ns(30000);
 	}
 	lrulab_cpu = -1;
 	return NULL;
 }
 
+/*
+ * The same nesting as recorded_thread's, told to the hooks through the
+ * trace events with stated times instead of the clock's: each round
+ * takes outer at T, waits 1 us for inner from T + 19 us, holds it 10 us
+ * and releases both at T + 30 us; the next round starts 100 ms after
+ * the last (70 ms of work, as long as no recorder's overhead).
+ */
+#define HOOK_ROUND_NS	100000000ULL
+#define HOOK_WORK_NS	(HOOK_ROUND_NS - 30000)
+
+static void *timed_hooks_thread(void *arg)
+{
+	u64 t = 1000000000ULL;
+	int i;
+
+	lrulab_cpu = (int)(long)arg;
+	for (i = 0; i < 100; i++, t += HOOK_ROUND_NS) {
+		trace_lock_acquired(&outer_lock, &outer_site);
+		trace_lock_acquired(&inner_lock, &inner_site);
+		trace_lock_released(&inner_lock, t + 19000, 10000, t + 30000);
+		trace_lock_released(&outer_lock, t, 30000, t + 30000);
+	}
+	lrulab_cpu = -1;
+	return NULL;
+}
+
+static void find_sites(const struct pred_recording *rec, int *so, int *si)
+{
+	int i;
+
+	*so = *si = -1;
+	for (i = 0; i < rec->nr_sites; i++) {
+		if (!strcmp(rec->sites[i].fn, "outer"))
+			*so = i;
+		if (!strcmp(rec->sites[i].fn, "inner"))
+			*si = i;
+	}
+	assert_true(*so >= 0 && *si >= 0);
+}
+
+/*
+ * The hooks on real locks: what they keep of the events they see, by
+ * count (no clock: a loaded machine stretches any section); then, on
+ * times the test states, the exact figures they make of them.
+ */
 static void test_record_hooks(void **state)
 {
 	struct pred_recording rec;
+	struct lock_stat st_o0, st_i0, st_o1, st_i1;
 	pthread_t t;
-	int so = -1, si = -1, i;
-	double work[99], hold_o[100], hold_i[100];
-	u32 k;
+	int so, si;
+	u32 k, over = 0;
 
 	spin_lock_init(&outer_lock);
 	spin_lock_init(&inner_lock);
 	lockstat_set_mode(LOCKSTAT_SAMPLED);
+	assert_int_equal(register_trace_lock_acquired(count_acquired, NULL), 0);
+	assert_int_equal(register_trace_lock_released(count_released, NULL), 0);
 	assert_int_equal(pred_record_start(), 0);
 	assert_true(pred_recording_active());
-	/* a thread that is no model CPU is not recorded */
+	/* a thread that is no model CPU is seen by the hooks, but not recorded */
 	pthread_create(&t, NULL, recorded_thread, (void *)-1L);
 	pthread_join(t, NULL);
+	assert_int_equal(seen_acquired, 200);
+	assert_int_equal(seen_released, 200);
+	lockstat_read(&outer_site, &st_o0);
+	lockstat_read(&inner_site, &st_i0);
 	pthread_create(&t, NULL, recorded_thread, (void *)3L);
 	pthread_join(t, NULL);
+	assert_int_equal(seen_acquired, 400);
+	assert_int_equal(seen_released, 400);
+	/* with a consumer of every release, every hold is timed */
+	lockstat_read(&outer_site, &st_o1);
+	lockstat_read(&inner_site, &st_i1);
+	assert_int_equal(st_o1.acquired - st_o0.acquired, 100);
+	assert_int_equal(st_i1.acquired - st_i0.acquired, 100);
+	assert_int_equal(st_o1.hold_timed - st_o0.hold_timed, 100);
+	assert_int_equal(st_i1.hold_timed - st_i0.hold_timed, 100);
 	assert_int_equal(pred_record_stop(&rec), 0);
 	assert_false(pred_recording_active());
 	assert_int_equal(rec.nr_traces, 1);
 	assert_int_equal(rec.traces[0].nr, 200);
 	assert_int_equal(rec.nr_locks, 2);
-	for (i = 0; i < rec.nr_sites; i++) {
-		if (!strcmp(rec.sites[i].fn, "outer"))
-			so = i;
-		if (!strcmp(rec.sites[i].fn, "inner"))
-			si = i;
-	}
-	assert_true(so >= 0 && si >= 0);
+	find_sites(&rec, &so, &si);
 	for (k = 0; k < 200; k++) {
 		const struct pred_op *op = &rec.traces[0].ops[k];
 
 		/* acquisition order: outer, then inner nested in it */
 		assert_int_equal(op->site, k % 2 ? si : so);
-		if (k % 2) {
+		assert_int_equal(rec.locks[op->lock].scope, k % 2 ? PRED_PRIVATE : PRED_SHARED);
+		/* nested: what comes before it is its parent's hold, not work */
+		if (k % 2 || !k)
 			assert_int_equal(op->work_ns, 0);
-			hold_i[k / 2] = op->hold_ns;
-			assert_int_equal(rec.locks[op->lock].scope, PRED_PRIVATE);
-		} else {
-			if (k)
-				work[k / 2 - 1] = op->work_ns;
-			hold_o[k / 2] = op->hold_ns;
-			assert_int_equal(rec.locks[op->lock].scope, PRED_SHARED);
-		}
 	}
-	/*
-	 * The inner section's span is off the outer hold; gaps are work.
-	 * Medians, since a preemption on a loaded machine stretches one
-	 * section by milliseconds and would move a mean out of range.
-	 */
-	assert_true(median_of(hold_o, 100) >= 19000 && median_of(hold_o, 100) < 26000);
-	assert_true(median_of(hold_i, 100) >= 9900 && median_of(hold_i, 100) < 16000);
-	assert_true(median_of(work, 99) >= 29000 && median_of(work, 99) < 36000);
 	pred_recording_free(&rec);
+
+	/*
+	 * Stated times: the inner section's span (its wait too) is off the
+	 * outer hold, exactly, and each gap between rounds is work less
+	 * one and the same overhead, the recorder's own per acquisition.
+	 */
+	assert_int_equal(pred_record_start(), 0);
+	pthread_create(&t, NULL, timed_hooks_thread, (void *)5L);
+	pthread_join(t, NULL);
+	assert_int_equal(seen_acquired, 600);
+	assert_int_equal(seen_released, 600);
+	assert_int_equal(pred_record_stop(&rec), 0);
+	assert_int_equal(rec.nr_traces, 1);
+	assert_int_equal(rec.traces[0].nr, 200);
+	find_sites(&rec, &so, &si);
+	for (k = 0; k < 200; k++) {
+		const struct pred_op *op = &rec.traces[0].ops[k];
+
+		assert_int_equal(op->site, k % 2 ? si : so);
+		if (k % 2) {
+			assert_int_equal(op->hold_ns, 10000);
+			assert_int_equal(op->work_ns, 0);
+			continue;
+		}
+		assert_int_equal(op->hold_ns, 30000 - 11000);
+		if (!k) {
+			/* nothing before the first acquisition is work */
+			assert_int_equal(op->work_ns, 0);
+			continue;
+		}
+		if (k == 2) {
+			over = HOOK_WORK_NS - op->work_ns;
+			assert_true(op->work_ns <= HOOK_WORK_NS);
+		}
+		assert_int_equal(op->work_ns, HOOK_WORK_NS - over);
+	}
+	pred_recording_free(&rec);
+	assert_int_equal(unregister_trace_lock_acquired(count_acquired, NULL), 0);
+	assert_int_equal(unregister_trace_lock_released(count_released, NULL), 0);
 }
 
 /*

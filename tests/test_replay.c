@@ -324,6 +324,85 @@ static void test_lackey(void **state)
 	replay_trace_free(&t);
 }
 
+/*
+ * Every request's pages are counted as it is read; past the load's
+ * bound the record that passes it is refused, before anything is
+ * allocated for it, naming the -n that stays within.
+ */
+static int load_bound(const char *name, enum replay_type type, bool ignore, uint64_t bound,
+		      struct replay_trace *t)
+{
+	struct replay_load_opts o = { .type = type, .ignore_obj_size = ignore,
+				      .max_page_accesses = bound };
+	int ret;
+
+	replay_params_default(&o.params);
+	ret = replay_trace_load(path_of(name), &o, t, err, sizeof(err));
+	if (ret)
+		replay_trace_free(t);
+	return ret;
+}
+
+static void test_page_bound(void **state)
+{
+	unsigned char b[24 * 3];
+	struct replay_trace t;
+	char want[512];
+	size_t n = 0;
+
+	/* 3 pages, then 2 (one byte over a page), then 1 */
+	n += put_og(b + n, 1, 1, 3 * 4096, -1);
+	n += put_og(b + n, 2, 2, 4097, -1);
+	n += put_og(b + n, 3, 1, 1, -1);
+	write_file("bound.og", b, n);
+	assert_int_equal(load_bound("bound.og", REPLAY_ORACLE_GENERAL, false, 0, &t), 0);
+	assert_int_equal(t.page_accesses, 6);
+	replay_trace_free(&t);
+	assert_int_equal(load_bound("bound.og", REPLAY_ORACLE_GENERAL, false, 6, &t), 0);
+	assert_int_equal(t.page_accesses, 6);
+	assert_int_equal(t.total_pages, 5);
+	replay_trace_free(&t);
+	assert_int_equal(load_bound("bound.og", REPLAY_ORACLE_GENERAL, false, 5, &t), -1);
+	snprintf(want, sizeof(want),
+		 "%s: record 3: a replay would read more than 5 pages (20 KiB), the bound of one replay; -n 2 replays the requests before it",
+		 path_of("bound.og"));
+	assert_string_equal(err, want);
+	/* the first record over it: no -n to name */
+	assert_int_equal(load_bound("bound.og", REPLAY_ORACLE_GENERAL, false, 2, &t), -1);
+	snprintf(want, sizeof(want),
+		 "%s: record 1: a replay would read more than 2 pages (8 KiB), the bound of one replay",
+		 path_of("bound.og"));
+	assert_string_equal(err, want);
+	/* as objects, a request is a page */
+	assert_int_equal(load_bound("bound.og", REPLAY_ORACLE_GENERAL, true, 3, &t), 0);
+	assert_int_equal(t.page_accesses, 3);
+	replay_trace_free(&t);
+	/* -n stops the read before the bound is met */
+	{
+		struct replay_load_opts o = { .type = REPLAY_ORACLE_GENERAL, .max_reqs = 1,
+					      .max_page_accesses = 3 };
+
+		replay_params_default(&o.params);
+		assert_int_equal(replay_trace_load(path_of("bound.og"), &o, &t, err, sizeof(err)), 0);
+		assert_int_equal(t.page_accesses, 3);
+		replay_trace_free(&t);
+	}
+
+	/* lackey: inside an access, at the page that passes it (2 + 2 pages, bound 3) */
+	write_text("bound.lackey", " L 00000ff8,16\n S 00002ffc,8\n");
+	assert_int_equal(load_bound("bound.lackey", REPLAY_LACKEY, false, 4, &t), 0);
+	assert_int_equal(t.page_accesses, 4);
+	replay_trace_free(&t);
+	assert_int_equal(load_bound("bound.lackey", REPLAY_LACKEY, false, 3, &t), -1);
+	snprintf(want, sizeof(want),
+		 "%s: line 2: a replay would read more than 3 pages (12 KiB), the bound of one replay; -n 3 replays the requests before it",
+		 path_of("bound.lackey"));
+	assert_string_equal(err, want);
+
+	/* the bound a replay through the kernel model has: 4 TiB of pages */
+	assert_int_equal(REPLAY_MAX_PAGE_ACCESSES, 1ULL << 30);
+}
+
 static void test_pagetrace(void **state)
 {
 	static const struct want w[] = { { 9, 1, false }, { 0x10, 1, true }, { 9, 1, true } };
@@ -793,6 +872,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_txt),
 		cmocka_unit_test(test_lackey),
 		cmocka_unit_test(test_pagetrace),
+		cmocka_unit_test(test_page_bound),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_lru_textbook),

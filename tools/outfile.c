@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* Result files: checked first, written aside, renamed when whole. */
+/* Result files: checked first, written aside, renamed when whole; gnuplot's PNGs too. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tools/outfile.h"
@@ -125,17 +127,50 @@ FILE *out_open(const char *prog, const char *path, struct out_file *of)
 	return of->f;
 }
 
+int out_reserve(const char *prog, const char *path, struct out_file *of)
+{
+	if (!out_open(prog, path, of))
+		return -1;
+	if (fclose(of->f)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		of->f = NULL;
+		unlink(of->tmp);
+		return -1;
+	}
+	of->f = NULL;
+	of->reserved = true;
+	return 0;
+}
+
+/* What another program wrote under of->tmp, to the disk */
+static int reserved_sync(const struct out_file *of)
+{
+	int fd = open(of->tmp, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (fsync(fd))
+		err = errno;
+	close(fd);
+	return err;
+}
+
 int out_commit(const char *prog, struct out_file *of)
 {
 	int err = 0;
 
-	if (!of->f)
+	if (of->reserved) {
+		of->reserved = false;
+		err = reserved_sync(of);
+	} else if (!of->f) {
 		return -1;
-	if (fflush(of->f) || ferror(of->f) || fsync(fileno(of->f)))
-		err = errno ? errno : EIO;
-	if (fclose(of->f) && !err)
-		err = errno;
-	of->f = NULL;
+	} else {
+		if (fflush(of->f) || ferror(of->f) || fsync(fileno(of->f)))
+			err = errno ? errno : EIO;
+		if (fclose(of->f) && !err)
+			err = errno;
+		of->f = NULL;
+	}
 	if (!err && rename(of->tmp, of->path))
 		err = errno;
 	if (err) {
@@ -148,9 +183,109 @@ int out_commit(const char *prog, struct out_file *of)
 
 void out_discard(struct out_file *of)
 {
-	if (of->f) {
-		fclose(of->f);
+	if (of->f || of->reserved) {
+		if (of->f)
+			fclose(of->f);
 		of->f = NULL;
+		of->reserved = false;
 		unlink(of->tmp);
 	}
+}
+
+/* ---- gnuplot ---- */
+
+void out_gnuplot_string(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+void out_gnuplot_output(FILE *f, const char *png)
+{
+	fprintf(f, "if (!exists('lrulab_png')) lrulab_png = ");
+	out_gnuplot_string(f, png);
+	fprintf(f, "\nset output lrulab_png\n");
+}
+
+/* A PNG ends with its IEND chunk: length 0, "IEND", its CRC */
+static bool png_whole(const char *path, long long *size)
+{
+	static const unsigned char iend[12] = {
+		0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82,
+	};
+	unsigned char tail[12];
+	struct stat st;
+	bool whole = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*size = 0;
+	if (fd < 0)
+		return false;
+	if (!fstat(fd, &st)) {
+		*size = (long long)st.st_size;
+		whole = st.st_size >= 8 + (off_t)sizeof(tail) &&
+			pread(fd, tail, sizeof(tail), st.st_size - (off_t)sizeof(tail)) ==
+			(ssize_t)sizeof(tail) && !memcmp(tail, iend, sizeof(tail));
+	}
+	close(fd);
+	return whole;
+}
+
+int out_gnuplot(const char *prog, const char *gp, const char *png)
+{
+	struct out_file of;
+	char *set;
+	long long size;
+	size_t i, n;
+	int status = 0;
+	pid_t pid;
+
+	if (out_reserve(prog, png, &of))
+		return -1;
+	/* lrulab_png='TMP', quoted as in the script */
+	n = strlen(of.tmp);
+	set = malloc(sizeof("lrulab_png=''") + 2 * n);
+	if (!set) {
+		fprintf(stderr, "%s: %s: %s\n", prog, png, strerror(ENOMEM));
+		out_discard(&of);
+		return -1;
+	}
+	n = (size_t)sprintf(set, "lrulab_png='");
+	for (i = 0; of.tmp[i]; i++) {
+		if (of.tmp[i] == '\'')
+			set[n++] = '\'';
+		set[n++] = of.tmp[i];
+	}
+	set[n++] = '\'';
+	set[n] = '\0';
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "%s: %s: cannot run gnuplot: %s\n", prog, png, strerror(errno));
+		free(set);
+		out_discard(&of);
+		return -1;
+	}
+	if (!pid) {
+		execlp("gnuplot", "gnuplot", "-e", set, gp, (char *)NULL);
+		_exit(OUT_GNUPLOT_MISSING);
+	}
+	free(set);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		out_discard(&of);
+		return WIFEXITED(status) && WEXITSTATUS(status) == OUT_GNUPLOT_MISSING ?
+		       OUT_GNUPLOT_MISSING : OUT_GNUPLOT_FAILED;
+	}
+	if (!png_whole(of.tmp, &size)) {
+		fprintf(stderr, "%s: cannot write %s: gnuplot left it cut short (%lld bytes, no IEND chunk): a full disk?\n",
+			prog, png, size);
+		out_discard(&of);
+		return -1;
+	}
+	return out_commit(prog, &of);
 }

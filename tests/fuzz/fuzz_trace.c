@@ -6,8 +6,9 @@
  * Input: byte 0 picks the type (mod 6: oracleGeneral, lcs, csv, txt,
  * lackey, pagetrace) and the file's compression ((b / 6) mod 3: none,
  * .zst, .gz); byte 1 is -n (0: all); byte 2's low bit is
- * --ignore-obj-size.  For csv the next line is the -t text.  The rest is
- * the file.  A load either succeeds or gives one error line naming the
+ * --ignore-obj-size, its next bit a bound of 64 page accesses (the
+ * kernel model's REPLAY_MAX_PAGE_ACCESSES, made small enough to reach).
+ * For csv the next line is the -t text.  The rest is the file.  A load either succeeds or gives one error line naming the
  * file; either way it must not take more than the input bounds.
  */
 #include <stdio.h>
@@ -35,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.type = (enum replay_type)(data[0] % NR_REPLAY_TYPES);
 	o.max_reqs = data[1];
 	o.ignore_obj_size = data[2] & 1;
+	o.max_page_accesses = data[2] & 2 ? 64 : 0;
 	path = suffix[data[0] / NR_REPLAY_TYPES % 3];
 	data += 3;
 	size -= 3;
@@ -66,6 +68,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (o.max_reqs && t.nr_reqs > o.max_reqs)
 		fuzz_fail("-n %llu, %zu requests loaded", (unsigned long long)o.max_reqs,
 			  t.nr_reqs);
+	if (o.max_page_accesses && t.page_accesses > o.max_page_accesses)
+		fuzz_fail("%llu page accesses past the bound of %llu",
+			  (unsigned long long)t.page_accesses,
+			  (unsigned long long)o.max_page_accesses);
 	nr = replay_sizes_parse("auto", &t, sizes, err, sizeof(err));
 	if (nr > 0 && t.nr_reqs <= 4096) {
 		counts = calloc((size_t)nr, sizeof(*counts));
