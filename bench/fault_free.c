@@ -70,7 +70,7 @@ static int fault_free_pass(struct bench_thread *t)
 	if (t->mapping)
 		shmem_punch_hole(t->mapping, 0, t->pages - 1);
 	else
-		zap_page_range_single(t->vma, t->vma->vm_start, t->pages * PAGE_SIZE);
+		madvise_dontneed_single_vma(t->vma, t->vma->vm_start, t->pages * PAGE_SIZE);
 	return err;
 }
 

@@ -56,7 +56,7 @@ static int mmap_madvise_pass(struct bench_thread *t)
 	}
 	t->done = j / PAGE_SIZE;
 	/* madvise(addr, MEM_SIZE, MADV_DONTNEED) */
-	zap_page_range_single(t->vma, addr, size);
+	madvise_dontneed_single_vma(t->vma, addr, size);
 	return err;
 }
 

@@ -30,6 +30,17 @@
  * 512 PTEs, so NR_ANON_THPS stays 0 while THP_FAULT_ALLOC counts them);
  * no mmap_lock (a VMA's user serialises its faults and zaps
  * against munmap, as the bench threads do by owning their VMAs).
+ *
+ * What a fault and a zap touch of the address space besides the PTEs,
+ * where the kernel (v7.x) touches it, is done and traced for consumers
+ * that cost it on other machines: the fault's write-intent prefetch of
+ * the mm's mmap_lock line; the per-VMA read lock's count, taken and
+ * dropped by a fault and by MADV_DONTNEED; the mm counters; the PTE
+ * table a fault allocates (from the page allocator, cleared) and
+ * MADV_DONTNEED frees again when it empties it (PT_RECLAIM), under the
+ * PMD table's lock, with the mm's pgtables_bytes; the gather's
+ * tlb_flush_pending and its TLB flush, at the points the kernel's
+ * mmu_gather flushes; and each page cleared.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -146,13 +157,16 @@ struct mm_struct *mm_alloc(struct mem_cgroup *memcg)
 		errno = EINVAL;
 		return NULL;
 	}
-	mm = calloc(1, sizeof(*mm));
+	/* line-aligned: its shared lines are where the struct puts them */
+	mm = aligned_alloc(L1_CACHE_BYTES, sizeof(*mm));
 	if (!mm) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	memset(mm, 0, sizeof(*mm));
 	INIT_LIST_HEAD(&mm->mmap);
 	spin_lock_init(&mm->page_table_lock);
+	spin_lock_init(&mm->pmd_lock);
 	mm->mmap_base = MMAP_BASE;
 	mm->memcg = memcg;
 	css_get(memcg);
@@ -202,7 +216,9 @@ static struct vm_area_struct *vma_create(struct mm_struct *mm, unsigned long len
 		spin_lock_init(&vma->tables[i].ptl);
 		vma->tables[i].young = 0;
 		vma->tables[i].present = 0;
+		vma->tables[i].page = NULL;
 	}
+	atomic_set(&vma->vm_refcnt, 0);
 	vma->vm_flags = vm_flags;
 	vma->vm_mm = mm;
 	vma->vm_file = mapping;
@@ -259,12 +275,35 @@ struct vm_area_struct *mmap_shmem(struct mm_struct *mm, struct address_space *ma
 	return vma;
 }
 
+/* pages the tables hold, for the tests' page counts */
+static atomic_long_t nr_pte_table_pages;
+
+unsigned long pte_table_pages(void)
+{
+	return (unsigned long)atomic_long_read(&nr_pte_table_pages);
+}
+
+static void pte_table_free(struct vm_area_struct *vma, struct pte_table *table);
+
 /* After the zap: nobody can reach the VMA once it is off both lists. */
 static void vma_unlink_free(struct vm_area_struct *vma)
 {
 	struct address_space *mapping = vma->vm_file;
 	struct mm_struct *mm = vma->vm_mm;
+	unsigned long i, nr_tables = (vma->vm_end - vma->vm_start + PMD_SIZE - 1) >> PMD_SHIFT;
 
+	/* free_pgtables(): what the zaps left */
+	for (i = 0; i < nr_tables; i++) {
+		struct pte_table *table = &vma->tables[i];
+
+		if (table->present)
+			pte_table_free(vma, table);
+		if (table->page) {
+			atomic_long_sub(1, &nr_pte_table_pages);
+			folio_put(table->page);
+			table->page = NULL;
+		}
+	}
 	if (mapping) {
 		spin_lock_at(&mapping->i_mmap_lock, LOCK_SITE("i_mmap_lock"));
 		list_del(&vma->shared);
@@ -523,6 +562,7 @@ static struct folio *alloc_anon_folio(struct vm_area_struct *vma, unsigned long 
 	}
 	/* the real cost of a fault, outside every lock */
 	memset(folio_address(folio), 0, PAGE_SIZE << order);
+	trace_clear_page(PAGE_SIZE << order);
 	__folio_set_uptodate(folio);
 	fault_extra_work();
 	return folio;
@@ -623,13 +663,73 @@ retry:
 	return 0;
 }
 
-/* A fault in a range without a PTE table gives it one (pte_alloc()). */
-static void pmd_populate(struct vm_area_struct *vma, unsigned long addr)
+/*
+ * A fault in a range without a PTE table gives it one (pte_alloc()): a
+ * page from the allocator, cleared (__GFP_ZERO), installed under the
+ * PMD table's lock unless a racing fault installed one first, and
+ * counted in the mm's pgtables_bytes (pmd_install()).  A page the
+ * allocator cannot give leaves the table without one: the model's PTEs
+ * do not live in it.
+ */
+static void pte_alloc(struct vm_area_struct *vma, unsigned long addr)
 {
-	unsigned long *present = &vma->tables[(addr - vma->vm_start) >> PMD_SHIFT].present;
+	struct pte_table *table = &vma->tables[(addr - vma->vm_start) >> PMD_SHIFT];
+	struct mm_struct *mm = vma->vm_mm;
+	struct folio *page;
 
-	if (!__atomic_load_n(present, __ATOMIC_RELAXED))
-		__atomic_store_n(present, 1UL, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&table->present, __ATOMIC_ACQUIRE))
+		return;
+	page = folio_alloc(0, -1);
+	if (page) {
+		memset(folio_address(page), 0, PAGE_SIZE);
+		trace_clear_page(PAGE_SIZE);
+	}
+	spin_lock_at(&mm->pmd_lock, LOCK_SITE("pmd_lock"));
+	if (!table->present) {
+		table->page = page;
+		if (page)
+			atomic_long_inc(&nr_pte_table_pages);
+		page = NULL;
+		atomic_long_add(PAGE_SIZE, &mm->pgtables_bytes);
+		trace_mm_line(pte_table, &mm->pgtables_bytes, mm, 1, 0);
+		__atomic_store_n(&table->present, 1UL, __ATOMIC_RELEASE);
+	}
+	spin_unlock(&mm->pmd_lock);
+	if (page)
+		folio_put(page);
+}
+
+/*
+ * The table's PMD entry cleared under the PMD table's lock, and the
+ * mm's pgtables_bytes; the caller frees the page (after the TLB flush,
+ * for a zap's).
+ */
+static void pte_table_free(struct vm_area_struct *vma, struct pte_table *table)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	spin_lock_at(&mm->pmd_lock, LOCK_SITE("pmd_lock"));
+	__atomic_store_n(&table->present, 0UL, __ATOMIC_RELEASE);
+	atomic_long_sub(PAGE_SIZE, &mm->pgtables_bytes);
+	trace_mm_line(pte_table, &mm->pgtables_bytes, mm, 0, 0);
+	spin_unlock(&mm->pmd_lock);
+}
+
+/*
+ * The per-VMA read lock (lock_vma_under_rcu() and vma_end_read()): one
+ * atomic on the VMA's own line each way.  Nothing write-locks a VMA in
+ * the model, so the read side always succeeds.
+ */
+static void vma_start_read(struct vm_area_struct *vma)
+{
+	atomic_inc(&vma->vm_refcnt);
+	trace_mm_line(vma_refcnt, &vma->vm_refcnt, NULL, 1, 0);
+}
+
+static void vma_end_read(struct vm_area_struct *vma)
+{
+	atomic_dec(&vma->vm_refcnt);
+	trace_mm_line(vma_refcnt, &vma->vm_refcnt, NULL, 0, 0);
 }
 
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
@@ -646,15 +746,19 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 		return VM_FAULT_SIGSEGV;
 	addr &= PAGE_MASK_;
 
+	/* exc_page_fault: prefetchw(&mm->mmap_lock), whether it is taken or not */
+	trace_mm_line(mmap_lock_prefetch, &mm->mmap_lock, mm, 0, 0);
+	vma_start_read(vma);
 	count_vm_event(PGFAULT);
 	count_memcg_events(mm->memcg, PGFAULT, 1);
-	pmd_populate(vma, addr);
+	pte_alloc(vma, addr);
 	lru_gen_enter_fault(vma);
 	if (vma_is_anonymous(vma))
 		ret = do_anonymous_page(vma, addr, write);
 	else
 		ret = do_shmem_fault(vma, addr, write);
 	lru_gen_exit_fault();
+	vma_end_read(vma);
 	return ret;
 }
 
@@ -734,6 +838,37 @@ void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm)
 {
 	tlb->mm = mm;
 	tlb->nr = 0;
+	tlb->reclaim_pt = false;
+	tlb->unmapped = tlb->slots = 0;
+	tlb->nr_tables = 0;
+	/* inc_tlb_flush_pending() */
+	atomic_inc(&mm->tlb_flush_pending);
+	trace_mm_line(tlb_flush_pending, &mm->tlb_flush_pending, mm, 1, 0);
+}
+
+/*
+ * The slots the kernel's gather holds before it must flush: the on-stack
+ * bundle of 8 and 10000 / 510 batch pages of 510 (asm-generic/tlb.h's
+ * MMU_GATHER_BUNDLE, MAX_GATHER_BATCH_COUNT and MAX_GATHER_BATCH).
+ */
+#define KERNEL_GATHER_SLOTS	(8 + 10000 / 510 * 510)
+
+/*
+ * The TLB flush the kernel's gather does here (flush_tlb_mm_range():
+ * the mm's tlb_gen, then the other CPUs in its cpumask), when it
+ * cleared PTEs or freed tables since its last one.
+ */
+static void tlb_flush_tlbonly(struct mmu_gather *tlb)
+{
+	struct mm_struct *mm = tlb->mm;
+
+	if (!tlb->unmapped && !tlb->nr_tables)
+		return;
+	atomic_long_inc(&mm->tlb_gen);
+	trace_mm_line(tlb_flush, &mm->tlb_gen, mm,
+		      (u32)(tlb->unmapped > 0xffffffffUL ? 0xffffffffUL : tlb->unmapped),
+		      tlb->nr_tables > 0);
+	tlb->unmapped = tlb->slots = 0;
 }
 
 /*
@@ -767,7 +902,18 @@ void tlb_flush_mmu(struct mmu_gather *tlb)
 
 void tlb_finish_mmu(struct mmu_gather *tlb)
 {
+	unsigned int i;
+
+	tlb_flush_tlbonly(tlb);
 	tlb_flush_mmu(tlb);
+	/* the emptied tables' pages, once no TLB can walk them */
+	for (i = 0; i < tlb->nr_tables; i++) {
+		atomic_long_sub(1, &nr_pte_table_pages);
+		folio_put(tlb->tables[i]);
+	}
+	tlb->nr_tables = 0;
+	atomic_dec(&tlb->mm->tlb_flush_pending);
+	trace_mm_line(tlb_flush_pending, &tlb->mm->tlb_flush_pending, tlb->mm, 0, 0);
 }
 
 static enum mm_counter mm_counter(struct folio *folio)
@@ -815,6 +961,8 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 {
 	struct mm_struct *mm = vma->vm_mm;
 	spinlock_t *ptl = pte_lockptr(vma, addr);
+	long rss[NR_MM_COUNTERS] = { 0 };
+	int member;
 
 	spin_lock_at(ptl, LOCK_SITE("ptl"));
 	while (addr < end && tlb->nr < MMU_GATHER_BATCH) {
@@ -845,15 +993,44 @@ static unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct
 			if (bits & _PAGE_ACCESSED)
 				folio_mark_accessed(folio);
 		}
-		add_mm_counter(mm, mm_counter(folio), -(long)nr);
+		rss[mm_counter(folio)] -= (long)nr;
 		folio_remove_rmap_ptes(folio, page, (int)nr, vma);
 		tlb->folios[tlb->nr] = folio;
 		tlb->refs[tlb->nr] = (unsigned int)nr;
 		tlb->nr++;
+		tlb->unmapped += nr;
+		/* a large folio takes a page slot and a count slot */
+		tlb->slots += nr > 1 ? 2 : 1;
 		addr += nr << PAGE_SHIFT;
+		/* the kernel's gather is full: it flushes before it frees */
+		if (tlb->slots + 2 > KERNEL_GATHER_SLOTS)
+			tlb_flush_tlbonly(tlb);
 	}
+	/* add_mm_rss_vec(): once per table walked */
+	for (member = 0; member < NR_MM_COUNTERS; member++)
+		if (rss[member])
+			add_mm_counter(mm, member, rss[member]);
 	spin_unlock(ptl);
 	return addr;
+}
+
+/*
+ * PT_RECLAIM: a MADV_DONTNEED that covered the whole table and left
+ * every PTE in it none frees the table (try_get_and_clear_pmd() and
+ * free_pte()), the page going with the gather's flush.
+ */
+static void zap_reclaim_table(struct mmu_gather *tlb, struct vm_area_struct *vma,
+			      unsigned long start, unsigned long end)
+{
+	struct pte_table *table = &vma->tables[(start - vma->vm_start) >> PMD_SHIFT];
+
+	if (!tlb->reclaim_pt || start & ~PMD_MASK || end - start != PMD_SIZE ||
+	    end > vma->vm_end || !table->page || tlb->nr_tables == MMU_GATHER_TABLES ||
+	    !pte_range_none(vma_pte(vma, start), PMD_SIZE >> PAGE_SHIFT))
+		return;
+	pte_table_free(vma, table);
+	tlb->tables[tlb->nr_tables++] = table->page;
+	table->page = NULL;
 }
 
 void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
@@ -869,13 +1046,19 @@ void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 	end = (end + PAGE_SIZE - 1) & PAGE_MASK_;
 	while (addr < end) {
 		unsigned long next = (addr & PMD_MASK) + PMD_SIZE;
+		bool whole;
 
 		if (next > end)
 			next = end;
-		addr = zap_pte_range(tlb, vma, addr, next);
-		/* a full gather is freed with no PTE lock held */
-		if (tlb->nr == MMU_GATHER_BATCH)
-			tlb_flush_mmu(tlb);
+		whole = !(addr & ~PMD_MASK) && next - addr == PMD_SIZE;
+		do {
+			addr = zap_pte_range(tlb, vma, addr, next);
+			/* a full gather is freed with no PTE lock held */
+			if (tlb->nr == MMU_GATHER_BATCH)
+				tlb_flush_mmu(tlb);
+		} while (addr < next);
+		if (whole)
+			zap_reclaim_table(tlb, vma, next - PMD_SIZE, next);
 		cond_resched();
 	}
 }
@@ -890,6 +1073,22 @@ void zap_page_range_single(struct vm_area_struct *vma, unsigned long start,
 	tlb_gather_mmu(&tlb, vma->vm_mm);
 	unmap_page_range(&tlb, vma, start, start + size);
 	tlb_finish_mmu(&tlb);
+}
+
+void madvise_dontneed_single_vma(struct vm_area_struct *vma, unsigned long start,
+				 unsigned long size)
+{
+	struct mmu_gather tlb;
+
+	if (!size || start >= vma->vm_end || start + size <= vma->vm_start)
+		return;
+	/* MADV_DONTNEED takes the VMA's read lock, not mmap_lock (v6.16 on) */
+	vma_start_read(vma);
+	tlb_gather_mmu(&tlb, vma->vm_mm);
+	tlb.reclaim_pt = true;
+	unmap_page_range(&tlb, vma, start, start + size);
+	tlb_finish_mmu(&tlb);
+	vma_end_read(vma);
 }
 
 void unmap_mapping_pages(struct address_space *mapping, unsigned long start,

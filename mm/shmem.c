@@ -150,6 +150,7 @@ repeat:
 	}
 	/* zeroed before anyone can find it: the real work, outside locks */
 	memset(folio_address(folio), 0, PAGE_SIZE << mapping->order);
+	trace_clear_page(PAGE_SIZE << mapping->order);
 	__folio_set_swapbacked(folio);
 	__folio_set_uptodate(folio);
 	fault_extra_work();

@@ -40,6 +40,27 @@
  * away at 20 CPUs, because a store waits for its invalidation in the
  * store buffer, not in the section, and that is not modelled.)
  *
+ * The address space's events (mm/memory.c) are costed where the kernel
+ * pays them when the CPUs are threads of one process (one_process): the
+ * mm's lines are one line for every CPU, written through the owner
+ * table (tlb_flush_pending, the flush generation, pgtables_bytes; an mm
+ * counter's shared count when the CPU's per-CPU delta passes the
+ * percpu_counter batch for N online CPUs, max(32, 2 N)); a fault's
+ * prefetch of mmap_lock's line takes the line without stalling the
+ * fault, so it costs the next writer a transfer and the line's time, not
+ * the prefetcher; a VMA's refcount line is the thread's own unless every
+ * thread faults one VMA (shared_vma, a what-if).  A TLB flush is an IPI
+ * round to every other CPU, which all run the mm: the flusher writes
+ * each target's call queue line (a transfer from the target, one after
+ * another), each target fetches it back and acks on the flusher's line
+ * (two transfers and the profile's handler time, if it gives one,
+ * charged to the target's next work: interrupts wait for a hold's end),
+ * and the flusher waits for the slowest ack to come back (one more).
+ * Clearing a page is memory traffic: each socket's DRAM serves one
+ * clear at a time at the profile's bandwidth, and a clear that finds it
+ * busy waits (the clearing itself is in the recorded work); a profile
+ * without a bandwidth leaves it out.
+ *
  * A CPU has at most one pending event (its work or its hold ending); a
  * CPU that waits for a lock has none and is woken by the releaser, so
  * the heap never holds more than N entries and an acquisition costs two
@@ -71,6 +92,7 @@ struct vcpu {
 	double t_req;		/* when op's request was made */
 	double hold;		/* op's hold, once granted */
 	double speed;		/* time multiplier for work and holds */
+	double irq_debt;	/* IPI handler time owed, taken at its next work */
 	u64 releases;		/* counted ones */
 	double first_rel, last_rel;
 };
@@ -100,6 +122,9 @@ struct sim {
 	double *line_busy;	/* the end of the line's last transfer: it serves one at a time */
 	u32 *credit;		/* per CPU and counter: updates towards the next fold */
 	u32 *memcg_pending;	/* per line: a memcg's stats_updates since its flush */
+	int *rss_local;		/* per CPU and counter: the percpu_counter delta */
+	double *mem_busy;	/* per socket: when its memory ends the last clear */
+	int nr_sockets;
 	double next_flush;
 	u64 rnd;
 	bool counting;
@@ -388,6 +413,118 @@ static double pair_read(struct sim *s, int cpu, const struct pred_event *e, doub
 	return x;
 }
 
+/* ---- the address space's events ---- */
+
+/* The kernel's percpu_counter_batch for @cpus online: max(32, 2 N). */
+static int rss_batch(int cpus)
+{
+	return 2 * cpus > 32 ? 2 * cpus : 32;
+}
+
+/*
+ * An mm counter's change on @cpu: its per-CPU delta takes it, and folds
+ * into the shared count (a write of the counter's line) once it reaches
+ * the batch, as percpu_counter_add_batch() does.
+ */
+static bool rss_folds(struct sim *s, int cpu, const struct pred_event *e)
+{
+	int *d = &s->rss_local[(size_t)cpu * (s->o->nr_counters + 1) +
+			       (e->counter < s->o->nr_counters ? e->counter : s->o->nr_counters)];
+	int v = *d + (int)e->arg;
+
+	if (v >= rss_batch(s->o->cpus) || -v >= rss_batch(s->o->cpus)) {
+		*d = 0;
+		return true;
+	}
+	*d = v;
+	return false;
+}
+
+/* A prefetch for write: the line becomes @cpu's, in its turn, at no cost to @cpu. */
+static void prefetch_line(struct sim *s, int cpu, u32 line, double t)
+{
+	if (line == PRED_NO_LINE || line > s->o->nr_lines)
+		return;
+	line_fetch(s, line, t, xfer(s, s->line_owner[line], cpu));
+	s->line_owner[line] = cpu;
+	s->line_reader[line] = -1;
+}
+
+/* The flusher's IPI round to every other CPU (all of them run the mm). */
+static double ipi_round(struct sim *s, int cpu)
+{
+	double send = 0, slowest = 0, h = s->o->costs->ipi_target_ns;
+	int j;
+
+	for (j = 0; j < s->o->cpus; j++) {
+		double ack;
+
+		if (j == cpu)
+			continue;
+		send += xfer(s, j, cpu);
+		ack = send + 2 * xfer(s, cpu, j) + h + xfer(s, j, cpu);
+		if (ack > slowest)
+			slowest = ack;
+		s->v[j].irq_debt += 2 * xfer(s, cpu, j) + h;
+		if (s->counting) {
+			s->r->ipis++;
+			s->r->ipi_target_ns += 2 * xfer(s, cpu, j) + h;
+			s->r->ev_ns[PRED_EV_TLB_FLUSH] += 2 * xfer(s, cpu, j) + h;
+		}
+	}
+	return slowest;
+}
+
+/* A clear of @bytes at @t: its socket's memory serves one at a time. */
+static double clear_wait(struct sim *s, int cpu, double t, u32 bytes)
+{
+	double bw = s->o->costs->mem_bw, start, *busy;
+	int sock = s->o->topo ? s->o->topo[cpu].socket : 0;
+
+	if (bw <= 0 || !bytes)
+		return 0;
+	busy = &s->mem_busy[sock < s->nr_sockets ? sock : 0];
+	start = *busy > t ? *busy : t;
+	*busy = start + bytes / bw;
+	if (s->counting)
+		s->r->bw_wait_ns += start - t;
+	return start - t;
+}
+
+/* What an address-space event adds to @cpu at @t. */
+static double mm_event_cost(struct sim *s, int cpu, const struct pred_event *e, double t,
+			    u64 *kept)
+{
+	bool shared = s->o->one_process;
+
+	*kept = 1;
+	switch (e->kind) {
+	case PRED_EV_MMAP_PREFETCH:
+		if (shared)
+			prefetch_line(s, cpu, e->line, t);
+		return 0;
+	case PRED_EV_VMA_REFCNT:
+		return shared && s->o->shared_vma ? write_line(s, cpu, e->line, t) : 0;
+	case PRED_EV_RSS:
+		*kept = rss_folds(s, cpu, e);
+		return *kept && shared ? write_line(s, cpu, e->line, t) : 0;
+	case PRED_EV_TLB_PENDING:
+	case PRED_EV_PTE_TABLE:
+		return shared ? write_line(s, cpu, e->line, t) : 0;
+	case PRED_EV_TLB_FLUSH:
+		if (!shared)
+			return 0;
+		{
+			double x = write_line(s, cpu, e->line, t);
+
+			return x + ipi_round(s, cpu);
+		}
+	case PRED_EV_CLEAR:
+		return clear_wait(s, cpu, t, e->arg);
+	}
+	return 0;
+}
+
 /* The time op's events in (@inside) or before its hold add on @cpu at @t. */
 static double events_cost(struct sim *s, int cpu, double t, bool inside)
 {
@@ -401,12 +538,30 @@ static double events_cost(struct sim *s, int cpu, double t, bool inside)
 
 		if (!e->inside != !inside || e->kind >= NR_PRED_EVENTS)
 			continue;
+		if (e->kind >= PRED_EV_MMAP_PREFETCH) {
+			u64 kept;
+			double y = mm_event_cost(s, cpu, e, t + x, &kept);
+
+			if (s->counting) {
+				s->r->ev_seen[e->kind]++;
+				s->r->ev_kept[e->kind] += kept;
+				s->r->ev_ns[e->kind] += y;
+			}
+			x += y;
+			continue;
+		}
 		if (e->kind == PRED_EV_PAIR_READ) {
 			if (s->counting) {
 				s->r->ev_seen[e->kind]++;
 				s->r->ev_kept[e->kind]++;
 			}
-			x += pair_read(s, cpu, e, t + x);
+			{
+				double y = pair_read(s, cpu, e, t + x);
+
+				if (s->counting)
+					s->r->ev_ns[e->kind] += y;
+				x += y;
+			}
 			continue;
 		}
 		if (e->kind == PRED_EV_VMSTAT_FOLD)
@@ -419,8 +574,12 @@ static double events_cost(struct sim *s, int cpu, double t, bool inside)
 		}
 		/* folds after the first find the lines here already */
 		if (n) {
-			x += write_line(s, cpu, e->line, t + x);
-			x += write_line(s, cpu, e->line2, t + x);
+			double y = write_line(s, cpu, e->line, t + x);
+
+			y += write_line(s, cpu, e->line2, t + x + y);
+			if (s->counting)
+				s->r->ev_ns[e->kind] += y;
+			x += y;
 		}
 	}
 	if (s->counting)
@@ -477,6 +636,9 @@ static void next_op(struct sim *s, int cpu, double t)
 		v->op.lock = 0;
 	v->inst = instance(s, cpu, v->op.lock);
 	work = v->op.work_ns * s->o->costs->work_scale * v->speed;
+	/* IPIs that came during the hold (interrupts off) or the wait */
+	work += v->irq_debt;
+	v->irq_debt = 0;
 	if (v->nr_ev)
 		work += events_cost(s, cpu, t, false);
 	heap_push(s, t + work, cpu, EV_REQUEST);
@@ -594,10 +756,17 @@ static int sim_alloc(struct sim *s, const struct pred_sim_opts *o, struct pred_r
 	s->line_busy = calloc(o->nr_lines + 1, sizeof(double));
 	s->credit = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->credit));
 	s->memcg_pending = calloc(o->nr_lines + 1, sizeof(*s->memcg_pending));
+	s->rss_local = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->rss_local));
+	s->nr_sockets = 1;
+	for (i = 0; o->topo && i < o->cpus; i++)
+		if (o->topo[i].socket + 1 > s->nr_sockets)
+			s->nr_sockets = o->topo[i].socket + 1;
+	s->mem_busy = calloc(s->nr_sockets, sizeof(*s->mem_busy));
 	r->sites = calloc(o->nr_sites + 1, sizeof(*r->sites));
 	r->locks = calloc(s->nr_inst, sizeof(*r->locks));
 	if (!s->heap || !s->v || !s->li || !s->line_owner || !s->line_reader || !s->line_busy ||
-	    !s->credit || !s->memcg_pending || !r->sites || !r->locks)
+	    !s->credit || !s->memcg_pending || !s->rss_local || !s->mem_busy || !r->sites ||
+	    !r->locks)
 		return -ENOMEM;
 	for (i = 0; i <= (int)o->nr_lines; i++)
 		s->line_owner[i] = s->line_reader[i] = -1;
@@ -633,6 +802,8 @@ static void sim_free(struct sim *s)
 	free(s->line_busy);
 	free(s->credit);
 	free(s->memcg_pending);
+	free(s->rss_local);
+	free(s->mem_busy);
 }
 
 /* A thread whose SMT sibling also runs goes at smt_speed. */

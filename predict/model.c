@@ -48,6 +48,11 @@ int pred_record_describe(const char *prog, const struct pred_run_desc *d,
 	rec->seconds = d->seconds;
 	rec->pages_per_sec = d->seconds > 0 ? d->pages / d->seconds : 0;
 	rec->lock_impl = (u8)d->lock;
+	/*
+	 * The mails' fault/free benchmarks and lrulab host run their threads
+	 * in one process; usemem forks a process per worker.
+	 */
+	rec->one_process = strcmp(d->workload, "usemem") != 0;
 	return 0;
 }
 
@@ -342,6 +347,9 @@ static void make_costs(const struct pred_recording *rec, const struct pred_profi
 	c->tas_beta = draw(&p[PP_TAS_BETA], rng, central);
 	c->smt_speed = draw(&p[PP_SMT_SPEED], rng, central);
 	c->pair_prefetch = draw(&p[PP_PAIR_PREFETCH], rng, central) >= 0.5;
+	/* GB/s is bytes per ns */
+	c->mem_bw = p[PP_MEM_BW_SOCKET].given ? draw(&p[PP_MEM_BW_SOCKET], rng, central) : 0;
+	c->ipi_target_ns = p[PP_IPI_TARGET].given ? draw(&p[PP_IPI_TARGET], rng, central) : 0;
 	c->hold_scale = f1 / fn / speed;
 	c->work_scale = c->hold_scale * plain_factor(rec);
 	if (mo->single_thread_rate > 0) {
@@ -514,6 +522,11 @@ static void merge_result(struct pred_result *r, const struct pred_result *w, int
 	r->invalidations += w->invalidations;
 	r->inval_ns += w->inval_ns;
 	r->line_wait_ns += w->line_wait_ns;
+	for (i = 0; i < NR_PRED_EVENTS; i++)
+		r->ev_ns[i] += w->ev_ns[i];
+	r->ipis += w->ipis;
+	r->ipi_target_ns += w->ipi_target_ns;
+	r->bw_wait_ns += w->bw_wait_ns;
 	for (i = 0; i < nr_sites; i++) {
 		struct pred_site_stat *a = &r->sites[i];
 		const struct pred_site_stat *b = &w->sites[i];
@@ -579,6 +592,7 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 			.seed = seed ? seed + w : 0, .src = &src,
 			.flush_period_ns = rec->flush_period_ns,
 			.other_placement = mo->other_placement,
+			.one_process = rec->one_process, .shared_vma = mo->shared_vma,
 		};
 		struct pred_result one;
 
@@ -697,6 +711,13 @@ static void point_figures(const struct pred_recording *rec, const struct pred_re
 				res->inval_ns * ops / (rec->pages * (double)res->acquisitions) : 0;
 	pt->line_wait_ns_per_page = res->acquisitions ?
 				    res->line_wait_ns * ops / (rec->pages * (double)res->acquisitions) : 0;
+	/* each kind's time as a share of every CPU's: of the simulated CPU-time */
+	for (i = 0; i < NR_PRED_EVENTS; i++)
+		pt->ev_share[i] = res->elapsed_ns > 0 ?
+				  res->ev_ns[i] / (res->elapsed_ns * pt->cpus) : 0;
+	pt->ipis_per_page = res->acquisitions ?
+			    res->ipis * ops / (rec->pages * (double)res->acquisitions) : 0;
+	pt->bw_wait_share = res->elapsed_ns > 0 ? res->bw_wait_ns / (res->elapsed_ns * pt->cpus) : 0;
 	/* the busiest shared lock: its load is the share of time it is held */
 	for (i = 0; i < rec->nr_locks; i++) {
 		double load = res->elapsed_ns > 0 ? res->locks[i].busy / res->elapsed_ns : 0;
@@ -738,6 +759,7 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 	if (!topo || !band || (mo->lru_hold_ratio > 0 && !scales))
 		goto out;
 	pred_topology(pf, cpus, topo);
+	pt->bw_costed = pf->p[PP_MEM_BW_SOCKET].given;
 	make_costs(rec, pf, topo, cpus, mo, scales, &rng, true, &c);
 	err = run_sim(rec, topo, cpus, &c, mo, 0, &res);
 	if (err)
@@ -781,6 +803,19 @@ out:
 	return err;
 }
 
+static double clear_bytes(const struct pred_recording *rec)
+{
+	double b = 0;
+	int i;
+	u32 k;
+
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr_events; k++)
+			if (rec->traces[i].events[k].kind == PRED_EV_CLEAR)
+				b += rec->traces[i].events[k].arg;
+	return b / 1024;
+}
+
 void pred_events_describe(const struct pred_recording *rec, char *buf, size_t len)
 {
 	double n[NR_PRED_EVENTS] = { 0 }, inside = 0;
@@ -801,6 +836,33 @@ void pred_events_describe(const struct pred_recording *rec, char *buf, size_t le
 		 "page_counter writes, %.1f memcg stat reads of a line pair",
 		 n[PRED_EV_VMSTAT_FOLD], inside * 1000.0 / rec->pages, f ? f->threshold : 0,
 		 n[PRED_EV_MEMCG_SPILL], n[PRED_EV_PAGE_COUNTER], n[PRED_EV_PAIR_READ]);
+	snprintf(buf + strlen(buf), len - strlen(buf) < len ? len - strlen(buf) : 0,
+		 "; the address space's (%s): %.1f mmap_lock prefetches, %.1f VMA refcount "
+		 "RMWs, %.1f mm counter updates, %.1f tlb_flush_pending writes, %.1f TLB "
+		 "flushes, %.1f PTE table allocations and frees, %.0f KiB cleared",
+		 rec->one_process ? "threads of one process" : "a process each",
+		 n[PRED_EV_MMAP_PREFETCH], n[PRED_EV_VMA_REFCNT], n[PRED_EV_RSS],
+		 n[PRED_EV_TLB_PENDING], n[PRED_EV_TLB_FLUSH], n[PRED_EV_PTE_TABLE],
+		 clear_bytes(rec) / rec->pages);
+}
+
+void pred_point_mm_describe(const struct pred_point *pt, char *buf, size_t len)
+{
+	const double *f = pt->ev_share;
+	char clear[64];
+
+	if (pt->bw_costed)
+		snprintf(clear, sizeof(clear), "%.2f%%", 100 * f[PRED_EV_CLEAR]);
+	else
+		snprintf(clear, sizeof(clear), "not costed (no bandwidth in the profile)");
+	snprintf(buf, len, "the address space's share of the CPUs' time at %d CPUs: mm counter "
+		 "folds %.2f%%, tlb_flush_pending %.2f%%, TLB flushes %.2f%% (%.2f IPIs per 1000 "
+		 "pages), PTE tables' pgtables_bytes %.2f%%, VMA refcount %.2f%%, clearing's wait "
+		 "for memory %s; lru_lock spin %.1f%%",
+		 pt->cpus, 100 * f[PRED_EV_RSS], 100 * f[PRED_EV_TLB_PENDING],
+		 100 * f[PRED_EV_TLB_FLUSH], 1000 * pt->ipis_per_page,
+		 100 * f[PRED_EV_PTE_TABLE], 100 * f[PRED_EV_VMA_REFCNT], clear,
+		 100 * pt->lru_wait_ns_per_page * pt->pages_per_sec / 1e9 / pt->cpus);
 }
 
 void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t len)
@@ -874,6 +936,16 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 		json_object_set_new(e, "invalidation_ns", json_real(pt->inval_ns_per_page));
 		json_object_set_new(e, "line_wait_ns", json_real(pt->line_wait_ns_per_page));
 		json_object_set_new(j, "shared_line_events_per_page", e);
+		e = json_object();
+		json_object_set_new(e, "mm_counter_folds", json_real(pt->ev_share[PRED_EV_RSS]));
+		json_object_set_new(e, "tlb_flush_pending", json_real(pt->ev_share[PRED_EV_TLB_PENDING]));
+		json_object_set_new(e, "tlb_flushes", json_real(pt->ev_share[PRED_EV_TLB_FLUSH]));
+		json_object_set_new(e, "pte_tables", json_real(pt->ev_share[PRED_EV_PTE_TABLE]));
+		json_object_set_new(e, "vma_refcount", json_real(pt->ev_share[PRED_EV_VMA_REFCNT]));
+		json_object_set_new(e, "clear_memory_wait",
+				    pt->bw_costed ? json_real(pt->ev_share[PRED_EV_CLEAR]) : json_null());
+		json_object_set_new(e, "ipis_per_page", json_real(pt->ipis_per_page));
+		json_object_set_new(j, "mm_share_of_cpu_time", e);
 		json_object_set_new(j, "vmstat_threshold", json_integer(pt->vmstat_threshold));
 	}
 	/* as a bench run's "locks", per simulated second */

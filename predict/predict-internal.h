@@ -18,6 +18,8 @@ struct pred_model_opts {
 	 * host fault-free --perf-lock --threads 2); 0: lrulab's own holds.
 	 */
 	double lru_hold_ratio;
+	/* what-if: every thread faults one VMA (its refcount line shared) */
+	bool shared_vma;
 };
 
 #define PRED_MAX_DRAWS 64
@@ -46,6 +48,11 @@ struct pred_point {
 	double inval_ns_per_page;	/* writers' invalidations of lines read */
 	double line_wait_ns_per_page;	/* transfers' waits for a line busy with another's */
 	int vmstat_threshold;		/* stat_threshold at this N (first fold's zone) */
+	/* the time each event kind added, as a share of the CPUs' time */
+	double ev_share[NR_PRED_EVENTS];
+	double ipis_per_page;		/* TLB flush IPIs sent */
+	double bw_wait_share;		/* clears' waits for their socket's memory */
+	bool bw_costed;			/* the profile gives a memory bandwidth */
 	struct bench_result table;	/* per-site figures, for the printers */
 };
 
@@ -85,6 +92,8 @@ int pred_model_pooled(const struct pred_recording *recs, int nr, const struct pr
 		      int cpus, const struct pred_model_opts *mo, struct pred_point *pt);
 /* The recording's events per page, as one line (no newline) into @buf. */
 void pred_events_describe(const struct pred_recording *rec, char *buf, size_t len);
+/* The address space's costs at @pt's N as shares of the CPUs' time, one line. */
+void pred_point_mm_describe(const struct pred_point *pt, char *buf, size_t len);
 /* The events @pt's N makes, as one line (no newline) into @buf. */
 void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t len);
 json_t *pred_point_json(const struct pred_recording *rec, const struct pred_profile *pf,

@@ -76,6 +76,20 @@ enum pred_event_kind {
 	 * prefetches line pairs.
 	 */
 	PRED_EV_PAIR_READ,
+	/*
+	 * The address space's (mm/memory.c's events).  line is the mm's line
+	 * as an offset in the mm (every thread of a process shares its mm),
+	 * or the VMA's own line for VMA_REFCNT.
+	 */
+	PRED_EV_MMAP_PREFETCH,	/* a fault's write-intent prefetch of mmap_lock's line */
+	PRED_EV_VMA_REFCNT,	/* the per-VMA read lock taken or dropped (one RMW) */
+	/* an mm counter changed: arg the pages (signed), counter which one */
+	PRED_EV_RSS,
+	PRED_EV_TLB_PENDING,	/* a gather began or ended: tlb_flush_pending */
+	/* a TLB flush: arg the pages, threshold 1 when tables were freed */
+	PRED_EV_TLB_FLUSH,
+	PRED_EV_PTE_TABLE,	/* a PTE table allocated or freed: pgtables_bytes */
+	PRED_EV_CLEAR,		/* arg bytes of a new page cleared (no line) */
 	NR_PRED_EVENTS,
 };
 
@@ -128,6 +142,13 @@ struct pred_recording {
 	 * qspinlock, every run's default).
 	 */
 	u8 lock_impl;
+	/*
+	 * 1: the workload's threads are threads of one process in the runs
+	 * predicted (fault-free and mmap-madvise, as the mails' benchmarks
+	 * and lrulab host run them), which share the mm: its lines, and a
+	 * TLB flush reaches every other CPU; 0: a process each (usemem).
+	 */
+	u8 one_process;
 	u32 nr_lines;
 	u32 nr_counters;	/* vmstat counters that folded */
 	int nr_sites, nr_locks, nr_traces;
@@ -194,8 +215,19 @@ enum pred_param {
 	PP_SMT_SPEED,		/* a thread's speed when its sibling is busy */
 	PP_CORE_SPEED,		/* one core's speed over the recording machine's */
 	PP_PAIR_PREFETCH,	/* 1: a miss also fetches the other line of its 128-byte pair */
+	/*
+	 * Optional (a profile without them leaves the mechanism out and the
+	 * output says so): a socket's DRAM bandwidth, GB/s, which page
+	 * clearing draws on; a TLB flush IPI's time on its target (entry,
+	 * flush, exit), ns, besides the line transfers of the IPI round.
+	 */
+	PP_MEM_BW_SOCKET,
+	PP_IPI_TARGET,
 	NR_PRED_PARAMS,
 };
+
+/* the first optional one */
+#define PP_FIRST_OPTIONAL PP_MEM_BW_SOCKET
 
 struct pred_value {
 	double v, lo, hi;
@@ -250,6 +282,8 @@ struct pred_costs {
 	const double *lock_hold_scale;
 	double smt_speed;	/* work and holds of a CPU whose sibling is busy */
 	bool pair_prefetch;	/* a read also fetches its line's 128-byte partner */
+	double mem_bw;		/* a socket's DRAM bandwidth, bytes per ns; 0: not costed */
+	double ipi_target_ns;	/* a TLB flush IPI's handler time on its target */
 };
 
 /* An acquisition's source: the recording, or a generator (tests). */
@@ -280,6 +314,10 @@ struct pred_sim_opts {
 	 * would have had (arg), not the recorded one (line2).
 	 */
 	bool other_placement;
+	/* the CPUs are threads of one process (pred_recording.one_process) */
+	bool one_process;
+	/* what-if: every thread faults one VMA, whose refcount line they share */
+	bool shared_vma;
 	struct pred_source *src;
 };
 
@@ -315,6 +353,15 @@ struct pred_result {
 	double inval_ns;
 	/* transfers that waited for a line busy with another's: the waits */
 	double line_wait_ns;
+	/*
+	 * The time each event kind added to the CPUs at this N (transfers,
+	 * line waits, IPI rounds on the flusher and on their targets,
+	 * bandwidth waits), and of it the targets' IPI time and the
+	 * clearing's waits for its socket's memory.
+	 */
+	double ev_ns[NR_PRED_EVENTS];
+	u64 ipis;
+	double ipi_target_ns, bw_wait_ns;
 };
 
 /*

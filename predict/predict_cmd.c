@@ -170,7 +170,7 @@ static void print_header(const struct pred_recording *rec, int nr_recs,
 			 const struct pred_profile *pf, const char *profile_path,
 			 const struct predict_args *a)
 {
-	char line[640];
+	char line[1024];
 
 	printf("lrulab predict %s: %s, %uK folios, switches: %s\n", rec->workload, rec->type,
 	       rec->folio_size >> 10, rec->switches[0] ? rec->switches : "none");
@@ -407,6 +407,8 @@ int cmd_predict(int argc, char **argv)
 		       pts[i].cpus, pf.name, lock_impl_name(impl), pts[i].sim_seconds);
 		bench_print_contention(stdout, &pts[i].table);
 		pred_point_events_describe(&pts[i], line, sizeof(line));
+		printf("%s\n", line);
+		pred_point_mm_describe(&pts[i], line, sizeof(line));
 		printf("%s\n", line);
 	}
 	for (i = 0; i < nr_pts; i++)

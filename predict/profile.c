@@ -9,7 +9,10 @@
  *   sockets = 2
  *   xfer_socket_ns = 48 [40 56] source: a table, a measurement, ...
  *
- * Every cost must be given, and every cost needs a source.  Two keys of
+ * Every cost must be given, and every cost needs a source, but for the
+ * optional ones (from PP_FIRST_OPTIONAL): a profile leaves out what no
+ * published source gives, and the mechanism it costs is then left out
+ * of the prediction, which says so.  Two keys of
  * older profiles are read and ignored: lock_local_ns and clock_read_ns
  * were never used (an uncontended lock+unlock and the clock reads are in
  * the recording, as this machine made them, and scale with its speed).
@@ -37,6 +40,8 @@ static const char *const param_names[NR_PRED_PARAMS] = {
 	[PP_SMT_SPEED] = "smt_speed",
 	[PP_CORE_SPEED] = "core_speed",
 	[PP_PAIR_PREFETCH] = "adjacent_line_prefetch",
+	[PP_MEM_BW_SOCKET] = "mem_bw_socket_gbs",
+	[PP_IPI_TARGET] = "ipi_target_ns",
 };
 
 const char *pred_param_name(enum pred_param p)
@@ -213,7 +218,7 @@ int pred_profile_read(const char *prog, const char *path, struct pred_profile *p
 			prog, path);
 		return -1;
 	}
-	for (i = 0; i < NR_PRED_PARAMS; i++) {
+	for (i = 0; i < PP_FIRST_OPTIONAL; i++) {
 		if (!pf->p[i].given) {
 			fprintf(stderr, "%s: %s: %s missing%s\n", prog, path, param_names[i],
 				i == PP_PAIR_PREFETCH ? " (a profile older than the key: 1 for an "
@@ -245,6 +250,8 @@ void pred_profile_write(FILE *f, const struct pred_profile *pf)
 	for (i = 0; i < NR_PRED_PARAMS; i++) {
 		const struct pred_value *v = &pf->p[i];
 
+		if (!v->given)
+			continue;
 		fprintf(f, "%s = %.4g [%.4g %.4g] source: %s\n", param_names[i], v->v,
 			v->lo, v->hi, v->source);
 	}

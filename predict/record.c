@@ -30,6 +30,11 @@
  * hold drains into the CPU's buffer once the hold is timed.  The ring's
  * entries carry the context the lock probes set: the acquisition they
  * go with, inside its hold or before it.
+ *
+ * The address space's events (mm/memory.c) come the same way: the lines
+ * of the mm every thread of a process shares (mmap_lock's, the mm
+ * counters', tlb_flush_pending, the flush generation, pgtables_bytes),
+ * the VMA's refcount line, TLB flushes and the bytes each fault clears.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -305,6 +310,13 @@ static const enum trace_event_id ring_events[] = {
 	[PRED_EV_MEMCG_SPILL] = TRACE_ID_memcg_batch,
 	[PRED_EV_PAGE_COUNTER] = TRACE_ID_page_counter,
 	[PRED_EV_PAIR_READ] = TRACE_ID_pair_read,
+	[PRED_EV_MMAP_PREFETCH] = TRACE_ID_mmap_lock_prefetch,
+	[PRED_EV_VMA_REFCNT] = TRACE_ID_vma_refcnt,
+	[PRED_EV_RSS] = TRACE_ID_rss_counter,
+	[PRED_EV_TLB_PENDING] = TRACE_ID_tlb_flush_pending,
+	[PRED_EV_TLB_FLUSH] = TRACE_ID_tlb_flush,
+	[PRED_EV_PTE_TABLE] = TRACE_ID_pte_table,
+	[PRED_EV_CLEAR] = TRACE_ID_clear_page,
 };
 
 void pred_record_probes(bool on)

@@ -9,7 +9,10 @@
  * and its events (version 2: the shared lines written besides the
  * locks', each with the acquisition it goes with; version 3: the lock
  * implementation the run's spinlocks were, after the flush period; a
- * version 2 file reads as qspinlock, every run's default).  A reader checks
+ * version 2 file reads as qspinlock, every run's default; version 4: the
+ * address space's events and whether the threads are one process).
+ * Versions before 4 are refused: without the address space's events a
+ * recording would predict as if faults touched nothing shared.  A reader checks
  * every index against its table.
  */
 #define _GNU_SOURCE
@@ -27,7 +30,7 @@
 #include "record-internal.h"
 
 #define REC_MAGIC	"LRULABRC"
-#define REC_VERSION	3
+#define REC_VERSION	4
 #define REC_MAX_OPS	(1U << 28)
 /*
  * What a reader takes in before it gives up: the file as stored and
@@ -211,6 +214,7 @@ int pred_recording_write(const char *prog, const char *path, const struct pred_r
 	put_dbl(&b, rec->plain_cpu_ns_per_page);
 	put_var(&b, rec->flush_period_ns);
 	put_var(&b, rec->lock_impl);
+	put_var(&b, rec->one_process);
 	put_var(&b, rec->nr_sites);
 	for (i = 0; i < rec->nr_sites; i++) {
 		put_str(&b, rec->sites[i].cls);
@@ -397,7 +401,8 @@ static int parse_body(struct rbuf *b, struct pred_recording *rec, u64 version,
 	if (!(rec->plain_cpu_ns_per_page >= 0 && rec->plain_cpu_ns_per_page < 1e9))
 		b->bad = true;
 	rec->flush_period_ns = get_count(b, 3600ULL * 1000000000ULL);
-	rec->lock_impl = version >= 3 ? (u8)get_count(b, NR_LOCK_IMPLS - 1) : LOCK_QSPINLOCK;
+	rec->lock_impl = (u8)get_count(b, NR_LOCK_IMPLS - 1);
+	rec->one_process = (u8)get_count(b, 1);
 	rec->nr_sites = (int)get_count(b, 1 << 16);
 	if (b->bad)
 		return *why = "truncated header", -1;
@@ -576,11 +581,11 @@ int pred_recording_read(const char *prog, const char *path, struct pred_recordin
 	}
 	b.off = 8;
 	version = get_var(&b);
-	if (version != REC_VERSION && version != 2) {
-		fprintf(stderr, "%s: %s: recording format version %llu, this lrulab reads 2 and %d%s\n",
+	if (version != REC_VERSION) {
+		fprintf(stderr, "%s: %s: recording format version %llu, this lrulab reads %d%s\n",
 			prog, path, (unsigned long long)version, REC_VERSION,
-			version < REC_VERSION ? " (an older recording, without the shared-line "
-			"events: record it again)" : "");
+			version < REC_VERSION ? " (an older recording, without the address "
+			"space's events: record it again)" : "");
 		free(z);
 		free(raw);
 		return -1;

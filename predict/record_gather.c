@@ -116,6 +116,34 @@ static void sort_events(struct pred_trace *tr)
 }
 
 /*
+ * An address-space event.  The model's threads each have an mm of their
+ * own, the predicted runs' threads share one (pred_recording.one_process
+ * says which): a line of the mm is named by its place in the mm (line
+ * ids no address can have, the top bit set), so every thread's is the
+ * same line; a VMA's refcount line (no mm) keeps its address, each
+ * thread's its own.  The mm counters fold per counter, so each is a
+ * counter too.  A clear writes no line: a fixed id stands in.
+ */
+#define MM_LINE_TAG	((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1))
+
+static void gather_mm_event(const struct rec_event *e, struct pred_event *pe, uintptr_t *lines,
+			    u32 *nl, uintptr_t *counters, u32 *nc)
+{
+	uintptr_t key = e->addr >> 6;
+
+	if (e->addr2)
+		key = MM_LINE_TAG | ((e->addr >> 6) - (e->addr2 >> 6));
+	if (e->kind == PRED_EV_CLEAR)
+		key = MM_LINE_TAG - 1;
+	pe->line = (u32)add_line(lines, nl, key);
+	pe->line2 = PRED_NO_LINE;
+	pe->counter = e->kind == PRED_EV_RSS ? (u32)add_line(counters, nc, key) : 0;
+	pe->arg = e->arg;
+	pe->threshold = e->kind == PRED_EV_TLB_FLUSH ? (e->threshold ? 1 : 0) : 0;
+	pe->step = 0;
+}
+
+/*
  * The events of model CPU @cpu into @tr, lines made dense in @lines; an
  * event after the trace's last acquisition goes with none and is left
  * out.
@@ -140,6 +168,11 @@ static int gather_events(int cpu, struct pred_trace *tr, uintptr_t *lines, u32 *
 		pe->threshold = e->threshold;
 		pe->step = e->step;
 		pe->arg = e->arg;
+		if (e->kind >= PRED_EV_MMAP_PREFETCH) {
+			gather_mm_event(e, pe, lines, nl, counters, nc);
+			tr->nr_events++;
+			continue;
+		}
 		pe->line = (u32)add_line(lines, nl, e->addr >> 6);
 		pe->line2 = e->addr2 ? (u32)add_line(lines, nl, e->addr2 >> 6) : PRED_NO_LINE;
 		if (e->kind == PRED_EV_PAIR_READ) {

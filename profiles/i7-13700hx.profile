@@ -20,3 +20,6 @@ freq_all_busy_mhz = 2100 [1500 2100] source: turbo disabled: P-cores hold base 2
 smt_speed = 0.62 [0.55 0.7] source: scaling-model.md 5.3: f_smt about 0.55-0.7 per thread
 core_speed = 1 [0.7 1.2] source: unknown against the recording machine (2.1 GHz without turbo): scaling-model.md 5.3 r_cpu band, widened low for the base clock
 adjacent_line_prefetch = 1 [1 1] source: Intel 64 and IA-32 Optimization Reference Manual, L2 spatial prefetcher (Sandy Bridge on): a line fetched to L2 brings the other line of its 128-byte pair (the s3 mail's [1])
+# No memory bandwidth (mem_bw_socket_gbs) and no TLB flush IPI handler time
+# (ipi_target_ns): no published figure for this machine was found, so page
+# clearing's memory traffic and the IPI handler are left out of its predictions.

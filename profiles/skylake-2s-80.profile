@@ -21,3 +21,12 @@ freq_all_busy_mhz = 2900 [2700 3100] source: Intel Xeon Scalable spec update, al
 smt_speed = 0.62 [0.55 0.7] source: scaling-model.md 5.3: f_smt about 0.55-0.7 per thread when both siblings are busy
 core_speed = 1 [0.8 1.2] source: unknown against the recording machine: scaling-model.md 5.3 r_cpu with a +-20% band when the target is unavailable; --single-thread-rate replaces it
 adjacent_line_prefetch = 1 [1 1] source: Intel 64 and IA-32 Optimization Reference Manual, L2 spatial prefetcher (Sandy Bridge on): a line fetched to L2 brings the other line of its 128-byte pair (the s3 mail's [1])
+# The DRAM bandwidth a socket's page clearing draws on: the FD.io CSIT report's
+# Intel MLC 3.5 figures for a 2-socket Skylake-SP (2 x 28 cores, 6 channels of
+# DDR4-2666 a socket), quoted in shared/reference/scaling-costs.md 3.  A clear is
+# stores, so the mixed 1:1 reads:writes figure (149.9 GB/s for both sockets) per
+# socket, from the remote-read 51 GB/s to the local all-reads 108 GB/s.
+# A TLB flush IPI's handler time on its target (ipi_target_ns) has no published
+# figure for Skylake-SP (scaling-costs.md 2: "not found"): left out, so an IPI
+# round costs its line transfers only.
+mem_bw_socket_gbs = 75 [51 108] source: FD.io CSIT report, Calibration Data - Skylake (Intel MLC 3.5, 2S Skylake-SP): 1:1 reads-writes 149.9 GB/s over 2 sockets; range remote reads 51, local reads 108 GB/s a node

@@ -70,16 +70,16 @@ grep -q "no 'source:'" "$err" || fail "no source: wrong error"
 echo hello >$tmp/bad.rec
 expect 2 "$P" "$LRULAB" predict --recording $tmp/bad.rec --cpus 2 --machine $M
 grep -q 'not an lrulab recording' "$err" || fail "bad recording: wrong error"
-printf 'LRULABRC\002' | zstd -q -c >$tmp/trunc.rec
+printf 'LRULABRC\004' | zstd -q -c >$tmp/trunc.rec
 expect 2 "$P" "$LRULAB" predict --recording $tmp/trunc.rec --cpus 2 --machine $M
 grep -q 'truncated' "$err" || fail "truncated recording: wrong error"
 printf 'LRULABRC\011' | zstd -q -c >$tmp/version.rec
 expect 2 "$P" "$LRULAB" predict --recording $tmp/version.rec --cpus 2 --machine $M
-grep -q 'version 9, this lrulab reads 2 and 3$' "$err" || fail "version: wrong error"
-# a version 1 recording (before the shared-line events): say so, once
-printf 'LRULABRC\001' | zstd -q -c >$tmp/old.rec
+grep -q 'version 9, this lrulab reads 4$' "$err" || fail "version: wrong error"
+# a version 3 recording (before the address space's events): say so, once
+printf 'LRULABRC\003' | zstd -q -c >$tmp/old.rec
 expect 2 "$P" "$LRULAB" predict --recording $tmp/old.rec --cpus 2 --machine $M
-grep -q 'version 1, this lrulab reads 2 and 3 (an older recording, without the shared-line events: record it again)$' "$err" ||
+grep -q "version 3, this lrulab reads 4 (an older recording, without the address space's events: record it again)$" "$err" ||
 	fail "old recording: wrong error"
 expect 2 "$P" "$LRULAB" predict --recording $tmp/none.rec --cpus 2 --machine $M
 grep -qx "$P: $tmp/none.rec: No such file or directory" "$err" || fail "missing recording: wrong error"

@@ -79,10 +79,11 @@ static unsigned long zone_size(enum lru_list lru)
 	return memcg->nodeinfo[0]->lru_zone_size[ZONE_NORMAL][lru];
 }
 
+/* the PTE tables' pages counted as free: what folios take */
 static unsigned long free_pages(void)
 {
 	drain_all_pages();
-	return zone_buddy_free_pages(&NODE_DATA(0)->node_zones[ZONE_NORMAL]);
+	return zone_buddy_free_pages(&NODE_DATA(0)->node_zones[ZONE_NORMAL]) + pte_table_pages();
 }
 
 static unsigned long node_stat(enum node_stat_item item)

@@ -23,6 +23,7 @@
 #include <lrulab/rcupdate.h>
 #include <lrulab/swap.h>
 #include <lrulab/mglru_walk.h>
+#include <lrulab/trace.h>
 
 struct mem_cgroup;
 struct address_space;
@@ -112,10 +113,18 @@ struct pte_table {
 	/*
 	 * Whether the PMD entry points to a table at all: set by the first
 	 * fault in its range (the kernel's pte_alloc() in
-	 * __handle_mm_fault()), kept until munmap.  The model allocates
-	 * every PTE up front; the walker skips ranges never faulted in.
+	 * __handle_mm_fault()), cleared when MADV_DONTNEED empties the
+	 * whole table (PT_RECLAIM) and at munmap.  The model's PTEs are a
+	 * flat array allocated up front; the walker skips ranges without
+	 * a table.
 	 */
 	unsigned long present;
+	/*
+	 * The page the kernel would keep the table in: taken from the page
+	 * allocator and cleared when the table comes, freed when it goes,
+	 * so that a fault and a zap do the allocator's work the kernel's do.
+	 */
+	struct folio *page;
 } ____cacheline_aligned;
 
 struct vm_area_struct {
@@ -130,6 +139,13 @@ struct vm_area_struct {
 	struct pte_table *tables;	/* one per PMD_SIZE of the VMA */
 	struct list_head vm_list;	/* mm->mmap, under mm->page_table_lock */
 	struct list_head shared;	/* mapping->i_mmap, under its i_mmap_lock */
+	/*
+	 * The per-VMA read lock's count (the kernel's vm_refcnt, on a line
+	 * of its own): a fault and MADV_DONTNEED take it and drop it, as
+	 * lock_vma_under_rcu() and vma_end_read() do.  Nothing in the model
+	 * write-locks a VMA (its user serialises munmap), so it is a count.
+	 */
+	atomic_t vm_refcnt ____cacheline_aligned;
 };
 
 struct mm_struct {
@@ -151,7 +167,23 @@ struct mm_struct {
 	atomic_long_t rss_stat[NR_MM_COUNTERS];
 	/* on its memcg's mm list for the MGLRU page-table walkers */
 	struct lru_gen_mm lru_gen;
-};
+	/*
+	 * The kernel's mm_struct lines that every thread of a process
+	 * touches on the fault and zap paths, in the kernel's order (the
+	 * mm is allocated line-aligned, so a line here is a line there):
+	 * pgtables_bytes precedes mmap_lock, whose word the model never
+	 * takes but every fault prefetches for write (exc_page_fault);
+	 * the PMD table's split lock, which installs and clears PTE
+	 * tables (the model's VMAs all lie in the first GiB of the mm,
+	 * one PMD table); tlb_flush_pending on a line of its own; the
+	 * flush generation in mm->context on another.
+	 */
+	atomic_long_t pgtables_bytes ____cacheline_aligned;
+	long mmap_lock;
+	spinlock_t pmd_lock;
+	atomic_t tlb_flush_pending ____cacheline_aligned;
+	atomic_long_t tlb_gen ____cacheline_aligned;
+} ____cacheline_aligned;
 
 static inline unsigned long vma_pages(const struct vm_area_struct *vma)
 {
@@ -178,10 +210,20 @@ static inline unsigned long get_mm_counter(struct mm_struct *mm, int member)
 
 	return v < 0 ? 0 : (unsigned long)v;
 }
+/*
+ * The kernel's counters are per-CPU (percpu_counter) and fold into the
+ * mm's shared count past a batch that grows with the CPUs online: the
+ * model's is one atomic of a thread's own mm, and the event lets a
+ * consumer fold at another machine's batch.
+ */
 static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
 {
 	atomic_long_add(value, &mm->rss_stat[member]);
+	trace_mm_line(rss_counter, &mm->rss_stat[member], mm, (u32)(int)value, (u8)member);
 }
+
+/* Pages held as PTE tables now, in every mm. */
+unsigned long pte_table_pages(void);
 
 /* Returns NULL with errno set. Takes a reference on @memcg (NULL = root). */
 struct mm_struct *mm_alloc(struct mem_cgroup *memcg);
@@ -281,11 +323,23 @@ static inline int folio_expected_ref_count(const struct folio *folio)
 
 /* Batched freeing of unmapped folios, as the kernel's mmu_gather. */
 #define MMU_GATHER_BATCH 512
+/* PTE tables one gather frees: a 16 MiB MADV_DONTNEED empties 8 */
+#define MMU_GATHER_TABLES 16
 struct mmu_gather {
 	struct mm_struct *mm;
 	unsigned int nr;
 	struct folio *folios[MMU_GATHER_BATCH];
 	unsigned int refs[MMU_GATHER_BATCH];	/* PTEs zapped per entry */
+	/* MADV_DONTNEED: free a PTE table the zap empties (PT_RECLAIM) */
+	bool reclaim_pt;
+	/*
+	 * What the kernel's gather would hold: pages unmapped since its
+	 * last TLB flush, the slots their folios take (two for a large
+	 * one) and the tables freed, which go after the flush.
+	 */
+	unsigned long unmapped, slots;
+	unsigned int nr_tables;
+	struct folio *tables[MMU_GATHER_TABLES];
 };
 void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm);
 /* Free what was gathered (tlb_flush_mmu) and end the gather. */
@@ -294,9 +348,15 @@ void tlb_flush_mmu(struct mmu_gather *tlb);
 /* Clear the PTEs of [start, end) of @vma into @tlb. */
 void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 		      unsigned long start, unsigned long end);
-/* Clear the PTEs of [start, end) and free what they mapped (MADV_DONTNEED). */
+/* Clear the PTEs of [start, end) and free what they mapped. */
 void zap_page_range_single(struct vm_area_struct *vma, unsigned long start,
 			   unsigned long size);
+/*
+ * madvise(MADV_DONTNEED) of [start, start + size) within @vma: the zap
+ * under the VMA's read lock, freeing the PTE tables it empties.
+ */
+void madvise_dontneed_single_vma(struct vm_area_struct *vma, unsigned long start,
+				 unsigned long size);
 /* Zap the PTEs of every VMA that maps file pages [start, start + nr) of
  * @mapping (the first step of the kernel's hole punch and truncate). */
 void unmap_mapping_pages(struct address_space *mapping, unsigned long start,

@@ -277,6 +277,44 @@ static inline void trace_pair_read(const void *line)
 	e->b0 = e->b1 = 0;
 }
 
+/*
+ * The address-space events (mmap_lock_prefetch, vma_refcnt, rss_counter,
+ * tlb_flush_pending, tlb_flush, pte_table): p0 the line written (or
+ * prefetched), p1 the mm it belongs to (NULL for a VMA's own line), so
+ * that a consumer can tell a line of the mm, which every thread of a
+ * process shares, from one of a VMA; arg and b0 as each event says.
+ */
+static inline void __trace_mm_line(enum trace_event_id id, const void *line,
+				   const void *mm, u32 arg, u8 b0)
+{
+	struct trace_entry *e = trace_ring_log(id);
+
+	e->p0 = (uintptr_t)line;
+	e->p1 = (uintptr_t)mm;
+	e->arg = arg;
+	e->b0 = b0;
+	e->b1 = 0;
+}
+
+#define trace_mm_line(name, line, mm, arg, b0)					\
+	do {									\
+		if (trace_on(name))						\
+			__trace_mm_line(TRACE_ID_##name, line, mm, arg, b0);	\
+	} while (0)
+
+/* clear_page: arg the bytes cleared (a folio's, or a page table's) */
+static inline void trace_clear_page(unsigned long bytes)
+{
+	struct trace_entry *e;
+
+	if (!trace_on(clear_page))
+		return;
+	e = trace_ring_log(TRACE_ID_clear_page);
+	e->p0 = e->p1 = 0;
+	e->arg = (u32)(bytes > 0xffffffffUL ? 0xffffffffUL : bytes);
+	e->b0 = e->b1 = 0;
+}
+
 /* ---- what a lock class's critical sections write ---- */
 
 /*

@@ -43,6 +43,18 @@ TRACE_RING_EVENT(memcg_batch, "a CPU's stats_updates batch reached the memcg's a
 TRACE_RING_EVENT(page_counter, "a page_counter's usage charged or uncharged")
 TRACE_RING_EVENT(pair_read, "a memcg stat update read a line of mem_cgroup_per_node")
 
+/*
+ * mm/memory.c: what a fault and a zap touch of the address space that
+ * the threads of one process share, where the kernel touches it
+ */
+TRACE_RING_EVENT(mmap_lock_prefetch, "a fault's write-intent prefetch of the mm's mmap_lock line")
+TRACE_RING_EVENT(vma_refcnt, "the per-VMA read lock taken (arg 1) or dropped (arg 0) on vm_refcnt")
+TRACE_RING_EVENT(rss_counter, "an mm counter (rss_stat) changed by arg pages, signed")
+TRACE_RING_EVENT(tlb_flush_pending, "a gather began or ended: the mm's tlb_flush_pending")
+TRACE_RING_EVENT(tlb_flush, "a TLB flush of arg pages of the mm, b0 1 when page tables were freed")
+TRACE_RING_EVENT(pte_table, "a PTE table allocated (arg 1) or freed (arg 0): the mm's pgtables_bytes")
+TRACE_RING_EVENT(clear_page, "arg bytes of a new page cleared")
+
 /* mm/readahead.c, where the kernel's readahead tracepoints sit */
 TRACE_EVENT(readahead_sync,
 	    TP_PROTO(unsigned long index, unsigned long req_count),

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The address space's events (mm/memory.c): each kind counted exactly in
+ * a recording of faults and an MADV_DONTNEED on the model, through the
+ * recording file; and the engine's cost of each on synthetic streams
+ * against its closed form (an mm counter's fold at the percpu batch for
+ * N, a TLB flush's IPI round, the prefetch that costs its issuer
+ * nothing, a VMA's refcount line private or shared, clearing against a
+ * socket's bandwidth, and nothing shared when the CPUs are processes).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <lrulab/lrulab.h>
+#include "predict/predict.h"
+
+#include "mm_test.h"
+
+static int setup(void **state)
+{
+	return mm_test_setup(1);
+}
+
+static spinlock_t after_lock;
+
+static u32 count_kind(const struct pred_recording *rec, enum pred_event_kind kind, double *arg)
+{
+	u32 n = 0, k;
+	int i;
+
+	*arg = 0;
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr_events; k++)
+			if (rec->traces[i].events[k].kind == kind) {
+				n++;
+				*arg += (int)rec->traces[i].events[k].arg;
+			}
+	return n;
+}
+
+/*
+ * Two PTE tables of order-0 anon pages faulted one by one, then one
+ * MADV_DONTNEED of the whole VMA: every fault prefetches mmap_lock's
+ * line, takes and drops the VMA's read lock and adds one page to the mm
+ * counter; the first fault in each table allocates it (and clears its
+ * page); the madvise takes the VMA lock, begins and ends a gather, adds
+ * -512 once per table, frees both tables and flushes once.
+ */
+#define TABLES 2
+#define PAGES (TABLES * PTRS_PER_PTE)
+
+static void test_record_mm_events(void **state)
+{
+	char path[] = "/tmp/lrulab-test-mm-events-XXXXXX";
+	struct pred_recording rec, back;
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *vma = mmap_anon(mm, PAGES * PAGE_SIZE, 0);
+	int fd = mkstemp(path), pass;
+	unsigned long i;
+	double arg;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_non_null(vma);
+	spin_lock_init(&after_lock);
+	assert_int_equal(pred_record_start(), 0);
+	/* the recording's events go with acquisitions: one before them all */
+	spin_lock_at(&after_lock, LOCK_SITE("test_after"));
+	spin_unlock(&after_lock);
+	for (i = 0; i < PAGES; i++)
+		assert_int_equal(handle_mm_fault(vma, vma->vm_start + i * PAGE_SIZE,
+						 FAULT_FLAG_WRITE), 0);
+	assert_int_equal(pte_table_pages(), TABLES);
+	madvise_dontneed_single_vma(vma, vma->vm_start, PAGES * PAGE_SIZE);
+	assert_int_equal(pte_table_pages(), 0);
+	/* an acquisition after it all, for the last events to go with */
+	spin_lock_at(&after_lock, LOCK_SITE("test_after"));
+	spin_unlock(&after_lock);
+	assert_int_equal(pred_record_stop(&rec), 0);
+	rec.pages = PAGES;
+	rec.one_process = 1;
+	assert_int_equal(pred_recording_write("test", path, &rec), 0);
+	assert_int_equal(pred_recording_read("test", path, &back), 0);
+	assert_int_equal(back.one_process, 1);
+	for (pass = 0; pass < 2; pass++) {
+		const struct pred_recording *r = pass ? &back : &rec;
+
+		assert_int_equal(count_kind(r, PRED_EV_MMAP_PREFETCH, &arg), PAGES);
+		assert_int_equal(count_kind(r, PRED_EV_VMA_REFCNT, &arg), 2 * PAGES + 2);
+		/* taken and dropped: arg 1 then 0, each time */
+		assert_true(arg == PAGES + 1);
+		assert_int_equal(count_kind(r, PRED_EV_RSS, &arg), PAGES + TABLES);
+		assert_true(arg == 0);
+		assert_int_equal(count_kind(r, PRED_EV_TLB_PENDING, &arg), 2);
+		assert_int_equal(count_kind(r, PRED_EV_TLB_FLUSH, &arg), 1);
+		assert_true(arg == PAGES);
+		assert_int_equal(count_kind(r, PRED_EV_PTE_TABLE, &arg), 2 * TABLES);
+		assert_true(arg == TABLES);
+		assert_int_equal(count_kind(r, PRED_EV_CLEAR, &arg), PAGES + TABLES);
+		assert_true(arg == (double)(PAGES + TABLES) * PAGE_SIZE);
+	}
+	/* the flush said it freed tables */
+	for (i = 0; i < back.traces[0].nr_events; i++)
+		if (back.traces[0].events[i].kind == PRED_EV_TLB_FLUSH)
+			assert_int_equal(back.traces[0].events[i].threshold, 1);
+	pred_recording_free(&back);
+	pred_recording_free(&rec);
+	unlink(path);
+	mmput(mm);
+	rcu_barrier();
+}
+
+/* ---- the engine: one event of a kind with every acquisition ---- */
+
+struct mm_gen {
+	struct pred_event ev;
+};
+
+static void mm_next(struct pred_source *src, int cpu, struct pred_op *op)
+{
+	*op = (struct pred_op){ .work_ns = 100, .hold_ns = 50 };
+}
+
+static u32 mm_events(struct pred_source *src, int cpu, const struct pred_event **ev)
+{
+	*ev = &((struct mm_gen *)src->arg)->ev;
+	return 1;
+}
+
+static void mm_sim(struct mm_gen *g, int cpus, u64 per_cpu, bool one_process, bool shared_vma,
+		   double mem_bw, struct pred_result *r)
+{
+	struct pred_costs c = { .work_scale = 1, .hold_scale = 1, .xfer_socket = 40,
+				.mem_bw = mem_bw };
+	struct pred_lock lock = { .scope = PRED_PRIVATE };
+	struct pred_source src = { .next = mm_next, .events = mm_events, .arg = g };
+	struct pred_sim_opts o = {
+		.cpus = cpus, .impl = LOCK_QSPINLOCK, .costs = &c, .nr_locks = 1,
+		.locks = &lock, .nr_sites = 1, .nr_lines = 2, .nr_counters = 1,
+		.acquisitions = per_cpu * cpus, .src = &src, .one_process = one_process,
+		.shared_vma = shared_vma,
+	};
+
+	assert_int_equal(pred_simulate(&o, r), 0);
+}
+
+/*
+ * +4 pages a fault: the per-CPU delta folds when it reaches the batch,
+ * max(32, 2 N): every 8 faults at 2 CPUs, every 10 at 20, every 40 at 80.
+ */
+static void test_rss_fold_batch(void **state)
+{
+	struct mm_gen g = { { .line = 0, .line2 = PRED_NO_LINE, .kind = PRED_EV_RSS,
+			      .arg = 4 } };
+	static const int cpus[] = { 2, 20, 80 }, every[] = { 8, 10, 40 };
+	struct pred_result r;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		mm_sim(&g, cpus[i], 400, true, false, 0, &r);
+		/* each CPU folds at every[i]-th of its own: within a fold a CPU of the lot */
+		assert_true(r.ev_kept[PRED_EV_RSS] <= r.ev_seen[PRED_EV_RSS] / every[i]);
+		assert_true(r.ev_kept[PRED_EV_RSS] + cpus[i] >= r.ev_seen[PRED_EV_RSS] / every[i]);
+		pred_result_free(&r);
+	}
+	/* one CPU: exactly every 8th of its 401 */
+	mm_sim(&g, 1, 400, true, false, 0, &r);
+	assert_int_equal(r.ev_seen[PRED_EV_RSS], 401);
+	assert_int_equal(r.ev_kept[PRED_EV_RSS], 50);
+	pred_result_free(&r);
+	/* a table's zap, -512, folds at once */
+	g.ev.arg = (u32)-512;
+	mm_sim(&g, 2, 100, true, false, 0, &r);
+	assert_int_equal(r.ev_kept[PRED_EV_RSS], r.ev_seen[PRED_EV_RSS]);
+	pred_result_free(&r);
+}
+
+/*
+ * A flush without a line of its own (only the IPI round): the flusher
+ * sends to the N - 1 others one after another (a transfer each) and
+ * waits for the last one's ack: 2 transfers to it and back, one more
+ * home, (N - 1) 40 + 120 ns; each target pays two transfers, 80 ns.
+ */
+static void test_tlb_ipi_round(void **state)
+{
+	struct mm_gen g = { { .line = PRED_NO_LINE, .line2 = PRED_NO_LINE,
+			      .kind = PRED_EV_TLB_FLUSH, .arg = 4096 } };
+	static const int cpus[] = { 2, 20, 80 };
+	struct pred_result r;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		int n = cpus[i];
+		double flusher = (n - 1) * 40.0 + 120;
+
+		mm_sim(&g, n, 50, true, false, 0, &r);
+		assert_int_equal(r.ipis, r.ev_seen[PRED_EV_TLB_FLUSH] * (u64)(n - 1));
+		assert_true(fabs(r.ipi_target_ns - 80.0 * r.ipis) < 1e-6 * r.ipi_target_ns);
+		assert_true(fabs(r.ev_ns[PRED_EV_TLB_FLUSH] -
+				 (r.ev_seen[PRED_EV_TLB_FLUSH] * flusher + 80.0 * r.ipis)) <
+			    1e-6 * r.ev_ns[PRED_EV_TLB_FLUSH]);
+		pred_result_free(&r);
+	}
+	/* processes of their own: no other CPU runs the mm */
+	mm_sim(&g, 20, 50, false, false, 0, &r);
+	assert_int_equal(r.ipis, 0);
+	assert_true(r.ev_ns[PRED_EV_TLB_FLUSH] == 0);
+	pred_result_free(&r);
+}
+
+/*
+ * mmap_lock's prefetch costs the faulting CPU nothing; a VMA's refcount
+ * line is the thread's own (nothing) unless every thread shares the VMA,
+ * when it serves one CPU at a time: one transfer an acquisition at most,
+ * 1/40 per ns with 8 CPUs that want more.
+ */
+static void test_prefetch_and_vma(void **state)
+{
+	struct mm_gen g = { { .line = 0, .line2 = PRED_NO_LINE,
+			      .kind = PRED_EV_MMAP_PREFETCH } };
+	struct pred_result r;
+
+	mm_sim(&g, 8, 1000, true, false, 0, &r);
+	assert_true(r.ev_ns[PRED_EV_MMAP_PREFETCH] == 0);
+	assert_int_equal(r.ev_kept[PRED_EV_MMAP_PREFETCH], r.ev_seen[PRED_EV_MMAP_PREFETCH]);
+	/* 8 CPUs of 150 ns cycles: as if alone */
+	assert_true(fabs(r.x_steady * 150 / 8 - 1) < 1e-9);
+	pred_result_free(&r);
+
+	g.ev.kind = PRED_EV_VMA_REFCNT;
+	mm_sim(&g, 8, 1000, true, false, 0, &r);
+	assert_true(r.ev_ns[PRED_EV_VMA_REFCNT] == 0);
+	pred_result_free(&r);
+	mm_sim(&g, 8, 1000, true, true, 0, &r);
+	assert_true(fabs(r.x_steady * 40 - 1) < 1e-9);
+	pred_result_free(&r);
+}
+
+/*
+ * 4 KiB clears at 8 bytes/ns: a socket's memory serves one each 512 ns.
+ * One CPU of 150 ns cycles never waits (its own clears are in its work,
+ * and it asks every 150 + wait ns, at most 1/512); four CPUs want 4/150
+ * per ns and get 1/512.  No bandwidth in the profile: nothing waits.
+ */
+static void test_clear_bandwidth(void **state)
+{
+	struct mm_gen g = { { .line = 0, .line2 = PRED_NO_LINE, .kind = PRED_EV_CLEAR,
+			      .arg = 4096 } };
+	struct pred_result r;
+
+	mm_sim(&g, 4, 2000, true, false, 8, &r);
+	assert_true(fabs(r.x_steady * 512 - 1) < 1e-3);
+	assert_true(r.bw_wait_ns > 0 && r.bw_wait_ns == r.ev_ns[PRED_EV_CLEAR]);
+	pred_result_free(&r);
+
+	mm_sim(&g, 4, 2000, true, false, 0, &r);
+	assert_true(r.ev_ns[PRED_EV_CLEAR] == 0);
+	assert_true(fabs(r.x_steady * 150 / 4 - 1) < 1e-9);
+	pred_result_free(&r);
+}
+
+/* A process each: the mm's lines are each CPU's own, nothing to fetch. */
+static void test_processes_share_nothing(void **state)
+{
+	static const enum pred_event_kind kinds[] = { PRED_EV_TLB_PENDING, PRED_EV_PTE_TABLE,
+						      PRED_EV_RSS };
+	struct pred_result r;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		struct mm_gen g = { { .line = 0, .line2 = PRED_NO_LINE, .kind = (u8)kinds[i],
+				      .arg = 1000 } };
+
+		mm_sim(&g, 8, 500, false, false, 0, &r);
+		assert_true(r.ev_ns[kinds[i]] == 0);
+		pred_result_free(&r);
+		/* one process: every write fetches the line from the CPU before */
+		mm_sim(&g, 8, 500, true, false, 0, &r);
+		assert_true(r.ev_ns[kinds[i]] > 0);
+		pred_result_free(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_record_mm_events, setup, teardown),
+		cmocka_unit_test(test_rss_fold_batch),
+		cmocka_unit_test(test_tlb_ipi_round),
+		cmocka_unit_test(test_prefetch_and_vma),
+		cmocka_unit_test(test_clear_bandwidth),
+		cmocka_unit_test(test_processes_share_nothing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
