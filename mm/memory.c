@@ -158,7 +158,7 @@ struct mm_struct *mm_alloc(struct mem_cgroup *memcg)
 		return NULL;
 	}
 	/* line-aligned: its shared lines are where the struct puts them */
-	mm = aligned_alloc(L1_CACHE_BYTES, sizeof(*mm));
+	mm = aligned_alloc(L1_CACHE_BYTES, (sizeof(*mm) + L1_CACHE_BYTES - 1) & ~(size_t)(L1_CACHE_BYTES - 1));
 	if (!mm) {
 		errno = ENOMEM;
 		return NULL;

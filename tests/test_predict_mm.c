@@ -114,7 +114,6 @@ static void test_record_mm_events(void **state)
 	pred_recording_free(&rec);
 	unlink(path);
 	mmput(mm);
-	rcu_barrier();
 }
 
 /* ---- the engine: one event of a kind with every acquisition ---- */

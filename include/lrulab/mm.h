@@ -141,11 +141,13 @@ struct vm_area_struct {
 	struct list_head shared;	/* mapping->i_mmap, under its i_mmap_lock */
 	/*
 	 * The per-VMA read lock's count (the kernel's vm_refcnt, on a line
-	 * of its own): a fault and MADV_DONTNEED take it and drop it, as
-	 * lock_vma_under_rcu() and vma_end_read() do.  Nothing in the model
-	 * write-locks a VMA (its user serialises munmap), so it is a count.
+	 * of its own there; a consumer keys it by its address here): a fault
+	 * and MADV_DONTNEED take it and drop it, as lock_vma_under_rcu() and
+	 * vma_end_read() do.  Nothing in the model write-locks a VMA (its
+	 * user serialises munmap), so it is a count.  No alignment: a VMA
+	 * list's head is no VMA, and list walks take it for one.
 	 */
-	atomic_t vm_refcnt ____cacheline_aligned;
+	atomic_t vm_refcnt;
 };
 
 struct mm_struct {
@@ -169,8 +171,11 @@ struct mm_struct {
 	struct lru_gen_mm lru_gen;
 	/*
 	 * The kernel's mm_struct lines that every thread of a process
-	 * touches on the fault and zap paths, in the kernel's order (the
-	 * mm is allocated line-aligned, so a line here is a line there):
+	 * touches on the fault and zap paths, in the kernel's order, each
+	 * group a line apart from the next (the mm is allocated
+	 * line-aligned, so a consumer can name a line by its place in the
+	 * mm; no alignment attribute: an mm list's head is no mm, and list
+	 * walks take it for one):
 	 * pgtables_bytes precedes mmap_lock, whose word the model never
 	 * takes but every fault prefetches for write (exc_page_fault);
 	 * the PMD table's split lock, which installs and clears PTE
@@ -178,12 +183,15 @@ struct mm_struct {
 	 * one PMD table); tlb_flush_pending on a line of its own; the
 	 * flush generation in mm->context on another.
 	 */
-	atomic_long_t pgtables_bytes ____cacheline_aligned;
+	char __pad0[L1_CACHE_BYTES];
+	atomic_long_t pgtables_bytes;
 	long mmap_lock;
 	spinlock_t pmd_lock;
-	atomic_t tlb_flush_pending ____cacheline_aligned;
-	atomic_long_t tlb_gen ____cacheline_aligned;
-} ____cacheline_aligned;
+	char __pad1[L1_CACHE_BYTES];
+	atomic_t tlb_flush_pending;
+	char __pad2[L1_CACHE_BYTES];
+	atomic_long_t tlb_gen;
+};
 
 static inline unsigned long vma_pages(const struct vm_area_struct *vma)
 {
