@@ -72,6 +72,8 @@ static void usage(FILE *f)
 		"  a size, default 1: the median and the range), run first, its request rate\n"
 		"  at each size the clock of the model's replays there: --lru classic,host;\n"
 		"  --rate paces the host's reads (and the model takes the rate it kept).\n"
+		"--trace-time: the kernel replays' clock is the trace's own time stamps\n"
+		"  (seconds: oracleGeneral and lcs records, a csv's time-col).\n"
 		"--locks: the lock table of each kernel replay.  --plot FILE.png: the miss-ratio\n"
 		"  curves (gnuplot; FILE.dat and FILE.gp beside it).\n"
 		"--read-latency US: the kernel replays' clock: a hit takes 1 us, a page read\n"
@@ -155,6 +157,7 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 		{ "rate", required_argument, NULL, 'R' + 256 },
 		{ "merge", required_argument, NULL, 'm' + 256 },
 		{ "reps", required_argument, NULL, 'r' + 256 },
+		{ "trace-time", no_argument, NULL, 'T' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -236,6 +239,9 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 				return 2;
 			c->rate = v;
 			break;
+		case 'T' + 256:
+			c->trace_time = true;
+			break;
 		case 'r' + 256:
 			if (parse_long(REPLAY_PROG, "--reps", optarg, 1, 32, &v))
 				return 2;
@@ -269,6 +275,8 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 		return bad("--lru host: the model runs at the host's request rate at each size; --read-latency does not apply (--rate paces the host)");
 	if (c->host && !c->host_reps)
 		c->host_reps = 1;
+	if (c->trace_time && (c->rate || latency_given || c->host))
+		return bad("--trace-time: the trace's own clock; not with --rate, --read-latency or --lru host");
 	c->clock = (struct replay_clock){
 		.req_ns = c->rate ? 1e9 / (double)c->rate : 0,
 		.hit_ns = REPLAY_HIT_NS, .miss_ns = (double)c->read_latency_us * 1000.0,
@@ -621,7 +629,9 @@ static void print_jobs(const struct replay_cmd *c)
 			printf(" --ignore-obj-size 1");
 		if (c->max_reqs_arg)
 			printf(" -n %ld", c->max_reqs_arg);
-		if (c->rate)
+		if (c->trace_time)
+			printf(" --trace-time");
+		else if (c->rate)
 			printf(" --rate %ld", c->rate);
 		else
 			printf(" --read-latency %ld", c->read_latency_us);
@@ -717,6 +727,13 @@ int cmd_replay(int argc, char **argv)
 		return bad("%s", err);
 	}
 	c.load_seconds = now_sec() - t0;
+	if (c.trace_time && !c.t.times) {
+		replay_trace_free(&c.t);
+		return bad("--trace-time: a %s trace has no time stamps (oracleGeneral, lcs and a csv's time-col have)",
+			   c.type_name);
+	}
+	if (c.trace_time)
+		c.clock = (struct replay_clock){ .times = c.t.times };
 	c.nr_sizes = replay_sizes_parse(c.sizes_arg, &c.t, c.sizes, err, sizeof(err));
 	if (c.nr_sizes < 0) {
 		replay_trace_free(&c.t);

@@ -178,10 +178,20 @@ static int mmap_page(struct replay_ctx *c, unsigned long index, bool write)
  * The request's time on the replay's clock, and the periodic memcg
  * flush wherever FLUSH_TIME went by (the kernel's flush_memcg_stats_dwork).
  */
-static void clock_tick(struct replay_ctx *c, unsigned long missed_pages)
+static void clock_tick(struct replay_ctx *c, size_t i, unsigned long missed_pages)
 {
 	const struct replay_clock *k = c->clk;
 	double dt = k->req_ns > 0 ? k->req_ns : k->hit_ns + missed_pages * k->miss_ns;
+
+	/*
+	 * The trace's own time: the request after this one starts when the
+	 * trace says, or now if the trace goes back (its stamps are as read)
+	 */
+	if (k->times) {
+		double next = i + 1 < c->t->nr_reqs ? (k->times[i + 1] - k->times[0]) * 1e9 : c->now_ns;
+
+		dt = next > c->now_ns ? next - c->now_ns : 0;
+	}
 
 	c->now_ns += dt;
 	lrulab_model_clock_advance((u64)dt);
@@ -213,7 +223,7 @@ static int replay_request(struct replay_ctx *c, size_t i)
 	c->r->page_accesses += n;
 	c->r->c.bytes += q->size;
 	if (c->clk)
-		clock_tick(c, missed_pages);
+		clock_tick(c, i, missed_pages);
 	if (missed) {
 		c->r->c.misses++;
 		c->r->c.miss_bytes += q->size;

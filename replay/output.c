@@ -32,6 +32,18 @@ static double req_per_sec(const struct replay_cmd *c, const struct replay_run *r
 	return r->seconds > 0 ? (double)r->c.requests / r->seconds : 0;
 }
 
+/* seconds from the first request to the last, on the trace's stamps as the replay keeps them */
+static double trace_span(const struct replay_trace *t)
+{
+	double last = t->times[0];
+	size_t i;
+
+	for (i = 1; i < t->nr_reqs; i++)
+		if (t->times[i] > last)
+			last = t->times[i];
+	return last - t->times[0];
+}
+
 void replay_print_header(const struct replay_cmd *c, FILE *f)
 {
 	const struct replay_trace *t = &c->t;
@@ -65,6 +77,9 @@ void replay_print_header(const struct replay_cmd *c, FILE *f)
 	if ((c->classic || c->mglru) && c->host) {
 		fprintf(f, "clock: at each size the host kernel's median request rate there%s (the model's default clock where the host gave none); the memcg stats flush every 2 s of it\n",
 			c->rate ? ", the host's reads paced at --rate" : "");
+	} else if ((c->classic || c->mglru) && c->trace_time) {
+		fprintf(f, "clock: the trace's own time stamps (--trace-time), %.0f s from its first request to its last; the memcg stats flush every 2 s of it\n",
+			c->t.nr_reqs ? trace_span(&c->t) : 0.0);
 	} else if (c->classic || c->mglru) {
 		if (c->rate)
 			fprintf(f, "clock: %ld requests a second (--rate); the memcg stats flush every 2 s of it\n",
@@ -355,7 +370,9 @@ json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r)
 	json_object_set_new(j, "resident_avg", json_real(k->resident_avg));
 	json_object_set_new(j, "clock_seconds", json_real(k->clock_seconds));
 	J2("clock_flushes", k->clock_flushes);
-	if (r->clock.req_ns > 0)
+	if (r->clock.times)
+		json_object_set_new(j, "clock", json_string("trace"));
+	else if (r->clock.req_ns > 0)
 		J2("rate", 1e9 / r->clock.req_ns + 0.5);
 	else
 		J2("read_latency_us", c->read_latency_us);

@@ -257,6 +257,15 @@ static bool parse_hex(const char *p, size_t n, uint64_t *out)
 	return true;
 }
 
+/* A valid_time() field's value */
+static double field_time(const char *p, size_t n)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) ? n : sizeof(buf) - 1), p);
+	return strtod(buf, NULL);
+}
+
 /* A time stamp: digits, optionally a fraction. */
 static bool valid_time(const char *p, size_t n)
 {
@@ -435,7 +444,8 @@ static int read_binary(struct replay_stream *s, const struct replay_load_opts *o
 		if (check_next(s, n, next))
 			return -1;
 		t->nr_records = n;
-		ret = replay_emit(k, id, size, false);
+		/* the u32 clock time both layouts begin with: seconds in libCacheSim's traces */
+		ret = replay_emit_at(k, id, size, false, (double)get_u32(rec));
 		if (ret)
 			return emit_err(s, "record", n, ret, o, t);
 	}
@@ -542,6 +552,9 @@ static int read_csv_line(struct replay_stream *s, uint64_t ln, char *line, size_
 	if (p->op_col && parse_op(f->p[p->op_col - 1], f->n[p->op_col - 1], &write))
 		return line_err(s, ln, "operation '%s' is not a read or a write",
 				shown(f->p[p->op_col - 1], f->n[p->op_col - 1]));
+	if (p->time_col)
+		return replay_emit_at(k, id, size, write,
+				      field_time(f->p[p->time_col - 1], f->n[p->time_col - 1]));
 	return replay_emit(k, id, size, write);
 }
 

@@ -61,6 +61,7 @@ struct replay_cmd {
 	/* --read-latency, --rate: the kernel replays' clock */
 	struct replay_clock clock;
 	long read_latency_us, rate;
+	bool trace_time;		/* --trace-time: the trace's stamps are the clock */
 	/* --merge FILE...: their JSON lines instead of running */
 	const char *merge[REPLAY_MAX_SIZES];
 	int nr_merge;

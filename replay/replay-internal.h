@@ -56,6 +56,8 @@ replay_err(char *err, size_t errlen, const char *fmt, ...);
 #define REPLAY_EMIT_BOUND	2	/* past the load's max_page_accesses */
 struct replay_sink;
 int replay_emit(struct replay_sink *k, uint64_t id, uint64_t size, bool write);
+/* the same, with the request's time stamp in seconds (at least 0) */
+int replay_emit_at(struct replay_sink *k, uint64_t id, uint64_t size, bool write, double time);
 /* The reader's loop stops once the -n cap is reached. */
 bool replay_sink_full(const struct replay_sink *k);
 

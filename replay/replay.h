@@ -81,6 +81,12 @@ struct replay_trace {
 	uint64_t nr_instr;	/* lackey: instruction fetches */
 	uint64_t nr_messages;	/* lackey: valgrind's own "==pid==" lines */
 	bool ops_unused;	/* lcs: its op field is not replayed */
+	/*
+	 * Each request's time stamp in seconds, from the traces that have
+	 * one (oracleGeneral and lcs records, a csv's time-col); NULL for
+	 * the others.  Kept as read: not necessarily in order.
+	 */
+	double *times;
 };
 
 struct replay_load_opts {
@@ -208,6 +214,8 @@ int replay_linux_run(const struct replay_trace *t, enum replay_mode mode,
  * each page it reads from the device.
  */
 struct replay_clock {
+	/* the trace's time stamps (struct replay_trace's times), seconds; NULL: not */
+	const double *times;
 	double req_ns;		/* 0: by hits and misses */
 	double hit_ns;
 	double miss_ns;

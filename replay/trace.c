@@ -82,6 +82,11 @@ static long sink_intern(struct replay_sink *k, uint64_t id, uint64_t size)
  */
 int replay_emit(struct replay_sink *k, uint64_t id, uint64_t size, bool write)
 {
+	return replay_emit_at(k, id, size, write, -1.0);
+}
+
+int replay_emit_at(struct replay_sink *k, uint64_t id, uint64_t size, bool write, double time)
+{
 	struct replay_trace *t = k->t;
 	uint64_t pages;
 	long obj;
@@ -103,12 +108,22 @@ int replay_emit(struct replay_sink *k, uint64_t id, uint64_t size, bool write)
 	if (t->nr_reqs == k->req_cap) {
 		size_t cap = k->req_cap ? k->req_cap * 2 : 65536;
 		struct replay_req *reqs = realloc(t->reqs, cap * sizeof(*reqs));
+		double *times;
 
 		if (!reqs)
 			return REPLAY_EMIT_NOMEM;
 		t->reqs = reqs;
+		if (time >= 0 || t->times) {
+			times = realloc(t->times, cap * sizeof(*times));
+			if (!times)
+				return REPLAY_EMIT_NOMEM;
+			t->times = times;
+		}
 		k->req_cap = cap;
 	}
+	/* a reader gives every request a time or none */
+	if (t->times)
+		t->times[t->nr_reqs] = time >= 0 ? time : 0;
 	t->reqs[t->nr_reqs++] = (struct replay_req){ .obj = (uint32_t)obj, .write = write,
 						     .size = size };
 	if (t->objs[obj].pages < pages)
@@ -213,8 +228,10 @@ void replay_trace_free(struct replay_trace *t)
 {
 	free(t->reqs);
 	free(t->objs);
+	free(t->times);
 	t->reqs = NULL;
 	t->objs = NULL;
+	t->times = NULL;
 	t->nr_reqs = t->nr_objs = 0;
 }
 

@@ -71,6 +71,18 @@ bad "$T" txt --jobs 0
 bad "$T" txt extra
 bad "$T" txt --bogus
 bad "$T" txt --plot
+# --trace-time: the trace's own stamps are the clock, in every format that has them
+good 'misses=90840 .* clock_seconds=7200.00 clock_flushes=3600' "$OG" oracleGeneral --ignore-obj-size 1 \
+	--sizes 4897 --lru classic --trace-time
+good 'misses=90840 .* clock_seconds=7200.00 clock_flushes=3600' "$D/cloudPhysicsIO.csv.zst" csv \
+	--ignore-obj-size 1 --sizes 4897 --lru classic --trace-time \
+	-t "time-col=2, obj-id-col=5, obj-size-col=4, delimiter=,, has-header=true"
+grep -q "^clock: the trace's own time stamps (--trace-time), 7200 s from its first request to its last" "$out" ||
+	{ echo "FAIL: --trace-time: no clock line"; fails=$((fails + 1)); }
+bad_is "lrulab replay: --trace-time: a txt trace has no time stamps (oracleGeneral, lcs and a csv's time-col have)" \
+	"$T" txt --trace-time --sizes 100
+bad_is "lrulab replay: --trace-time: the trace's own clock; not with --rate, --read-latency or --lru host" \
+	"$T" txt --trace-time --rate 100
 # --lru host: this machine's kernel, whose rate is the model's clock
 bad_is "lrulab replay: --reps: the host's runs a size; only with --lru host" "$T" txt --reps 2
 bad_is "lrulab replay: --lru host: the model runs at the host's request rate at each size; --read-latency does not apply (--rate paces the host)" \
