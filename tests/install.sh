@@ -111,16 +111,21 @@ done
 "$LRULAB" host fault-free --threads 1 --seconds 0.05 --mem 1M --json >>"$tmp/j" 2>/dev/null
 # the exact LRU and the kernel's classic one
 "$LRULAB" replay "$T" txt -n 2000 --sizes 0.1 --json >>"$tmp/j" 2>/dev/null
+# the multi-gen LRU's, on the trace's own clock
+"$LRULAB" replay tests/data/cloudPhysicsIO.oracleGeneral.bin.zst oracleGeneral -n 2000 \
+	--ignore-obj-size 1 --sizes 100 --lru mglru --trace-time --json >>"$tmp/j" 2>/dev/null
 "$LRULAB" bench mglru-age --procs 2 --mem 64K --passes 1 --json >>"$tmp/j" 2>/dev/null
 "$LRULAB" predict fault-free --type anon --cpus 1,4 --machine xeon-16c-207 --draws 2 --json \
 	>>"$tmp/j" 2>/dev/null
-[ "$(wc -l <"$tmp/j")" -eq 11 ] || fail "no JSON to compare lrulab.1 with"
+[ "$(wc -l <"$tmp/j")" -eq 12 ] || fail "no JSON to compare lrulab.1 with"
 "$LRULAB" layout --json >>"$tmp/j" 2>/dev/null || fail "no layout JSON to compare lrulab.1 with"
 # host usemem needs root, a memory controller and a disk: where it runs
 files=$(mktemp -d -p /var/tmp)
 if TMPDIR=$files "$LRULAB" host usemem --type file --mem 4M --max 2M --seconds 0.05 --json \
 	>"$tmp/h" 2>/dev/null; then
 	cat "$tmp/h" >>"$tmp/j"
+	TMPDIR=$files "$LRULAB" replay "$T" txt -n 500 --sizes 64 --lru host --json \
+		>>"$tmp/j" 2>/dev/null || fail "replay --lru host did not run where host usemem did"
 else
 	echo "install: host usemem does not run here: its keys not checked"
 fi
