@@ -1,10 +1,11 @@
 #!/bin/sh
 # make check's bookkeeping, so that it ends on one line over every stage
 # whatever failed on the way.  A stage (unit, pncold, tsan, asan, fuzz) records
-# each test it runs in DIR/STAGE.log as "pass NAME" or "fail NAME":
+# each test it runs in DIR/STAGE.log as "pass NAME SECONDSs" or "fail NAME ...":
 #
 #   check-step.sh begin DIR STAGE          forget the stage's last results
-#   check-step.sh run DIR STAGE NAME CMD.. run one test, record it; exit 0
+#   check-step.sh run DIR STAGE NAME CMD.. run one test, record it and its
+#                                          wall time; exit 0
 #   check-step.sh end DIR STAGE            "STAGE: N passed, M failed";
 #                                          exit 1 if any failed
 #   check-step.sh summary DIR RC           the line over every stage; exit 1
@@ -29,13 +30,16 @@ run)
 	name=$2
 	shift 2
 	echo "== $name ($stage)"
+	t0=$(date +%s.%N)
 	"$@"
 	rc=$?
+	# each test's wall time beside it: what makes make check long
+	secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 	if [ "$rc" -eq 0 ]; then
-		echo "pass $name" >>"$dir/$stage.log"
+		echo "pass $name ${secs}s" >>"$dir/$stage.log"
 	else
 		echo "FAIL: $name ($stage): exit $rc"
-		echo "fail $name (exit $rc)" >>"$dir/$stage.log"
+		echo "fail $name (exit $rc) ${secs}s" >>"$dir/$stage.log"
 	fi
 	exit 0
 	;;
