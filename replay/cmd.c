@@ -291,8 +291,11 @@ static int parse_args(int argc, char **argv, struct replay_cmd *c)
 	c->type_name = argv[optind + 1];
 	if (!c->exact && !c->classic && !c->mglru && !c->host)
 		c->exact = c->classic = true;
-	/* the kernel model reads every page of every request: bounded */
-	if (c->classic || c->mglru)
+	/*
+	 * the kernel model reads every page of every request, and so does
+	 * the host's replay (which bounds it too): bounded before any run
+	 */
+	if (c->classic || c->mglru || c->host)
 		c->lo.max_page_accesses = REPLAY_MAX_PAGE_ACCESSES;
 	replay_params_default(&c->lo.params);
 	if (replay_type_parse(c->type_name, &c->lo.type, err, sizeof(err)) ||

@@ -118,6 +118,8 @@ bad_is "lrulab replay: $tmp/tib.csv: line 5: a replay would read more than 10737
 	"$tmp/tib.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 1G
 bad_is "lrulab replay: $tmp/tib.csv: line 5: a replay would read more than 1073741824 pages (4 TiB), the bound of one replay; -n 4 replays the requests before it" \
 	"$tmp/tib.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 1G --lru mglru --print-jobs
+bad_is "lrulab replay: $tmp/tib.csv: line 5: a replay would read more than 1073741824 pages (4 TiB), the bound of one replay; -n 4 replays the requests before it" \
+	"$tmp/tib.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 1G --lru host
 good 'lru cache size     1GiB,                5 req, miss ratio 1.0000' \
 	"$tmp/tib.csv" csv -t "obj-id-col=1, obj-size-col=2" --sizes 1G --policy lru
 # and -n stops inside one access: 17 pages, 3 of them requested
