@@ -456,7 +456,6 @@ static void test_vma_merge(void **state)
 	assert_int_equal(mm_vma_count(mm), 5);
 	mmput(mm);
 	shmem_file_free(file);
-	rcu_barrier();
 	assert_int_equal(pte_table_pages(), 0);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }

@@ -147,6 +147,7 @@ static u32 record_vma_flags(struct vm_area_struct *vma, unsigned long start, u32
 	assert_int_equal(pred_record_stop(&rec), 0);
 	rec.pages = 16;
 	rec.one_process = 1;
+	/* four recordings in one process: each names only its own locks */
 	assert_int_equal(pred_recording_write("test", path, &rec), 0);
 	assert_int_equal(pred_recording_read("test", path, &back), 0);
 	*events = 0;
