@@ -275,9 +275,22 @@ struct bench_thread {
 	const int *stop;
 	unsigned long done;		/* pages the last pass faulted and freed */
 
+	/*
+	 * The run's threads are one process, as the mails' and lrulab
+	 * host's are: one mm (proc), whose last thread out puts it.  @start
+	 * is where the thread's own range begins in @vma, which may hold
+	 * the other threads' ranges too (adjacent anonymous mmaps merge).
+	 */
+	struct bench_process *proc;
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
+	unsigned long start;
 	struct address_space *mapping;
+};
+
+struct bench_process {
+	struct mm_struct *mm;
+	int users;		/* threads that set up and have not torn down */
 };
 
 /* One "name value" delta (vmstat, memory.stat, mTHP counters). */

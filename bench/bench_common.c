@@ -107,6 +107,7 @@ struct bench_worker {
 	unsigned long pages_done;
 	u64 start_ns, end_ns;
 	int err;
+	bool entered;
 };
 
 static void *bench_worker_fn(void *arg)
@@ -118,8 +119,13 @@ static void *bench_worker_fn(void *arg)
 
 	bw->err = cpu_enter(bw->t.cpu, true);
 	entered = !bw->err;
-	if (entered)
+	bw->entered = entered;
+	if (entered) {
+		/* every thread's count is in before any thread leaves: the barrier */
+		__atomic_fetch_add(&bw->t.proc->users, 1, __ATOMIC_RELAXED);
+		bw->t.mm = bw->t.proc->mm;
 		bw->err = bw->w->setup(&bw->t);
+	}
 	/* everyone meets the barrier, failed or not, or the others hang */
 	barrier_wait_sleep(&ph->start);
 	bw->start_ns = lrulab_now_ns();
@@ -137,6 +143,9 @@ static void *bench_worker_fn(void *arg)
 	sem_post(&ph->wake);
 	if (entered) {
 		bw->w->teardown(&bw->t);
+		/* exit_mmap(), by the process's last thread, on its model CPU */
+		if (!__atomic_sub_fetch(&bw->t.proc->users, 1, __ATOMIC_ACQ_REL))
+			mmput(bw->t.proc->mm);
 		lru_add_drain();
 		cpu_exit();
 	}
@@ -183,12 +192,17 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 {
 	struct bench_worker *bw = calloc(threads, sizeof(*bw));
 	struct bench_phase ph = { .loops = loops };
+	struct bench_process proc = { .mm = mm_alloc(memcg) };
 	u64 start = ~0ULL, end = 0;
 	int i, err = 0;
 	long left;
 
-	if (!bw)
+	if (!bw || !proc.mm) {
+		free(bw);
+		if (proc.mm)
+			mmput(proc.mm);
 		return -ENOMEM;
+	}
 	pthread_barrier_init(&ph.start, NULL, (unsigned int)threads + 1);
 	sem_init(&ph.wake, 0, 0);
 	bench_signals_phase(&ph.stop, &ph.wake);
@@ -196,7 +210,7 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 		bw[i].w = w;
 		bw[i].ph = &ph;
 		bw[i].t = (struct bench_thread){
-			.cpu = i, .o = o, .memcg = memcg,
+			.cpu = i, .o = o, .memcg = memcg, .proc = &proc,
 			.pages = o->mem / PAGE_SIZE, .stop = &ph.stop,
 		};
 		if (pthread_create(&bw[i].tid, NULL, bench_worker_fn, &bw[i])) {
@@ -234,6 +248,11 @@ static int bench_phase(const struct bench_workload *w, const struct bench_opts *
 		if (bw[i].err && !err)
 			err = bw[i].err;
 	}
+	/* no thread got as far as a model CPU: nothing was mapped */
+	for (i = 0; i < threads && !bw[i].entered; i++)
+		;
+	if (i == threads)
+		mmput(proc.mm);
 	*secs = end > start ? (end - start) / 1e9 : 0;
 	bench_signals_phase(NULL, NULL);
 	pthread_barrier_destroy(&ph.start);

@@ -19,22 +19,32 @@ static void fault_free_defaults(struct bench_opts *o)
 	o->memcgs = 7;
 }
 
+/*
+ * The thread's range in the process's mm: a shmem file's mapping, a VMA
+ * of its own (another file's mapping never merges), or an anonymous
+ * range, which merges with the other threads' into one VMA as the
+ * kernel's would: they are mapped one after another before the start
+ * barrier, each PMD-aligned and adjacent to the last.
+ */
 static int fault_free_setup(struct bench_thread *t)
 {
 	unsigned long len = t->pages * PAGE_SIZE;
 
-	t->mm = mm_alloc(t->memcg);
-	if (!t->mm)
-		return -errno;
 	if (t->o->shmem) {
 		t->mapping = shmem_file_setup(t->pages, 0);
 		if (!t->mapping)
 			return -errno;
 		t->vma = mmap_shmem(t->mm, t->mapping, 0, len);
-	} else {
-		t->vma = mmap_anon(t->mm, len, t->o->folio_order);
+		if (!t->vma)
+			return -errno;
+		t->start = t->vma->vm_start;
+		return 0;
 	}
-	return t->vma ? 0 : -errno;
+	t->start = do_mmap_anon(t->mm, len, t->o->folio_order);
+	if (!t->start)
+		return -errno;
+	t->vma = find_vma(t->mm, t->start);
+	return 0;
 }
 
 /*
@@ -43,7 +53,7 @@ static int fault_free_setup(struct bench_thread *t)
  */
 static int fault_every_page(struct bench_thread *t)
 {
-	unsigned long i, start = t->vma->vm_start;
+	unsigned long i, start = t->start;
 
 	for (i = 0; i < t->pages; i++) {
 		vm_fault_t ret;
@@ -70,16 +80,18 @@ static int fault_free_pass(struct bench_thread *t)
 	if (t->mapping)
 		shmem_punch_hole(t->mapping, 0, t->pages - 1);
 	else
-		madvise_dontneed_single_vma(t->vma, t->vma->vm_start, t->pages * PAGE_SIZE);
+		madvise_dontneed_single_vma(t->vma, t->start, t->pages * PAGE_SIZE);
 	return err;
 }
 
+/* The mm goes with the process's last thread (bench_common.c). */
 static void fault_free_teardown(struct bench_thread *t)
 {
-	if (t->mm)
-		mmput(t->mm);
-	if (t->mapping)
+	if (t->mapping) {
+		if (t->vma)
+			munmap_vma(t->vma);
 		shmem_file_free(t->mapping);
+	}
 	t->mm = NULL;
 	t->vma = NULL;
 	t->mapping = NULL;

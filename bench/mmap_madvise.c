@@ -27,19 +27,24 @@ static void mmap_madvise_defaults(struct bench_opts *o)
 	o->memcgs = 1;
 }
 
-/* mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS) */
+/*
+ * mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS)
+ * in the process's mm: the threads' ranges are adjacent and merge into
+ * one VMA, as on the kernel (each is a multiple of PMD_SIZE, which
+ * thp_get_unmapped_area() places next to the last one top-down).
+ */
 static int mmap_madvise_setup(struct bench_thread *t)
 {
-	t->mm = mm_alloc(t->memcg);
-	if (!t->mm)
+	t->start = do_mmap_anon(t->mm, t->pages * PAGE_SIZE, t->o->folio_order);
+	if (!t->start)
 		return -errno;
-	t->vma = mmap_anon(t->mm, t->pages * PAGE_SIZE, t->o->folio_order);
-	return t->vma ? 0 : -errno;
+	t->vma = find_vma(t->mm, t->start);
+	return 0;
 }
 
 static int mmap_madvise_pass(struct bench_thread *t)
 {
-	unsigned long j, addr = t->vma->vm_start, size = t->pages * PAGE_SIZE;
+	unsigned long j, addr = t->start, size = t->pages * PAGE_SIZE;
 	int err = 0;
 
 	/* *(unsigned char *)(addr + j) = 0x55 for every page, until the run ends */
@@ -60,13 +65,15 @@ static int mmap_madvise_pass(struct bench_thread *t)
 	return err;
 }
 
-/* munmap(addr, MEM_SIZE), then the process's exit */
+/*
+ * munmap(addr, MEM_SIZE): the range's zap (the kernel would split the
+ * VMA around it; nothing faults there again); the VMA goes with the
+ * process's exit, by its last thread (bench_common.c).
+ */
 static void mmap_madvise_teardown(struct bench_thread *t)
 {
 	if (t->vma)
-		munmap_vma(t->vma);
-	if (t->mm)
-		mmput(t->mm);
+		zap_page_range_single(t->vma, t->start, t->pages * PAGE_SIZE);
 	t->vma = NULL;
 	t->mm = NULL;
 }

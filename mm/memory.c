@@ -28,8 +28,15 @@
  * the write fault then reuses it as above); no fault-around for
  * shmem read faults; no PMD mappings (order-9 anon folios are mapped by
  * 512 PTEs, so NR_ANON_THPS stays 0 while THP_FAULT_ALLOC counts them);
- * no mmap_lock (a VMA's user serialises its faults and zaps
- * against munmap, as the bench threads do by owning their VMAs).
+ * no mmap_lock (a VMA's users serialise their faults and zaps
+ * against munmap and against an mmap that merges into the VMA, as the
+ * bench threads do by mapping before their start barrier and leaving
+ * the VMA to the process's last thread).
+ *
+ * Adjacent anonymous mappings of the same flags merge into one VMA, as
+ * the kernel's vma_merge_new_range() merges them: the threads of one
+ * process that each map a range then fault on one VMA, and its refcount
+ * line is theirs.
  *
  * What a fault and a zap touch of the address space besides the PTEs,
  * where the kernel (v7.x) touches it, is done and traced for consumers
@@ -164,6 +171,14 @@ struct mm_struct *mm_alloc(struct mem_cgroup *memcg)
 		return NULL;
 	}
 	memset(mm, 0, sizeof(*mm));
+	/* a slot per model CPU, and one for threads that are none */
+	mm->rss_pcp = aligned_alloc(L1_CACHE_BYTES, (LRULAB_MAX_CPUS + 1) * sizeof(*mm->rss_pcp));
+	if (!mm->rss_pcp) {
+		free(mm);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(mm->rss_pcp, 0, (LRULAB_MAX_CPUS + 1) * sizeof(*mm->rss_pcp));
 	INIT_LIST_HEAD(&mm->mmap);
 	spin_lock_init(&mm->page_table_lock);
 	spin_lock_init(&mm->pmd_lock);
@@ -174,6 +189,31 @@ struct mm_struct *mm_alloc(struct mem_cgroup *memcg)
 	INIT_LIST_HEAD(&mm->lru_gen.list);
 	lru_gen_add_mm(mm);
 	return mm;
+}
+
+unsigned long get_mm_counter(struct mm_struct *mm, int member)
+{
+	long v = 0;
+	int cpu;
+
+	for (cpu = 0; cpu <= LRULAB_MAX_CPUS; cpu++)
+		v += __atomic_load_n(&mm->rss_pcp[cpu].count[member], __ATOMIC_RELAXED);
+	return v < 0 ? 0 : (unsigned long)v;
+}
+
+void add_mm_counter(struct mm_struct *mm, int member, long value)
+{
+	int cpu = smp_processor_id();
+	long *v;
+
+	if (cpu < 0) {
+		__atomic_fetch_add(&mm->rss_pcp[LRULAB_MAX_CPUS].count[member], value,
+				   __ATOMIC_RELAXED);
+	} else {
+		v = &mm->rss_pcp[cpu].count[member];
+		__atomic_store_n(v, __atomic_load_n(v, __ATOMIC_RELAXED) + value, __ATOMIC_RELAXED);
+	}
+	trace_mm_line(rss_counter, &mm->rss_stat[member], mm, (u32)(int)value, (u8)member);
 }
 
 static void vma_free(struct vm_area_struct *vma)
@@ -234,7 +274,9 @@ static struct vm_area_struct *vma_create(struct mm_struct *mm, unsigned long len
 	vma->vm_end = vma->vm_start + len;
 	/* the kernel's anon vm_pgoff: folio->index is the virtual page number */
 	vma->vm_pgoff = mapping ? pgoff : vma->vm_start >> PAGE_SHIFT;
-	mm->mmap_base += span;
+	vma->vm_ranges = 1;
+	/* a fault reads it without the lock, see vma_start_read() */
+	__atomic_store_n(&mm->mmap_base, mm->mmap_base + span, __ATOMIC_RELAXED);
 	list_add_tail(&vma->vm_list, &mm->mmap);
 	spin_unlock(&mm->page_table_lock);
 	return vma;
@@ -246,15 +288,140 @@ nomem:
 	return NULL;
 }
 
+/*
+ * The mm's last VMA, if a new anonymous range of @vm_flags and @order
+ * mapped now would merge into it: it ends where the range would start
+ * (the model places top-down's neighbour above, where the kernel's
+ * thp_get_unmapped_area() keeps an aligned range next to the last one)
+ * and is_mergeable_vma() holds (flags, no file; the model has no
+ * mempolicy, userfaultfd or anon name).  is_mergeable_anon_vma() needs
+ * no check: the new range has no anon_vma and the model never forks, so
+ * a neighbour's, if its faults made one, is taken over (its case 2).
+ * The order stands for the kernel's mTHP setting, which is global.
+ * Under page_table_lock.
+ */
+static struct vm_area_struct *anon_merge_target(struct mm_struct *mm, unsigned long vm_flags,
+						unsigned int order)
+{
+	struct vm_area_struct *prev;
+
+	if (list_empty(&mm->mmap))
+		return NULL;
+	prev = list_last_entry(&mm->mmap, struct vm_area_struct, vm_list);
+	if (prev->vm_end != mm->mmap_base || !vma_is_anonymous(prev) ||
+	    prev->vm_flags != vm_flags || prev->anon_order != order)
+		return NULL;
+	return prev;
+}
+
+/*
+ * Addresses are never reused, so a VMA that ends at mmap_base is the
+ * last one: no lock needed, which lets every fault ask.
+ */
+bool vma_merges_next(struct vm_area_struct *vma)
+{
+	return vma_is_anonymous(vma) &&
+	       vma->vm_end == __atomic_load_n(&vma->vm_mm->mmap_base, __ATOMIC_RELAXED);
+}
+
+/*
+ * vma_expand(): @vma grows by @len at its end.  Its page tables are
+ * flat arrays here, so they are copied into longer ones; the walkers
+ * reach them under page_table_lock, held, and no fault, zap or access
+ * may run in the VMA meanwhile (do_mmap_anon()'s caller sees to it, as
+ * the kernel's mmap_write_lock and vma_start_write() would).
+ */
+static int vma_expand(struct vm_area_struct *vma, unsigned long len)
+{
+	unsigned long old_pages = vma_pages(vma), pages = old_pages + (len >> PAGE_SHIFT);
+	unsigned long old_tables = (vma->vm_end - vma->vm_start) >> PMD_SHIFT;
+	unsigned long nr_tables = (vma->vm_end + len - vma->vm_start + PMD_SIZE - 1) >> PMD_SHIFT;
+	struct pte_table *tables;
+	pte_t *ptes;
+	unsigned long i;
+
+	if (atomic_read(&vma->vm_refcnt))
+		return -EBUSY;
+	ptes = calloc(pages, sizeof(pte_t));
+	tables = aligned_alloc(L1_CACHE_BYTES, nr_tables * sizeof(struct pte_table));
+	if (!ptes || !tables) {
+		free(ptes);
+		free(tables);
+		return -ENOMEM;
+	}
+	memcpy(ptes, vma->ptes, old_pages * sizeof(pte_t));
+	memcpy(tables, vma->tables, old_tables * sizeof(struct pte_table));
+	for (i = old_tables; i < nr_tables; i++) {
+		spin_lock_init(&tables[i].ptl);
+		tables[i].young = 0;
+		tables[i].present = 0;
+		tables[i].page = NULL;
+	}
+	free(vma->ptes);
+	free(vma->tables);
+	vma->ptes = ptes;
+	vma->tables = tables;
+	vma->vm_end += len;
+	return 0;
+}
+
+unsigned long do_mmap_anon(struct mm_struct *mm, unsigned long len, unsigned int order)
+{
+	unsigned long vm_flags = VM_READ | VM_WRITE, span = (len + PMD_SIZE - 1) & PMD_MASK;
+	struct vm_area_struct *vma;
+	unsigned long addr = 0;
+
+	if (!mm || (order && (order < 2 || order > HPAGE_PMD_ORDER)) || !len ||
+	    len & ((PAGE_SIZE << order) - 1)) {
+		errno = EINVAL;
+		return 0;
+	}
+	spin_lock_at(&mm->page_table_lock, LOCK_SITE("page_table_lock"));
+	vma = anon_merge_target(mm, vm_flags, order);
+	if (vma && mm->mmap_base + span > mm->mmap_base && !vma_expand(vma, len)) {
+		addr = mm->mmap_base;
+		vma->vm_ranges++;
+		__atomic_store_n(&mm->mmap_base, mm->mmap_base + span, __ATOMIC_RELAXED);
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (addr)
+		return addr;
+	vma = vma_create(mm, len, vm_flags, NULL, 0, order);
+	return vma ? vma->vm_start : 0;
+}
+
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma, *found = NULL;
+
+	spin_lock_at(&mm->page_table_lock, LOCK_SITE("page_table_lock"));
+	list_for_each_entry(vma, &mm->mmap, vm_list)
+		if (addr >= vma->vm_start && addr < vma->vm_end) {
+			found = vma;
+			break;
+		}
+	spin_unlock(&mm->page_table_lock);
+	return found;
+}
+
+unsigned long mm_vma_count(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	unsigned long n = 0;
+
+	spin_lock_at(&mm->page_table_lock, LOCK_SITE("page_table_lock"));
+	list_for_each_entry(vma, &mm->mmap, vm_list)
+		n++;
+	spin_unlock(&mm->page_table_lock);
+	return n;
+}
+
 struct vm_area_struct *mmap_anon(struct mm_struct *mm, unsigned long len,
 				 unsigned int order)
 {
-	if (!mm || (order && (order < 2 || order > HPAGE_PMD_ORDER)) ||
-	    len & ((PAGE_SIZE << order) - 1)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return vma_create(mm, len, VM_READ | VM_WRITE, NULL, 0, order);
+	unsigned long addr = do_mmap_anon(mm, len, order);
+
+	return addr ? find_vma(mm, addr) : NULL;
 }
 
 struct vm_area_struct *mmap_shmem(struct mm_struct *mm, struct address_space *mapping,
@@ -327,8 +494,11 @@ void munmap_vma(struct vm_area_struct *vma)
 
 static void mm_free_rcu(struct rcu_head *head)
 {
+	struct mm_struct *mm = container_of(head, struct mm_struct, rcu);
+
 	rcu_tsan_acquire();
-	free(container_of(head, struct mm_struct, rcu));
+	free(mm->rss_pcp);
+	free(mm);
 }
 
 /* exit_mmap: one gather for the whole address space, then the VMAs go. */
@@ -717,19 +887,27 @@ static void pte_table_free(struct vm_area_struct *vma, struct pte_table *table)
 
 /*
  * The per-VMA read lock (lock_vma_under_rcu() and vma_end_read()): one
- * atomic on the VMA's own line each way.  Nothing write-locks a VMA in
- * the model, so the read side always succeeds.
+ * atomic on the VMA's line each way.  Nothing write-locks a VMA in the
+ * model, so the read side always succeeds.  The event says whether the
+ * line is the process's threads' (b0 1): the VMA holds ranges that more
+ * than one mmap made, or takes in the next thread's as it is now, so a
+ * one-thread recording says what N threads mapping alike would share.
  */
+static u8 vma_refcnt_shared(struct vm_area_struct *vma)
+{
+	return vma->vm_ranges > 1 || vma_merges_next(vma);
+}
+
 static void vma_start_read(struct vm_area_struct *vma)
 {
 	atomic_inc(&vma->vm_refcnt);
-	trace_mm_line(vma_refcnt, &vma->vm_refcnt, NULL, 1, 0);
+	trace_mm_line(vma_refcnt, &vma->vm_refcnt, NULL, 1, vma_refcnt_shared(vma));
 }
 
 static void vma_end_read(struct vm_area_struct *vma)
 {
 	atomic_dec(&vma->vm_refcnt);
-	trace_mm_line(vma_refcnt, &vma->vm_refcnt, NULL, 0, 0);
+	trace_mm_line(vma_refcnt, &vma->vm_refcnt, NULL, 0, vma_refcnt_shared(vma));
 }
 
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,

@@ -48,8 +48,9 @@
  * percpu_counter batch for N online CPUs, max(32, 2 N)); a fault's
  * prefetch of mmap_lock's line takes the line without stalling the
  * fault, so it costs the next writer a transfer and the line's time, not
- * the prefetcher; a VMA's refcount line is the thread's own unless every
- * thread faults one VMA (shared_vma, a what-if).  A TLB flush is an IPI
+ * the prefetcher; a VMA's refcount line is the thread's own unless the
+ * recording says the threads fault one VMA (the mm merges adjacent
+ * anonymous ranges: the event's flag), or shared_vma asks as a what-if.  A TLB flush is an IPI
  * round to every other CPU, which all run the mm: the flusher writes
  * each target's call queue line (a transfer from the target, one after
  * another), each target fetches it back and acks on the flusher's line
@@ -504,7 +505,8 @@ static double mm_event_cost(struct sim *s, int cpu, const struct pred_event *e, 
 			prefetch_line(s, cpu, e->line, t);
 		return 0;
 	case PRED_EV_VMA_REFCNT:
-		return shared && s->o->shared_vma ? write_line(s, cpu, e->line, t) : 0;
+		return shared && (e->threshold || s->o->shared_vma) ?
+		       write_line(s, cpu, e->line, t) : 0;
 	case PRED_EV_RSS:
 		*kept = rss_folds(s, cpu, e);
 		return *kept && shared ? write_line(s, cpu, e->line, t) : 0;

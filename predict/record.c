@@ -151,17 +151,23 @@ static u16 lock_index(spinlock_t *l, const struct lock_site *site)
 	return idx;
 }
 
-/* a small per-thread cache in front of the table */
+/*
+ * A small per-thread cache in front of the table, good for one
+ * generation: a new recording empties the table, and an index cached
+ * in the one before would name another lock, or none (the reader
+ * refused such a file, and the gather read past its arrays).
+ */
 #define LCACHE 16
-static __thread struct { spinlock_t *l; u16 idx; } lcache[LCACHE];
+static __thread struct { spinlock_t *l; u16 idx; u32 gen; } lcache[LCACHE];
 
 static u16 lock_lookup(spinlock_t *l, const struct lock_site *site)
 {
-	u32 h = (u32)(((uintptr_t)l >> 2) & (LCACHE - 1));
+	u32 h = (u32)(((uintptr_t)l >> 2) & (LCACHE - 1)), gen = READ_ONCE(rec_gen);
 
-	if (lcache[h].l != l) {
+	if (lcache[h].l != l || lcache[h].gen != gen) {
 		lcache[h].idx = lock_index(l, site);
 		lcache[h].l = l;
+		lcache[h].gen = gen;
 	}
 	return lcache[h].idx;
 }

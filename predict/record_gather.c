@@ -120,8 +120,9 @@ static void sort_events(struct pred_trace *tr)
  * own, the predicted runs' threads share one (pred_recording.one_process
  * says which): a line of the mm is named by its place in the mm (line
  * ids no address can have, the top bit set), so every thread's is the
- * same line; a VMA's refcount line (no mm) keeps its address, each
- * thread's its own.  The mm counters fold per counter, so each is a
+ * same line; a VMA's refcount line (no mm) keeps its address, and the
+ * event says whether the process's threads fault that one VMA (the mm
+ * merged their ranges, or would merge the next thread's into it).  The mm counters fold per counter, so each is a
  * counter too.  A clear writes no line: a fixed id stands in.
  */
 #define MM_LINE_TAG	((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1))
@@ -139,7 +140,9 @@ static void gather_mm_event(const struct rec_event *e, struct pred_event *pe, ui
 	pe->line2 = PRED_NO_LINE;
 	pe->counter = e->kind == PRED_EV_RSS ? (u32)add_line(counters, nc, key) : 0;
 	pe->arg = e->arg;
-	pe->threshold = e->kind == PRED_EV_TLB_FLUSH ? (e->threshold ? 1 : 0) : 0;
+	/* a flush's freed tables; a VMA line's: the process's threads share it */
+	pe->threshold = e->kind == PRED_EV_TLB_FLUSH || e->kind == PRED_EV_VMA_REFCNT ?
+			(e->threshold ? 1 : 0) : 0;
 	pe->step = 0;
 }
 

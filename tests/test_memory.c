@@ -401,6 +401,65 @@ static void test_zap_many(void **state)
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
 
+/*
+ * Threads of one process that each map a range of a PMD multiple one
+ * after another get one VMA (the kernel's vma_merge_new_range()): its
+ * length is theirs together, each range faults and zaps in it, and a
+ * range faulted before the next merged keeps its pages.  A different
+ * order, a file's mapping, or a range not ending on a PMD boundary
+ * (the model leaves the rest of its PMD unmapped) starts a VMA.
+ */
+#define MERGED 4
+
+static void test_vma_merge(void **state)
+{
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct address_space *file = shmem_file_setup(16, 0);
+	unsigned long addr[MERGED], pfn, i;
+	struct vm_area_struct *vma;
+
+	for (i = 0; i < MERGED; i++) {
+		addr[i] = do_mmap_anon(mm, PMD_SIZE, 0);
+		assert_true(addr[i] != 0);
+		if (i)
+			assert_true(addr[i] == addr[i - 1] + PMD_SIZE);
+		vma = find_vma(mm, addr[i]);
+		assert_int_equal(mm_vma_count(mm), 1);
+		assert_true(vma->vm_start == addr[0] && vma->vm_end == addr[i] + PMD_SIZE);
+		assert_int_equal(vma->vm_ranges, i + 1);
+		/* a fault in each range before the next merges */
+		assert_int_equal(mm_access(vma, addr[i] + 5 * PAGE_SIZE, true), 0);
+	}
+	pfn = pte_pfn(ptep_get(vma_pte(vma, addr[0] + 5 * PAGE_SIZE)));
+	assert_int_equal(get_mm_counter(mm, MM_ANONPAGES), MERGED);
+	assert_int_equal(pte_table_pages(), MERGED);
+	for (i = 0; i < MERGED; i++)
+		assert_true(pte_present(ptep_get(vma_pte(vma, addr[i] + 5 * PAGE_SIZE))));
+	assert_true(pte_pfn(ptep_get(vma_pte(vma, addr[0] + 5 * PAGE_SIZE))) == pfn);
+	madvise_dontneed_single_vma(vma, addr[1], PMD_SIZE);
+	assert_int_equal(get_mm_counter(mm, MM_ANONPAGES), MERGED - 1);
+	assert_true(pte_none(ptep_get(vma_pte(vma, addr[1] + 5 * PAGE_SIZE))));
+
+	/* another mTHP order: its own VMA, which then takes in its like */
+	assert_true(find_vma(mm, do_mmap_anon(mm, PMD_SIZE, 2)) != vma);
+	assert_int_equal(mm_vma_count(mm), 2);
+	assert_non_null(mmap_anon(mm, PMD_SIZE, 2));
+	assert_int_equal(mm_vma_count(mm), 2);
+	/* a file's mapping, then an anonymous range after it */
+	assert_non_null(mmap_shmem(mm, file, 0, 16 * PAGE_SIZE));
+	assert_non_null(mmap_anon(mm, PMD_SIZE, 0));
+	assert_int_equal(mm_vma_count(mm), 4);
+	/* a range short of a PMD merges into the last; the next one starts a VMA */
+	assert_non_null(mmap_anon(mm, 16 * PAGE_SIZE, 0));
+	assert_int_equal(mm_vma_count(mm), 4);
+	assert_non_null(mmap_anon(mm, PMD_SIZE, 0));
+	assert_int_equal(mm_vma_count(mm), 5);
+	mmput(mm);
+	shmem_file_free(file);
+	assert_int_equal(pte_table_pages(), 0);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct mm_struct *mm = mm_alloc(memcg);
@@ -452,6 +511,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mthp_fallback_charge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_zap_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vma_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
 	};
 

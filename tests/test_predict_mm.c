@@ -116,6 +116,86 @@ static void test_record_mm_events(void **state)
 	mmput(mm);
 }
 
+/*
+ * Whether the VMA lock's events say the process's threads share the
+ * line, through the file: 16 faults (and a DONTNEED) in a VMA, then a
+ * count of the events flagged.  An anonymous range of a PMD multiple,
+ * last in the mm, takes in the next thread's: every event is flagged;
+ * a second thread's range merged into it: still; a shmem file's
+ * mapping, or an anonymous VMA something else was mapped after, never.
+ */
+static u32 record_vma_flags(struct vm_area_struct *vma, unsigned long start, u32 *events)
+{
+	char path[] = "/tmp/lrulab-test-vma-shared-XXXXXX";
+	struct pred_recording rec, back;
+	int fd = mkstemp(path);
+	u32 flagged = 0, k;
+	unsigned long i;
+	int t;
+
+	assert_true(fd >= 0);
+	close(fd);
+	spin_lock_init(&after_lock);
+	assert_int_equal(pred_record_start(), 0);
+	spin_lock_at(&after_lock, LOCK_SITE("test_after"));
+	spin_unlock(&after_lock);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(handle_mm_fault(vma, start + i * PAGE_SIZE, FAULT_FLAG_WRITE), 0);
+	madvise_dontneed_single_vma(vma, start, 16 * PAGE_SIZE);
+	spin_lock_at(&after_lock, LOCK_SITE("test_after"));
+	spin_unlock(&after_lock);
+	assert_int_equal(pred_record_stop(&rec), 0);
+	rec.pages = 16;
+	rec.one_process = 1;
+	/* four recordings in one process: each names only its own locks */
+	assert_int_equal(pred_recording_write("test", path, &rec), 0);
+	assert_int_equal(pred_recording_read("test", path, &back), 0);
+	*events = 0;
+	for (t = 0; t < back.nr_traces; t++)
+		for (k = 0; k < back.traces[t].nr_events; k++)
+			if (back.traces[t].events[k].kind == PRED_EV_VMA_REFCNT) {
+				(*events)++;
+				flagged += back.traces[t].events[k].threshold;
+			}
+	pred_recording_free(&back);
+	pred_recording_free(&rec);
+	unlink(path);
+	return flagged;
+}
+
+static void test_record_vma_shared(void **state)
+{
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct address_space *file = shmem_file_setup(16, 0);
+	struct vm_area_struct *anon, *shm, *alone;
+	unsigned long a0, a1;
+	u32 n;
+
+	a0 = do_mmap_anon(mm, PMD_SIZE, 0);
+	anon = find_vma(mm, a0);
+	assert_true(vma_merges_next(anon));
+	assert_int_equal(record_vma_flags(anon, a0, &n), 2 * 16 + 2);
+	assert_int_equal(n, 2 * 16 + 2);
+	/* the next thread's range merges: one VMA, two ranges, flagged */
+	a1 = do_mmap_anon(mm, PMD_SIZE, 0);
+	assert_ptr_equal(find_vma(mm, a1), anon);
+	assert_int_equal(record_vma_flags(anon, a1, &n), 2 * 16 + 2);
+	/* a file's mapping after it: nothing merges with either any more */
+	shm = mmap_shmem(mm, file, 0, 16 * PAGE_SIZE);
+	assert_false(vma_merges_next(shm));
+	assert_int_equal(record_vma_flags(shm, shm->vm_start, &n), 0);
+	assert_int_equal(n, 2 * 16 + 2);
+	/* an anonymous VMA alone, another mapping after it */
+	alone = mmap_anon(mm, 16 * PAGE_SIZE, 0);
+	assert_non_null(mmap_anon(mm, 16 * PAGE_SIZE, 0));
+	assert_false(vma_merges_next(alone));
+	assert_int_equal(record_vma_flags(alone, alone->vm_start, &n), 0);
+	assert_int_equal(n, 2 * 16 + 2);
+	assert_int_equal(mm_vma_count(mm), 4);
+	mmput(mm);
+	shmem_file_free(file);
+}
+
 /* ---- the engine: one event of a kind with every acquisition ---- */
 
 struct mm_gen {
@@ -240,6 +320,15 @@ static void test_prefetch_and_vma(void **state)
 	mm_sim(&g, 8, 1000, true, true, 0, &r);
 	assert_true(fabs(r.x_steady * 40 - 1) < 1e-9);
 	pred_result_free(&r);
+	/* the event's own flag (the mm merged the threads' ranges): the same line */
+	g.ev.threshold = 1;
+	mm_sim(&g, 8, 1000, true, false, 0, &r);
+	assert_true(fabs(r.x_steady * 40 - 1) < 1e-9);
+	pred_result_free(&r);
+	/* processes of their own share no VMA, whatever the flag */
+	mm_sim(&g, 8, 1000, false, false, 0, &r);
+	assert_true(r.ev_ns[PRED_EV_VMA_REFCNT] == 0);
+	pred_result_free(&r);
 }
 
 /*
@@ -291,6 +380,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_record_mm_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record_vma_shared, setup, teardown),
 		cmocka_unit_test(test_rss_fold_batch),
 		cmocka_unit_test(test_tlb_ipi_round),
 		cmocka_unit_test(test_prefetch_and_vma),

@@ -148,7 +148,14 @@ struct vm_area_struct {
 	 * list's head is no VMA, and list walks take it for one.
 	 */
 	atomic_t vm_refcnt;
+	/* the mmaps whose ranges it holds: more than one when they merged */
+	unsigned int vm_ranges;
 };
+
+/* A CPU's part of the mm counters, on a line of its own. */
+struct mm_rss_pcp {
+	long count[NR_MM_COUNTERS];
+} ____cacheline_aligned;
 
 struct mm_struct {
 	/*
@@ -166,7 +173,14 @@ struct mm_struct {
 	spinlock_t page_table_lock;
 	struct mem_cgroup *memcg;	/* charged for faults (css ref held) */
 	unsigned long mmap_base;	/* next free address */
+	/*
+	 * The counters' shared count (the kernel's percpu_counter's
+	 * fbc->count, what a fold writes), and each CPU's part: the threads
+	 * of one process share the mm, and a count they all wrote on every
+	 * fault would be a line the kernel does not have.
+	 */
 	atomic_long_t rss_stat[NR_MM_COUNTERS];
+	struct mm_rss_pcp *rss_pcp;
 	/* on its memcg's mm list for the MGLRU page-table walkers */
 	struct lru_gen_mm lru_gen;
 	/*
@@ -212,23 +226,15 @@ static inline spinlock_t *pte_lockptr(struct vm_area_struct *vma, unsigned long 
 }
 #define pte_lock(vma, addr) spin_lock_at(pte_lockptr(vma, addr), LOCK_SITE("ptl"))
 
-static inline unsigned long get_mm_counter(struct mm_struct *mm, int member)
-{
-	long v = atomic_long_read(&mm->rss_stat[member]);
-
-	return v < 0 ? 0 : (unsigned long)v;
-}
+/* The sum of every CPU's part (the kernel reads fbc->count alone). */
+unsigned long get_mm_counter(struct mm_struct *mm, int member);
 /*
  * The kernel's counters are per-CPU (percpu_counter) and fold into the
- * mm's shared count past a batch that grows with the CPUs online: the
- * model's is one atomic of a thread's own mm, and the event lets a
- * consumer fold at another machine's batch.
+ * mm's shared count past a batch that grows with the CPUs online; the
+ * model keeps each CPU's part apart and never folds, and the event lets
+ * a consumer fold at another machine's batch.
  */
-static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
-{
-	atomic_long_add(value, &mm->rss_stat[member]);
-	trace_mm_line(rss_counter, &mm->rss_stat[member], mm, (u32)(int)value, (u8)member);
-}
+void add_mm_counter(struct mm_struct *mm, int member, long value);
 
 /* Pages held as PTE tables now, in every mm. */
 unsigned long pte_table_pages(void);
@@ -239,11 +245,34 @@ struct mm_struct *mm_alloc(struct mem_cgroup *memcg);
  * grace period. */
 void mmput(struct mm_struct *mm);
 
-/* New anonymous VMA of @len bytes (a positive multiple of the folio size)
- * whose faults allocate folios of @order (0 or an mTHP order 2..9);
- * NULL with errno set (EINVAL, ENOMEM). */
+/*
+ * mmap(MAP_PRIVATE | MAP_ANONYMOUS) of @len bytes (a positive multiple
+ * of the folio size) whose faults allocate folios of @order (0 or an
+ * mTHP order 2..9): the address of the new range, 0 with errno set
+ * (EINVAL, ENOMEM).  A range that starts where the mm's last anonymous
+ * VMA ends, with the same flags and order, extends that VMA instead of
+ * making one (the kernel's vma_merge_new_range(): is_mergeable_vma() and
+ * is_mergeable_anon_vma() hold for a new anonymous range beside one,
+ * faulted or not, of a process that did not fork).  The model places
+ * VMAs on PMD boundaries, so only a neighbour whose length is a multiple
+ * of PMD_SIZE ends where the next range starts.  The model has no
+ * mmap_lock: the caller keeps accesses to the VMA merged into away while
+ * it grows (the bench maps before its threads' start barrier).
+ */
+unsigned long do_mmap_anon(struct mm_struct *mm, unsigned long len, unsigned int order);
+/* The VMA that holds @addr, or NULL. */
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
+/* do_mmap_anon()'s VMA: a new one, or the one the range merged into. */
 struct vm_area_struct *mmap_anon(struct mm_struct *mm, unsigned long len,
 				 unsigned int order);
+/*
+ * Whether a range mapped next in @vma's mm with @vma's flags and order,
+ * by another thread of the process, would merge into @vma: so whether
+ * the threads that each map such a range fault on one VMA.
+ */
+bool vma_merges_next(struct vm_area_struct *vma);
+/* The VMAs of @mm (/proc/PID/maps' lines). */
+unsigned long mm_vma_count(struct mm_struct *mm);
 /* Shared mapping of a shmem file from page @pgoff.  Pages beyond the end
  * of the file may be mapped; touching them is VM_FAULT_SIGBUS. */
 struct vm_area_struct *mmap_shmem(struct mm_struct *mm, struct address_space *mapping,
