@@ -24,6 +24,15 @@
 /* s1's usemem recordings take seconds each */
 #define REPRO_S1_RECORDINGS 2
 
+/*
+ * What this run takes: the above, or with --quick (the whole path in
+ * seconds, for tests; its figures mean nothing) one recording a side
+ * and two draws, a seventh of the simulations.
+ */
+static int repro_draws = REPRO_DRAWS;
+static int repro_recordings = REPRO_RECORDINGS;
+static int repro_s1_recordings = REPRO_S1_RECORDINGS;
+
 struct side {
 	struct pred_recording rec[REPRO_RECORDINGS];
 	int nr;
@@ -58,7 +67,7 @@ static int record_side(const struct repro_opts *ro, const char *workload, bool s
 	work = repro_fault_work(ro, workload, shmem ? "shmem" : "anon", order);
 	if (work)
 		o.fault_work_ns = strtoul(work, NULL, 10);
-	for (s->nr = 0; s->nr < REPRO_RECORDINGS; s->nr++)
+	for (s->nr = 0; s->nr < repro_recordings; s->nr++)
 		if (pred_record_workload(REPRO_PROG, w, &o, 1, &s->rec[s->nr]))
 			return -1;
 	return 0;
@@ -192,7 +201,7 @@ static int points(const struct side *s, const struct pred_profile *pf, int cpus,
 		  double ratio, struct pred_point *before, struct pred_point *after)
 {
 	struct pred_model_opts mo = {
-		.impl = s[0].rec[0].lock_impl, .draws = REPRO_DRAWS, .seed = 1,
+		.impl = s[0].rec[0].lock_impl, .draws = repro_draws, .seed = 1,
 		.acquisitions = 400000, .lru_hold_ratio = ratio,
 	};
 
@@ -243,7 +252,7 @@ static int placements_point(const struct side *s, const struct pred_profile *pf,
 
 	for (k = 0; k < 2; k++) {
 		struct pred_model_opts mo = {
-			.impl = s->rec[0].lock_impl, .draws = REPRO_DRAWS, .seed = 1,
+			.impl = s->rec[0].lock_impl, .draws = repro_draws, .seed = 1,
 			.acquisitions = 400000, .other_placement = k, .lru_hold_ratio = ratio,
 		};
 
@@ -481,12 +490,12 @@ static int record_s1_side(const struct repro_opts *ro, bool on, struct s1_side *
 	o.flush_ms = S1_FLUSH_MS;
 	o.swap_async = ro->swap_async;
 	o.sw[SW_VMSTAT_SCAN_COST] = on;
-	for (s->nr = 0; s->nr < REPRO_S1_RECORDINGS; s->nr++) {
+	for (s->nr = 0; s->nr < repro_s1_recordings; s->nr++) {
 		double steal;
 
 		if (pred_record_usemem(REPRO_PROG, &o, 1, &s->rec[s->nr], &steal))
 			return -1;
-		s->steal_per_access += steal / REPRO_S1_RECORDINGS;
+		s->steal_per_access += steal / repro_s1_recordings;
 	}
 	return 0;
 }
@@ -601,7 +610,7 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 		err = record_s1_side(ro, k, &s[k]);
 	if (!err) {
 		struct pred_model_opts mo = {
-			.impl = s[0].rec[0].lock_impl, .draws = REPRO_DRAWS, .seed = 1,
+			.impl = s[0].rec[0].lock_impl, .draws = repro_draws, .seed = 1,
 			.acquisitions = 400000,
 		};
 
@@ -638,7 +647,7 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 		pred_point_free(&s[0].pt);
 		pred_point_free(&s[1].pt);
 		repro_table_note(t, "predicted: usemem --mem 256M, 1 thread recorded here %d times a side (%.1f and %.1f pages reclaimed per 1000 accesses), replayed by %d CPUs sharing the leaf's lru_lock; waits per reclaimed page, in ms over the mail's %d s at its pgsteal_direct / s",
-				 REPRO_S1_RECORDINGS, 1000 * s[0].steal_per_access,
+				 repro_s1_recordings, 1000 * s[0].steal_per_access,
 				 1000 * s[1].steal_per_access, S1_MAIL_PROCESSES, S1_MAIL_WINDOW_S);
 		repro_table_note(t, "predicted: the mail's 176-core host has no profile; 16 CPUs of skylake-2s-80 (one socket) stand in");
 	}
@@ -680,7 +689,7 @@ static int s3_record(const struct repro_opts *ro, const char *bin, const char *t
 	}
 	close(fd);
 	snprintf(secs, sizeof(secs), "%g", ro->quick ? 0.05 : 0.3);
-	snprintf(nrec, sizeof(nrec), "%d", REPRO_RECORDINGS);
+	snprintf(nrec, sizeof(nrec), "%d", repro_recordings);
 	argv[n++] = bin;
 	argv[n++] = "predict";
 	argv[n++] = "fault-free";
@@ -730,7 +739,7 @@ static int s3_record(const struct repro_opts *ro, const char *bin, const char *t
 		fprintf(stderr, "%s: --predict: recording %s %s with %s failed\n", REPRO_PROG,
 			type, direct ? "with memcg-direct-stat" : "", bin);
 	/* FILE, FILE.2, FILE.3, ... */
-	for (k = 0; k < REPRO_RECORDINGS; k++) {
+	for (k = 0; k < repro_recordings; k++) {
 		snprintf(name, sizeof(name), k ? "%s.%d" : "%s", file, k + 1);
 		if (!err && !pred_recording_read(REPRO_PROG, name, &s->rec[k]))
 			s->nr++;
@@ -828,13 +837,17 @@ static int predict_s3(const struct repro_opts *ro, struct repro_table *t)
 	}
 	if (!err)
 		repro_table_note(t, "predicted: each side recorded by its own build (1 thread, `predict --recordings %d --save`), replayed with mem_cgroup_per_node as recorded and 64 bytes the other way, averaged (the mail's memcgs landed at both)",
-				 REPRO_RECORDINGS);
+				 repro_recordings);
 	return err;
 }
 
 static int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char *which)
 {
 	int err;
+
+	repro_draws = ro->quick ? 2 : REPRO_DRAWS;
+	repro_recordings = ro->quick ? 1 : REPRO_RECORDINGS;
+	repro_s1_recordings = ro->quick ? 1 : REPRO_S1_RECORDINGS;
 
 	if (!strcmp(which, "s0"))
 		err = predict_s0(ro, t);
@@ -851,8 +864,8 @@ static int repro_predict(const struct repro_opts *ro, struct repro_table *t, con
 	}
 	if (!err) {
 		repro_table_note(t, "predicted: lrulab predict, 1-thread recordings here (%d a side), profiles/skylake-2s-80; the central figures are the median recording's, the CI column the P10-P90 of %d paired draws of the profile's ranges for every recording, so it holds their spread",
-				 strcmp(which, "s1") ? REPRO_RECORDINGS : REPRO_S1_RECORDINGS,
-				 REPRO_DRAWS);
+				 strcmp(which, "s1") ? repro_recordings : repro_s1_recordings,
+				 repro_draws);
 		if (!strcmp(which, "s0"))
 			repro_table_note(t, "predicted: each side the mean of mem_cgroup_per_node's two placements in its 128-byte pair (as recorded, and 64 bytes the other way), as the mail's fresh memcgs landed at both");
 	}
