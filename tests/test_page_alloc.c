@@ -46,6 +46,12 @@ static bool main_is_cpu;
 static void sys_up(int nr_cpus, int nr_nodes, unsigned long node_pages)
 {
 	assert_int_equal(lrulab_cpus_init(nr_cpus), 0);
+	/*
+	 * as lrulab_init() would: 4 stress threads spinning on 2 processors
+	 * without a yield waited out a preempted holder's whole time slice,
+	 * 1 s or 200 s a run by how busy the machine was
+	 */
+	lrulab_spin_yield = lrulab_oversubscribed();
 	assert_int_equal(page_alloc_init(nr_nodes, node_pages), 0);
 	assert_int_equal(vmstat_init(), 0);
 	page_alloc_init_stats();
