@@ -331,11 +331,31 @@ struct child {
  * are blocked but while the parent waits in ppoll(), so none comes
  * between a check and a fork.
  */
-static volatile sig_atomic_t replay_signal;
+volatile sig_atomic_t replay_signal;
 
 static void replay_on_signal(int sig)
 {
 	replay_signal = sig;
+}
+
+void replay_signals_catch(sigset_t *orig)
+{
+	struct sigaction sa = { .sa_handler = replay_on_signal };
+	sigset_t block;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, orig);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+void replay_signals_default(const sigset_t *mask)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
 }
 
 static void child_main(struct replay_cmd *c, struct replay_run *r, int fd)
@@ -389,10 +409,8 @@ static int child_start(struct replay_cmd *c, int run, struct child *ch)
 		sigset_t none;
 
 		setpgid(0, 0);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
 		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		replay_signals_default(&none);
 		close(fds[0]);
 		child_main(c, &c->runs[run], fds[1]);
 	}
@@ -470,8 +488,7 @@ static int run_classic(struct replay_cmd *c, int first)
 {
 	struct child *ch = calloc((size_t)c->jobs, sizeof(*ch));
 	struct pollfd *pfd = calloc((size_t)c->jobs, sizeof(*pfd));
-	struct sigaction sa = { .sa_handler = replay_on_signal };
-	sigset_t block, orig;
+	sigset_t orig;
 	int next = first, active = 0, i;
 
 	if (!ch || !pfd) {
@@ -479,12 +496,7 @@ static int run_classic(struct replay_cmd *c, int first)
 		free(pfd);
 		return -1;
 	}
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &orig);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	replay_signals_catch(&orig);
 	for (;;) {
 		if (replay_signal) {
 			int sig = replay_signal, n = children_stop(c, ch, sig);
@@ -530,9 +542,7 @@ static int run_classic(struct replay_cmd *c, int first)
 			}
 		}
 	}
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	sigprocmask(SIG_SETMASK, &orig, NULL);
+	replay_signals_default(&orig);
 	for (i = 0; i < c->jobs; i++)
 		free(ch[i].buf);
 	free(ch);

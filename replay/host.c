@@ -29,13 +29,6 @@
 /* as host replay's own bound */
 #define HOST_MAX_REPS	32
 
-static volatile sig_atomic_t host_signal;
-
-static void host_on_signal(int sig)
-{
-	host_signal = sig;
-}
-
 /* argv of `lrulab host replay` for the sizes of @c the model can take */
 static int host_argv(const struct replay_cmd *c, char **argv, int max, char *sizes,
 		     size_t sizes_len, char *reps, char *num, char *rate)
@@ -94,9 +87,8 @@ static int host_argv(const struct replay_cmd *c, char **argv, int max, char *siz
 static int host_child(const struct replay_cmd *c, char **out, size_t *out_len)
 {
 	char *argv[24], sizes[REPLAY_MAX_SIZES * 24], reps[16], num[24], rate[24];
-	struct sigaction sa = { .sa_handler = host_on_signal };
 	size_t cap = 0, len = 0;
-	sigset_t block, orig;
+	sigset_t orig;
 	int fds[2], status = 0;
 	char *buf = NULL;
 	pid_t pid;
@@ -104,24 +96,17 @@ static int host_child(const struct replay_cmd *c, char **out, size_t *out_len)
 	if (host_argv(c, argv, (int)ARRAY_SIZE(argv), sizes, sizeof(sizes), reps, num, rate) ||
 	    pipe(fds))
 		return -1;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &orig);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	replay_signals_catch(&orig);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
-		sigprocmask(SIG_SETMASK, &orig, NULL);
+		replay_signals_default(&orig);
 		return -1;
 	}
 	if (!pid) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &orig, NULL);
+		replay_signals_default(&orig);
 		setpgid(0, 0);
 		close(fds[0]);
 		if (dup2(fds[1], STDOUT_FILENO) < 0)
@@ -136,8 +121,8 @@ static int host_child(const struct replay_cmd *c, char **out, size_t *out_len)
 		struct pollfd p = { .fd = fds[0], .events = POLLIN };
 		ssize_t n;
 
-		if (host_signal) {
-			int sig = host_signal;
+		if (replay_signal) {
+			int sig = replay_signal;
 
 			kill(pid, sig);
 			waitpid(pid, NULL, 0);
@@ -166,9 +151,7 @@ static int host_child(const struct replay_cmd *c, char **out, size_t *out_len)
 	}
 	close(fds[0]);
 	waitpid(pid, &status, 0);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	sigprocmask(SIG_SETMASK, &orig, NULL);
+	replay_signals_default(&orig);
 	if (buf)
 		buf[len] = '\0';
 	*out = buf;

@@ -3,6 +3,7 @@
 #ifndef LRULAB_REPLAY_CMD_H
 #define LRULAB_REPLAY_CMD_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <jansson.h>
 
@@ -79,6 +80,17 @@ void replay_print_run(const struct replay_cmd *c, const struct replay_run *r, FI
 json_t *replay_run_json(const struct replay_cmd *c, const struct replay_run *r);
 /* The figures replay_run_json() gave back into @r (its lru set): 0, or -1 if not one */
 int replay_run_from_json(json_t *j, struct replay_run *r);
+/*
+ * SIGINT and SIGTERM while replay's children run: _catch() blocks them
+ * (*@orig the mask before), so that they arrive only where the parent
+ * waits with @orig (ppoll), and sets replay_signal; the parent then
+ * passes the signal on.  _default() gives them their default action
+ * and sets @mask: the parent after its children, or a child at its start.
+ */
+extern volatile sig_atomic_t replay_signal;
+void replay_signals_catch(sigset_t *orig);
+void replay_signals_default(const sigset_t *mask);
+
 /*
  * The host kernel's replays at every size (`lrulab host replay` in a
  * child), into @runs[0 .. nr_sizes): 0, or the exit status after its
