@@ -80,17 +80,26 @@ void update_bloom_filter(struct lru_gen_mm_state *mm_state, unsigned long seq,
 static void reset_bloom_filter(struct lru_gen_mm_state *mm_state, unsigned long seq)
 {
 	unsigned long **slot = &mm_state->filters[seq % NR_BLOOM_FILTERS];
-	unsigned long *filter = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	unsigned long *filter = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *old = NULL;
 	size_t i;
 
-	if (filter) {
-		/* word by word: look-around may set bits in it meanwhile */
-		for (i = 0; i < BLOOM_FILTER_BYTES / sizeof(long); i++)
-			__atomic_store_n(&filter[i], 0UL, __ATOMIC_RELAXED);
-		return;
+	if (!filter) {
+		filter = calloc(1, BLOOM_FILTER_BYTES);
+		/*
+		 * This runs after mm_list's lock is dropped, so a walker held up
+		 * here for two iterations meets the next one's first walker at
+		 * the same filter: the one that installs second frees its own
+		 * and clears the other's.
+		 */
+		if (!filter || __atomic_compare_exchange_n(slot, &old, filter, false,
+							   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return;
+		free(filter);
+		filter = old;
 	}
-	filter = calloc(1, BLOOM_FILTER_BYTES);
-	__atomic_store_n(slot, filter, __ATOMIC_RELEASE);
+	/* word by word: look-around may set bits in it meanwhile */
+	for (i = 0; i < BLOOM_FILTER_BYTES / sizeof(long); i++)
+		__atomic_store_n(&filter[i], 0UL, __ATOMIC_RELAXED);
 }
 
 /* ---- the mm_struct list ---- */
