@@ -3,19 +3,18 @@
  * The page cache (the kernel's mm/filemap.c): index -> folio through an
  * array of slots indexed by page, one per page of the file, which is
  * the xarray of a file whose size is fixed, flattened to one level.  A
- * slot holds an entry (below) or nothing.
+ * slot holds a folio, a value (below) or nothing.
  *
- * Lookups take no lock: inside an RCU read section they find the entry,
- * take a speculative reference with folio_try_get() and check the entry
- * still names that folio (it may have been deleted, and the folio freed
+ * Lookups take no lock: inside an RCU read section they read the slot,
+ * take a speculative reference with folio_try_get() and check the slot
+ * still holds that folio (it may have been deleted, and the folio freed
  * and reused, between the two).  Inserts and deletes are serialised by
- * the mapping's i_lock (the xa_lock's role, lock class "i_pages"); a
- * deleted entry is reused after a grace period, 64 at a time as the
- * kernel frees xarray nodes (mm/page_cache_entry.c).  An entry is
- * published only once its folio is fully set up, so a lookup never sees a
- * folio that is not yet zeroed and accounted (the kernel publishes it
- * locked instead).  The folio lock itself is here too, as the kernel's
- * __folio_lock().
+ * the mapping's i_lock (the xa_lock's role, lock class "i_pages").  A
+ * folio is stored only once it is fully set up, so a lookup never sees a
+ * folio that is not yet zeroed (the kernel stores it locked instead).
+ * Nothing is allocated per page: the slots are the file's, as a fixed
+ * file's xarray nodes would be.  The folio lock itself is here too, as
+ * the kernel's __folio_lock().
  */
 #include <errno.h>
 #include <sched.h>
@@ -29,52 +28,66 @@
 #include <lrulab/swap_state.h>
 #include <lrulab/workqueue.h>
 
-#include "filemap-internal.h"
-
 /*
- * ThreadSanitizer cannot see the ordering liburcu provides (the library
- * is not instrumented): that an entry is freed and reused only after
- * every reader that could see it has left its read section.  Every read
- * section and every deleter releases one sync point which the deferred
- * free acquires.  An entry reused from a group is published again, so
- * its new set-up is told to it per entry as well.
+ * ThreadSanitizer cannot see liburcu's grace periods: this is the sync
+ * point include/lrulab/rcupdate.h releases in every read section and a
+ * deferred free acquires (the inodes of files going away, the mm's).
  */
 #ifdef __SANITIZE_THREAD__
-char page_cache_rcu_sync;	/* the sync point of rcu_tsan_release() */
-#define tsan_publish(e) __tsan_release(e)
-#define tsan_consume(e) __tsan_acquire(e)
-#else
-#define tsan_publish(e) do { } while (0)
-#define tsan_consume(e) do { } while (0)
+char page_cache_rcu_sync;
 #endif
 
-static struct page_cache_entry **page_cache_slot(struct address_space *mapping,
-						  unsigned long index)
+/*
+ * A slot holds NULL, a folio, or a value (a shmem page's swap slot, a
+ * regular file's shadow) tagged in bit 0, as the kernel's xarray holds
+ * xa_mk_value() entries: a folio pointer is at least 8-byte aligned, so
+ * the bit tells the two apart, and a value is at most BITS_PER_LONG - 1
+ * bits (swap entries and shadows are packed to fit).  Folios live in
+ * mem_map and are never freed to malloc, so a lookup that read a slot
+ * just before the folio left it touches a folio that may be free or
+ * someone else's: folio_try_get() fails on a free one, and the slot read
+ * again after it tells a reused one.
+ */
+static inline void *xa_mk_value(unsigned long v)
+{
+	return (void *)((v << 1) | 1UL);
+}
+
+static inline bool xa_is_value(const void *entry)
+{
+	return (unsigned long)entry & 1UL;
+}
+
+static inline unsigned long xa_to_value(const void *entry)
+{
+	return (unsigned long)entry >> 1;
+}
+
+static void **page_cache_slot(struct address_space *mapping, unsigned long index)
 {
 	return index < mapping->size_pages ? &mapping->i_pages[index] : NULL;
 }
 
-/* Caller is in an RCU read section. */
-static struct page_cache_entry *page_cache_entry(struct address_space *mapping,
-						 unsigned long index)
+/* What the slot at @index holds: NULL, a folio or a value. */
+static void *page_cache_load(struct address_space *mapping, unsigned long index)
 {
-	struct page_cache_entry **slot = page_cache_slot(mapping, index);
-	struct page_cache_entry *e = slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
+	void **slot = page_cache_slot(mapping, index);
 
-	if (e)
-		tsan_consume(e);
-	return e;
+	return slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
 }
 
-static struct folio *entry_folio(struct page_cache_entry *e)
+/* The folio in the slot at @index, or NULL (nothing, or a value). */
+static struct folio *page_cache_folio(struct address_space *mapping, unsigned long index)
 {
-	return __atomic_load_n(&e->folio, __ATOMIC_ACQUIRE);
+	void *entry = page_cache_load(mapping, index);
+
+	return entry && !xa_is_value(entry) ? entry : NULL;
 }
 
-/* Under i_lock: take @e out of its slot. */
-static void page_cache_entry_unpublish(struct address_space *mapping, unsigned long index)
+/* Under i_lock: what the slot at @index holds from now. */
+static void page_cache_store(struct address_space *mapping, unsigned long index, void *entry)
 {
-	__atomic_store_n(&mapping->i_pages[index], NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&mapping->i_pages[index], entry, __ATOMIC_RELEASE);
 }
 
 /*
@@ -101,25 +114,22 @@ void page_cache_destroy(struct address_space *mapping)
 {
 	free(mapping->i_pages);
 	mapping->i_pages = NULL;
-	page_cache_entry_flush();
 }
 
 struct folio *filemap_get_folio(struct address_space *mapping, unsigned long index)
 {
-	struct page_cache_entry *e;
 	struct folio *folio;
 
 repeat:
 	rcu_read_lock();
-	e = page_cache_entry(mapping, index);
-	folio = e ? entry_folio(e) : NULL;
+	folio = page_cache_folio(mapping, index);
 	if (folio && !folio_try_get(folio)) {
-		/* on its way out: the entry goes before the last reference */
+		/* on its way out: the slot changes before the last reference goes */
 		rcu_tsan_release();
 		rcu_read_unlock();
 		goto repeat;
 	}
-	if (folio && unlikely(entry_folio(e) != folio)) {
+	if (folio && unlikely(page_cache_load(mapping, index) != folio)) {
 		rcu_tsan_release();
 		rcu_read_unlock();
 		folio_put(folio);
@@ -156,12 +166,10 @@ unsigned int filemap_get_folios(struct address_space *mapping, unsigned long *st
 /* A folio (not a shadow, not nothing) at @index: the gaps readahead seeks. */
 static bool filemap_has_folio(struct address_space *mapping, unsigned long index)
 {
-	struct page_cache_entry *e;
 	bool ret;
 
 	rcu_read_lock();
-	e = page_cache_entry(mapping, index);
-	ret = e && entry_folio(e);
+	ret = page_cache_folio(mapping, index);
 	rcu_tsan_release();
 	rcu_read_unlock();
 	return ret;
@@ -204,33 +212,24 @@ int __filemap_add_folio(struct address_space *mapping, struct folio *folio,
 			unsigned long index)
 {
 	int nr = (int)folio_nr_pages(folio);
-	struct page_cache_entry **slot = page_cache_slot(mapping, index);
-	struct page_cache_entry *e;
+	void **slot = page_cache_slot(mapping, index);
 
 	if (!slot)
 		return -EINVAL;
-	e = page_cache_entry_alloc();
-	if (!e)
-		return -ENOMEM;
-	__atomic_store_n(&e->swap, 0UL, __ATOMIC_RELAXED);
 	/* the cache's references, as filemap_add_folio takes them */
 	folio_ref_add(folio, nr);
 	folio->index = index;
 	WRITE_ONCE(folio->mapping, mapping);
-	/* release: a reader that finds the entry sees the folio set up */
-	__atomic_store_n(&e->folio, folio, __ATOMIC_RELEASE);
-	tsan_publish(e);
 
 	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
 	if (__atomic_load_n(slot, __ATOMIC_RELAXED)) {
 		spin_unlock(&mapping->i_lock);
 		WRITE_ONCE(folio->mapping, NULL);
 		atomic_sub(nr, &folio->_refcount);
-		page_cache_entry_free_unused(e);
 		return -EEXIST;
 	}
-	/* release: a reader that finds the entry sees it set up */
-	__atomic_store_n(slot, e, __ATOMIC_RELEASE);
+	/* release: a reader that finds the folio sees it set up */
+	page_cache_store(mapping, index, folio);
 	filemap_account_folio(mapping, folio, nr);
 	spin_unlock(&mapping->i_lock);
 	return 0;
@@ -246,20 +245,15 @@ void delete_from_page_cache_batch(struct address_space *mapping,
 	rcu_read_lock();
 	for (i = 0; i < n; i++) {
 		struct folio *folio = fbatch->folios[i];
-		struct page_cache_entry *e;
 
 		/* ->mapping of a cached folio only changes under i_lock */
 		if (READ_ONCE(folio->mapping) != mapping)
 			continue;
-		e = page_cache_entry(mapping, folio->index);
-		if (!e || entry_folio(e) != folio)
+		if (page_cache_load(mapping, folio->index) != folio)
 			continue;
-		__atomic_store_n(&e->folio, NULL, __ATOMIC_RELAXED);
-		page_cache_entry_unpublish(mapping, folio->index);
+		page_cache_store(mapping, folio->index, NULL);
 		WRITE_ONCE(folio->mapping, NULL);
 		filemap_account_folio(mapping, folio, -(int)folio_nr_pages(folio));
-		rcu_tsan_release();
-		page_cache_entry_free_rcu(e);
 		deleted |= 1U << i;
 	}
 	rcu_read_unlock();
@@ -277,21 +271,22 @@ void delete_from_page_cache_batch(struct address_space *mapping,
 /*
  * ---- swap entries (shmem) ----
  *
- * A swapped-out shmem page keeps its hash entry, with ->folio NULL and
- * ->swap naming the slot, as the kernel keeps a swap value entry in the
- * xarray.  Entries change between the two states only under i_lock; a
- * lookup that raced with the change sees ->folio NULL (and drops any
- * reference it took, as for a deletion) and then reads ->swap.
+ * A swapped-out shmem page leaves its swap slot in the page cache's slot
+ * as a value, as the kernel keeps a swap value entry in the xarray; a
+ * regular file's evicted page leaves its shadow so.  A slot changes
+ * between folio and value only under i_lock; a lookup that raced with
+ * the change sees the value (and drops any reference it took, as for a
+ * deletion).  Value 0 is no value: the slot is left empty.
  */
 unsigned long filemap_get_swap(struct address_space *mapping, unsigned long index)
 {
-	struct page_cache_entry *e;
 	unsigned long swap = 0;
+	void *entry;
 
 	rcu_read_lock();
-	e = page_cache_entry(mapping, index);
-	if (e && !entry_folio(e))
-		swap = __atomic_load_n(&e->swap, __ATOMIC_ACQUIRE);
+	entry = page_cache_load(mapping, index);
+	if (xa_is_value(entry))
+		swap = xa_to_value(entry);
 	rcu_tsan_release();
 	rcu_read_unlock();
 	return swap;
@@ -300,21 +295,18 @@ unsigned long filemap_get_swap(struct address_space *mapping, unsigned long inde
 bool filemap_replace_folio_by_swap(struct address_space *mapping, struct folio *folio,
 				   unsigned long swap)
 {
-	struct page_cache_entry *e;
 	bool done = false;
 
 	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
 	rcu_read_lock();
-	if (READ_ONCE(folio->mapping) == mapping) {
-		e = page_cache_entry(mapping, folio->index);
-		if (e && entry_folio(e) == folio) {
-			__atomic_store_n(&e->swap, swap, __ATOMIC_RELEASE);
-			__atomic_store_n(&e->folio, NULL, __ATOMIC_RELEASE);
-			WRITE_ONCE(folio->mapping, NULL);
-			filemap_account_folio(mapping, folio, -(int)folio_nr_pages(folio));
+	if (READ_ONCE(folio->mapping) == mapping &&
+	    page_cache_load(mapping, folio->index) == folio) {
+		page_cache_store(mapping, folio->index, swap ? xa_mk_value(swap) : NULL);
+		WRITE_ONCE(folio->mapping, NULL);
+		filemap_account_folio(mapping, folio, -(int)folio_nr_pages(folio));
+		if (swap)
 			atomic_long_inc(&mapping->nrswapped);
-			done = true;
-		}
+		done = true;
 	}
 	rcu_tsan_release();
 	rcu_read_unlock();
@@ -326,20 +318,17 @@ bool filemap_replace_swap_by_folio(struct address_space *mapping, unsigned long 
 				   unsigned long swap, struct folio *folio)
 {
 	int nr = (int)folio_nr_pages(folio);
-	struct page_cache_entry *e;
 	bool done = false;
 
 	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
 	rcu_read_lock();
-	e = page_cache_entry(mapping, index);
-	if (e && !entry_folio(e) && __atomic_load_n(&e->swap, __ATOMIC_RELAXED) == swap) {
+	if (swap && page_cache_load(mapping, index) == xa_mk_value(swap)) {
 		folio_ref_add(folio, nr);
 		folio->index = index;
 		WRITE_ONCE(folio->mapping, mapping);
 		filemap_account_folio(mapping, folio, nr);
-		__atomic_store_n(&e->swap, 0UL, __ATOMIC_RELAXED);
 		/* release: a reader that finds the folio sees it set up */
-		__atomic_store_n(&e->folio, folio, __ATOMIC_RELEASE);
+		page_cache_store(mapping, index, folio);
 		atomic_long_add(-1, &mapping->nrswapped);
 		done = true;
 	}
@@ -352,18 +341,16 @@ bool filemap_replace_swap_by_folio(struct address_space *mapping, unsigned long 
 /* Take the value entry at @index out of the cache: the value, or 0. */
 static unsigned long filemap_remove_value(struct address_space *mapping, unsigned long index)
 {
-	struct page_cache_entry *e;
 	unsigned long value = 0;
+	void *entry;
 
 	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
 	rcu_read_lock();
-	e = page_cache_entry(mapping, index);
-	if (e && !entry_folio(e) && (value = __atomic_load_n(&e->swap, __ATOMIC_RELAXED))) {
-		__atomic_store_n(&e->swap, 0UL, __ATOMIC_RELAXED);
-		page_cache_entry_unpublish(mapping, index);
+	entry = page_cache_load(mapping, index);
+	if (xa_is_value(entry)) {
+		value = xa_to_value(entry);
+		page_cache_store(mapping, index, NULL);
 		atomic_long_add(-1, &mapping->nrswapped);
-		rcu_tsan_release();
-		page_cache_entry_free_rcu(e);
 	}
 	rcu_tsan_release();
 	rcu_read_unlock();

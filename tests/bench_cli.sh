@@ -729,7 +729,12 @@ else
 	for sig in TERM HUP; do
 		"$LRULAB" $T16 --seconds 30 >"$out" 2>"$err" &
 		pid=$!
-		sleep 0.5
+		# under load the run may take a while to set it: wait up to 10 s
+		i=0
+		while ! grep -q '\[always\]' "$thp" && [ $i -lt 200 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
 		grep -q '\[always\]' "$thp" || fail "host --folio-size 16K: not always during the run"
 		kill -$sig $pid
 		wait $pid 2>/dev/null

@@ -416,75 +416,71 @@ static void test_lookup_and_bounds(void **state)
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 }
 
-static unsigned long groups_back(const struct page_cache_entry_stats *s)
+/*
+ * A slot holds a folio, a value (a swap slot, a shadow) or nothing, and
+ * moves between them only through the calls that say so: a value is
+ * never taken for a folio, nor a stale value for the current one.
+ */
+static void test_value_entries(void **state)
 {
-	return s->depot_groups_in + s->depot_groups_freed;
-}
+	const unsigned long val = 0x1234, high = 1UL << 62;
+	struct address_space *file = shmem_file_setup(4, 0);
+	struct folio *folio, *other;
+	int refs;
 
-/* Entries come and go 64 at a time per CPU, as xarray nodes do (this is CPU 0). */
-static void test_entry_groups(void **state)
-{
-	const unsigned long n = 2 * PC_GROUP_SIZE + 5;
-	struct page_cache_entry_stats a, b, c;
-	struct address_space *file;
-	struct folio *folio, *loser;
-	unsigned long i, queued, need;
+	assert_int_equal(shmem_get_folio(file, 1, memcg, &folio), 0);
+	refs = folio_ref_count(folio);
 
-	page_cache_entry_stats(0, &a);
-	file = shmem_file_setup(n, 0);
-	for (i = 0; i < n; i++) {
-		assert_int_equal(shmem_get_folio(file, i, memcg, &folio), 0);
-		folio_put(folio);
-	}
-	page_cache_entry_stats(0, &b);
-	assert_int_equal(b.handed_out - a.handed_out, n);
-	/* fresh entries come a group at a time; none is queued yet */
-	assert_int_equal((b.malloced - a.malloced) % PC_GROUP_SIZE, 0);
-	assert_int_equal(b.groups_queued, a.groups_queued);
+	/* the folio gives its slot to a value: the cache's reference is ours */
+	assert_true(filemap_replace_folio_by_swap(file, folio, val));
+	assert_null(folio->mapping);
+	assert_int_equal(atomic_long_read(&file->nrpages), 0);
+	assert_int_equal(atomic_long_read(&file->nrswapped), 1);
+	assert_int_equal(node_stat(NR_SHMEM), 0);
+	folio_put_refs(folio, 1);
+	assert_null(filemap_get_folio(file, 1));
+	assert_int_equal(filemap_get_swap(file, 1), val);
+	assert_int_equal(filemap_get_swap(file, 2), 0);
+	assert_int_equal(page_cache_next_miss(file, 0, 4), 0);
 
-	/* deleting them queues a grace period per full group, not per entry */
-	shmem_file_free(file);
-	page_cache_entry_stats(0, &b);
-	queued = (a.deleted_waiting + n) / PC_GROUP_SIZE;
-	assert_int_equal(b.groups_queued - a.groups_queued, queued);
-	assert_int_equal(b.deleted_waiting, (a.deleted_waiting + n) % PC_GROUP_SIZE);
-	/* a file going away hands its CPU's full groups over at once */
-	assert_int_equal(b.groups_held, 0);
+	/* a value holds its index against an insert */
+	other = folio_alloc(0, -1);
+	assert_non_null(other);
+	assert_int_equal(mem_cgroup_charge(other, memcg), 0);
+	__folio_set_swapbacked(other);
+	assert_int_equal(__filemap_add_folio(file, other, 1), -EEXIST);
+	assert_int_equal(folio_ref_count(other), 1);
+	folio_put(other);
 
-	/* after it the groups reach the depot (liburcu's thread: wait for it) */
-	for (i = 0; i < 20000; i++) {
-		page_cache_entry_stats(0, &c);
-		if (groups_back(&c) - groups_back(&a) >= queued)
-			break;
-		usleep(500);
-	}
-	assert_int_equal(groups_back(&c) - groups_back(&a), queued);
-	assert_true(c.depot_groups >= queued);
+	/* only the value the caller saw is replaced */
+	assert_false(filemap_replace_swap_by_folio(file, 1, val + 1, folio));
+	assert_false(filemap_replace_swap_by_folio(file, 2, val, folio));
+	assert_true(filemap_replace_swap_by_folio(file, 1, val, folio));
+	assert_int_equal(folio_ref_count(folio), refs);
+	assert_ptr_equal(folio->mapping, file);
+	assert_int_equal(atomic_long_read(&file->nrswapped), 0);
+	assert_int_equal(atomic_long_read(&file->nrpages), 1);
+	assert_int_equal(filemap_get_swap(file, 1), 0);
+	assert_ptr_equal(filemap_get_folio(file, 1), folio);
+	folio_put(folio);
 
-	/* the next file's entries are those: nothing from malloc */
-	need = 2 * PC_GROUP_SIZE;
-	file = shmem_file_setup(need + 1, 0);
-	for (i = 0; i < need; i++) {
-		assert_int_equal(shmem_get_folio(file, i, memcg, &folio), 0);
-		folio_put(folio);
-	}
-	page_cache_entry_stats(0, &b);
-	assert_int_equal(b.malloced, c.malloced);
-	assert_int_equal(b.reloads - c.reloads,
-			 (need - c.loaded_left + PC_GROUP_SIZE - 1) / PC_GROUP_SIZE);
+	/* the widest value comes back whole */
+	assert_true(filemap_replace_folio_by_swap(file, folio, high));
+	folio_put_refs(folio, 1);
+	assert_int_equal(filemap_get_swap(file, 1), high);
+	assert_true(filemap_replace_swap_by_folio(file, 1, high, folio));
 
-	/* an entry the table refused goes straight back to the loaded group */
-	loser = folio_alloc(0, -1);
-	assert_non_null(loser);
-	assert_int_equal(mem_cgroup_charge(loser, memcg), 0);
-	__folio_set_swapbacked(loser);
-	assert_int_equal(__filemap_add_folio(file, loser, 0), -EEXIST);
-	page_cache_entry_stats(0, &c);
-	assert_int_equal(c.handed_out - b.handed_out, 1);
-	assert_int_equal(c.malloced, b.malloced);
-	if (b.loaded_left)
-		assert_int_equal(c.loaded_left, b.loaded_left);
-	folio_put(loser);
+	/* value 0 is none: the slot is left empty, and takes a folio again */
+	assert_true(filemap_replace_folio_by_swap(file, folio, 0));
+	folio_put_refs(folio, 1);
+	assert_int_equal(atomic_long_read(&file->nrswapped), 0);
+	assert_int_equal(filemap_get_swap(file, 1), 0);
+	assert_null(filemap_get_folio(file, 1));
+	assert_int_equal(__filemap_add_folio(file, folio, 1), 0);
+	assert_ptr_equal(filemap_get_folio(file, 1), folio);
+	folio_put(folio);
+
+	folio_put(folio);
 	shmem_file_free(file);
 	assert_int_equal(node_stat(NR_SHMEM), 0);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
@@ -500,7 +496,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_insert_taken_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lookup_and_bounds, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_entry_groups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_value_entries, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("shmem", tests, NULL, NULL);

@@ -16,7 +16,6 @@
 #include <lrulab/rcupdate.h>
 
 struct mem_cgroup;
-struct page_cache_entry;
 struct folio_batch;
 
 #define AS_UNEVICTABLE 0
@@ -24,7 +23,7 @@ struct folio_batch;
 #define AS_NODATA	2	/* its store keeps no data (file_setup_nodata) */
 
 struct address_space {
-	struct page_cache_entry **i_pages;	/* index -> folio: size_pages slots */
+	void **i_pages;			/* index -> folio or value: size_pages slots */
 	spinlock_t i_lock;		/* serialises insert/delete at an index */
 	atomic_long_t nrpages;
 	atomic_long_t nrswapped;	/* swap entries in i_pages (shmem) */
@@ -58,24 +57,6 @@ void shmem_file_free(struct address_space *mapping);
 int page_cache_init(struct address_space *mapping, unsigned long size_pages);
 /* The empty page cache of a file going away. */
 void page_cache_destroy(struct address_space *mapping);
-
-/*
- * Page-cache entries come and go 64 at a time per model CPU, as xarray
- * nodes do (mm/page_cache_entry.c).  What that machinery did so far on
- * model CPU @cpu (-1: all of them): entries taken from malloc (64 at a
- * time, when the depot was empty), entries handed out, groups reloaded
- * from the depot, full groups (all, and those not yet given to
- * call_rcu()), deleted entries waiting for their group to fill, entries
- * left in loaded groups; and the depot's groups (now, arrived, given
- * back to malloc).  Read it only while those CPUs are not at work.
- */
-#define PC_GROUP_SIZE 64
-struct page_cache_entry_stats {
-	unsigned long malloced, handed_out, reloads, groups_queued;
-	unsigned long groups_held, deleted_waiting, loaded_left;
-	unsigned long depot_groups, depot_groups_in, depot_groups_freed;
-};
-void page_cache_entry_stats(int cpu, struct page_cache_entry_stats *s);
 
 /* Referenced folio at @index or NULL. */
 struct folio *filemap_get_folio(struct address_space *mapping, unsigned long index);
