@@ -92,7 +92,8 @@ struct vcpu {
 	int inst;		/* lock instance of op */
 	double t_req;		/* when op's request was made */
 	double hold;		/* op's hold, once granted */
-	double speed;		/* time multiplier for work and holds */
+	int sibling;		/* the SMT sibling's index among the CPUs, -1: none */
+	bool spinning;		/* queued for a lock: waiting, not running code */
 	double irq_debt;	/* IPI handler time owed, taken at its next work */
 	u64 releases;		/* counted ones */
 	double first_rel, last_rel;
@@ -226,6 +227,23 @@ static int instance(const struct sim *s, int cpu, int lock)
 static double write_cost(struct sim *s, int cpu, u32 line, double t);
 
 /*
+ * The time multiplier of a stretch of work or a hold @cpu starts now: a
+ * core's two threads share its pipeline, so each runs at smt_speed while
+ * the other runs code, but a sibling queued for a lock spins on PAUSE,
+ * which hands the core's resources to the other thread (Intel's
+ * optimization manual, "spin-wait loops"), so the thread then runs at
+ * full speed.  The sibling's state is taken as the stretch starts.
+ */
+static double speed_now(const struct sim *s, int cpu)
+{
+	int sib = s->v[cpu].sibling;
+
+	if (sib < 0 || s->o->costs->smt_speed <= 0 || s->v[sib].spinning)
+		return 1;
+	return 1 / s->o->costs->smt_speed;
+}
+
+/*
  * The hold as this CPU runs it from @t: the recorded hold at this CPU's
  * speed, plus a transfer for every line of the section another CPU wrote
  * last (and an invalidation for every one another CPU read since), one
@@ -236,7 +254,7 @@ static double hold_time(struct sim *s, int cpu, struct lock_inst *L, double t, d
 	const struct pred_lock *l = lock_of(s, L->lock);
 	const struct pred_costs *c = s->o->costs;
 	struct vcpu *v = &s->v[cpu];
-	double h = v->op.hold_ns * c->hold_scale * v->speed;
+	double h = v->op.hold_ns * c->hold_scale * speed_now(s, cpu);
 	int i;
 
 	*lines = 0;
@@ -637,7 +655,7 @@ static void next_op(struct sim *s, int cpu, double t)
 	if (v->op.lock >= (s->o->nr_locks ? s->o->nr_locks : 1))
 		v->op.lock = 0;
 	v->inst = instance(s, cpu, v->op.lock);
-	work = v->op.work_ns * s->o->costs->work_scale * v->speed;
+	work = v->op.work_ns * s->o->costs->work_scale * speed_now(s, cpu);
 	/* IPIs that came during the hold (interrupts off) or the wait */
 	work += v->irq_debt;
 	v->irq_debt = 0;
@@ -652,6 +670,7 @@ static void grant(struct sim *s, int cpu, struct lock_inst *L, double t, bool co
 
 	L->holder = cpu;
 	L->word_owner = cpu;
+	v->spinning = false;
 	v->hold = hold_with_events(s, cpu, L, t);
 	count_grant(s, cpu, t, contended);
 	heap_push(s, t + v->hold, cpu, EV_RELEASE);
@@ -676,6 +695,7 @@ static void request(struct sim *s, int cpu, double t)
 	}
 	L->wait[(L->head + L->nr_wait) % s->o->cpus] = cpu;
 	L->nr_wait++;
+	v->spinning = true;
 }
 
 /*
@@ -808,18 +828,18 @@ static void sim_free(struct sim *s)
 	free(s->mem_busy);
 }
 
-/* A thread whose SMT sibling also runs goes at smt_speed. */
-static double cpu_speed(const struct pred_sim_opts *o, int cpu)
+/* The other hardware thread of @cpu's core among the simulated CPUs, or -1. */
+static int smt_sibling(const struct pred_sim_opts *o, int cpu)
 {
 	int i;
 
-	if (!o->topo || o->costs->smt_speed <= 0)
-		return 1;
+	if (!o->topo)
+		return -1;
 	for (i = 0; i < o->cpus; i++)
 		if (i != cpu && o->topo[i].socket == o->topo[cpu].socket &&
 		    o->topo[i].core == o->topo[cpu].core)
-			return 1 / o->costs->smt_speed;
-	return 1;
+			return i;
+	return -1;
 }
 
 int pred_simulate(const struct pred_sim_opts *o, struct pred_result *r)
@@ -845,10 +865,10 @@ int pred_simulate(const struct pred_sim_opts *o, struct pred_result *r)
 		s.next_flush = (double)(sim_rand(&s) % 1000) / 1000 *
 			       (o->flush_period_ns ? (double)o->flush_period_ns : FLUSH_TIME_NS);
 	}
-	for (i = 0; i < o->cpus; i++) {
-		s.v[i].speed = cpu_speed(o, i);
+	for (i = 0; i < o->cpus; i++)
+		s.v[i].sibling = smt_sibling(o, i);
+	for (i = 0; i < o->cpus; i++)
 		next_op(&s, i, 0);
-	}
 	while (s.counted < o->acquisitions && s.nr_ev) {
 		struct event e = heap_pop(&s);
 

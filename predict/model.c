@@ -8,7 +8,10 @@
  * Work outside the locks and the recorded holds run at the target's
  * speed: its single-core speed over this machine's (core_speed, or what
  * --single-thread-rate implies), the frequency it keeps with the CPUs in
- * use busy, and SMT sharing when both siblings run.  Uncontended lock
+ * use busy, and SMT sharing while both siblings run code (in the
+ * simulation a sibling spinning for a lock leaves the core to the other;
+ * the twin, which has no such state, shares it whenever the CPUs are
+ * more than the cores).  Uncontended lock
  * costs are in the recording already; what the simulation adds is the
  * waiting, the handoffs and the cache lines that move between CPUs.
  */

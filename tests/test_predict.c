@@ -360,6 +360,38 @@ static void test_topology_transfers(void **state)
 }
 
 /*
+ * A sibling queued for a lock spins on PAUSE and leaves its core to the
+ * other thread, which then runs at full speed; a sibling that runs code
+ * halves it (smt_speed 0.5).  Two cores of two threads on one lock,
+ * saturated, no transfer or handoff cost, FIFO: each grant goes to the
+ * thread after the releaser, so the grantee's sibling has either just
+ * released (it runs code: 400 ns) or is queued (200 ns), alternately,
+ * 300 ns an acquisition; both siblings on private locks, always running
+ * code, take twice their 300 ns of work each.
+ */
+static void test_smt_spinning_sibling(void **state)
+{
+	static const struct pred_cpu topo[4] = {
+		{ 0, 0, 0 }, { 0, 0, 1 }, { 0, 1, 0 }, { 0, 1, 1 },
+	};
+	struct pred_lock priv = { .scope = PRED_PRIVATE };
+	struct pred_costs c = zero_costs;
+	struct pred_result r;
+	struct gen g;
+
+	c.smt_speed = 0.5;
+	gen_init(&g, false, 0, 200, 1, 0);
+	assert_int_equal(sim_on(&g, 4, LOCK_QSPINLOCK, &c, NULL, 0, 20000, 100, topo, 7, &r), 0);
+	assert_true(rel_eq(r.acq_per_sec / 1e9 * 300, 1));
+	pred_result_free(&r);
+
+	gen_init(&g, false, 300, 0, 1, 0);
+	assert_int_equal(sim_on(&g, 2, LOCK_QSPINLOCK, &c, &priv, 0, 20000, 100, topo, 7, &r), 0);
+	assert_true(rel_eq(r.x_steady * 600 / 2, 1));
+	pred_result_free(&r);
+}
+
+/*
  * Test-and-set goes to a spinner on the releaser's socket: two CPUs on
  * each of two sockets, saturated, hand the lock back and forth on the
  * first socket (the releaser asks again after the pick), so every
@@ -1366,6 +1398,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_handoff_rules),
 		cmocka_unit_test(test_sim_seed),
 		cmocka_unit_test(test_topology_transfers),
+		cmocka_unit_test(test_smt_spinning_sibling),
 		cmocka_unit_test(test_tas_socket_bias),
 		cmocka_unit_test(test_twin_lock_types),
 		cmocka_unit_test(test_line_transfers),
