@@ -23,6 +23,7 @@
 #include <lrulab/rcupdate.h>
 
 #include <lrulab/memcontrol.h>
+#include <lrulab/mmdebug.h>
 #include <lrulab/pagemap.h>
 #include <lrulab/swap.h>
 #include <lrulab/swap_state.h>
@@ -38,29 +39,19 @@ char page_cache_rcu_sync;
 #endif
 
 /*
- * A slot holds NULL, a folio, or a value (a shmem page's swap slot, a
- * regular file's shadow) tagged in bit 0, as the kernel's xarray holds
- * xa_mk_value() entries: a folio pointer is at least 8-byte aligned, so
- * the bit tells the two apart, and a value is at most BITS_PER_LONG - 1
- * bits (swap entries and shadows are packed to fit).  Folios live in
- * mem_map and are never freed to malloc, so a lookup that read a slot
- * just before the folio left it touches a folio that may be free or
- * someone else's: folio_try_get() fails on a free one, and the slot read
- * again after it tells a reused one.
+ * A slot holds NULL, a folio, or a value entry: a word with bit 0 set,
+ * which a folio pointer (8-byte aligned) never has.  The callers make
+ * them, as the kernel's do for its xarray: a shadow comes tagged from
+ * pack_shadow(), a swap slot through swp_to_radix_entry(); the page
+ * cache stores and hands back the word as it is.  Folios live in mem_map
+ * and are never freed to malloc, so a lookup that read a slot just
+ * before the folio left it touches a folio that may be free or someone
+ * else's: folio_try_get() fails on a free one, and the slot read again
+ * after it tells a reused one.
  */
-static inline void *xa_mk_value(unsigned long v)
-{
-	return (void *)((v << 1) | 1UL);
-}
-
 static inline bool xa_is_value(const void *entry)
 {
 	return (unsigned long)entry & 1UL;
-}
-
-static inline unsigned long xa_to_value(const void *entry)
-{
-	return (unsigned long)entry >> 1;
 }
 
 static void **page_cache_slot(struct address_space *mapping, unsigned long index)
@@ -286,7 +277,7 @@ unsigned long filemap_get_swap(struct address_space *mapping, unsigned long inde
 	rcu_read_lock();
 	entry = page_cache_load(mapping, index);
 	if (xa_is_value(entry))
-		swap = xa_to_value(entry);
+		swap = (unsigned long)entry;
 	rcu_tsan_release();
 	rcu_read_unlock();
 	return swap;
@@ -297,11 +288,12 @@ bool filemap_replace_folio_by_swap(struct address_space *mapping, struct folio *
 {
 	bool done = false;
 
+	VM_BUG_ON(swap && !xa_is_value((void *)swap));
 	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
 	rcu_read_lock();
 	if (READ_ONCE(folio->mapping) == mapping &&
 	    page_cache_load(mapping, folio->index) == folio) {
-		page_cache_store(mapping, folio->index, swap ? xa_mk_value(swap) : NULL);
+		page_cache_store(mapping, folio->index, (void *)swap);
 		WRITE_ONCE(folio->mapping, NULL);
 		filemap_account_folio(mapping, folio, -(int)folio_nr_pages(folio));
 		if (swap)
@@ -322,7 +314,7 @@ bool filemap_replace_swap_by_folio(struct address_space *mapping, unsigned long 
 
 	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
 	rcu_read_lock();
-	if (swap && page_cache_load(mapping, index) == xa_mk_value(swap)) {
+	if (swap && page_cache_load(mapping, index) == (void *)swap) {
 		folio_ref_add(folio, nr);
 		folio->index = index;
 		WRITE_ONCE(folio->mapping, mapping);
@@ -348,7 +340,7 @@ static unsigned long filemap_remove_value(struct address_space *mapping, unsigne
 	rcu_read_lock();
 	entry = page_cache_load(mapping, index);
 	if (xa_is_value(entry)) {
-		value = xa_to_value(entry);
+		value = (unsigned long)entry;
 		page_cache_store(mapping, index, NULL);
 		atomic_long_add(-1, &mapping->nrswapped);
 	}
@@ -367,7 +359,7 @@ void filemap_free_swap_range(struct address_space *mapping, unsigned long start,
 		swap = filemap_remove_value(mapping, index);
 		/* and a swap-cache copy nothing can fault in again goes too */
 		if (swap)
-			free_swap_and_cache((swp_entry_t){ swap });
+			free_swap_and_cache(radix_to_swp_entry(swap));
 		if (index == ~0UL)
 			break;
 	}

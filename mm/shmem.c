@@ -82,7 +82,7 @@ static int shmem_swapin_folio(struct address_space *mapping, unsigned long index
 			      unsigned long swap, struct mem_cgroup *memcg,
 			      struct folio **foliop)
 {
-	swp_entry_t entry = { swap };
+	swp_entry_t entry = radix_to_swp_entry(swap);
 	struct folio *folio;
 	int err;
 

@@ -244,7 +244,8 @@ static pageout_t pageout(struct folio *folio, struct scan_control *sc)
 	 */
 	if (shmem) {
 		swap_duplicate(folio_swap_entry(folio));
-		if (filemap_replace_folio_by_swap(mapping, folio, folio->private))
+		if (filemap_replace_folio_by_swap(mapping, folio,
+						  swp_to_radix_entry(folio_swap_entry(folio))))
 			folio_put_refs(folio, (int)nr);
 		else
 			swap_free(folio_swap_entry(folio));

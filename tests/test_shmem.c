@@ -423,7 +423,8 @@ static void test_lookup_and_bounds(void **state)
  */
 static void test_value_entries(void **state)
 {
-	const unsigned long val = 0x1234, high = 1UL << 62;
+	/* value entries: bit 0 set, as pack_shadow() and swp_to_radix_entry() make them */
+	const unsigned long val = 0x1235, high = ~0UL;
 	struct address_space *file = shmem_file_setup(4, 0);
 	struct folio *folio, *other;
 	int refs;
@@ -453,7 +454,7 @@ static void test_value_entries(void **state)
 	folio_put(other);
 
 	/* only the value the caller saw is replaced */
-	assert_false(filemap_replace_swap_by_folio(file, 1, val + 1, folio));
+	assert_false(filemap_replace_swap_by_folio(file, 1, val + 2, folio));
 	assert_false(filemap_replace_swap_by_folio(file, 2, val, folio));
 	assert_true(filemap_replace_swap_by_folio(file, 1, val, folio));
 	assert_int_equal(folio_ref_count(folio), refs);

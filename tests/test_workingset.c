@@ -158,7 +158,7 @@ static void test_refault_activation(void **state)
 		unsigned long swap = filemap_get_swap(file, i);
 
 		if (swap)
-			shadow = swap_shadow((swp_entry_t){ swap });
+			shadow = swap_shadow(radix_to_swp_entry(swap));
 		assert_true(!swap || shadow);
 	}
 	for (i = 0; i < 128; i++)

@@ -228,7 +228,9 @@ static inline void folio_unlock(struct folio *folio)
 /*
  * Value entries in the page cache: the swap slots of swapped-out shmem
  * pages, and for regular files the shadows evicted pages leave (as the
- * kernel's xarray holds both kinds of value).
+ * kernel's xarray holds both kinds of value).  A value is a word with
+ * bit 0 set, made by the caller: a shadow as pack_shadow() returns it, a
+ * swap slot through swp_to_radix_entry(); 0 is none.
  * filemap_get_swap(): the value stored at @index, 0 if none.
  * filemap_replace_folio_by_swap(): @folio (locked, in the cache) gives
  * its place to @swap; the cache's references on it are dropped by the

@@ -39,6 +39,18 @@ static inline swp_entry_t pte_to_swp_entry(pte_t pte)
 {
 	return (swp_entry_t){ pte >> PTE_PFN_SHIFT };
 }
+/*
+ * A swap slot as a page cache value entry (shmem's), and back: bit 0 tags
+ * a value, as the kernel's swp_to_radix_entry() makes it one.
+ */
+static inline unsigned long swp_to_radix_entry(swp_entry_t entry)
+{
+	return (entry.val << 1) | 1UL;
+}
+static inline swp_entry_t radix_to_swp_entry(unsigned long value)
+{
+	return (swp_entry_t){ value >> 1 };
+}
 static inline swp_entry_t folio_swap_entry(const struct folio *folio)
 {
 	return (swp_entry_t){ folio->private };
