@@ -233,7 +233,6 @@ void delete_from_page_cache_batch(struct address_space *mapping,
 	u32 deleted = 0;
 
 	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
-	rcu_read_lock();
 	for (i = 0; i < n; i++) {
 		struct folio *folio = fbatch->folios[i];
 
@@ -247,7 +246,6 @@ void delete_from_page_cache_batch(struct address_space *mapping,
 		filemap_account_folio(mapping, folio, -(int)folio_nr_pages(folio));
 		deleted |= 1U << i;
 	}
-	rcu_read_unlock();
 	spin_unlock(&mapping->i_lock);
 
 	/* filemap_free_folio: the batch's references keep them alive */
@@ -290,7 +288,6 @@ bool filemap_replace_folio_by_swap(struct address_space *mapping, struct folio *
 
 	VM_BUG_ON(swap && !xa_is_value((void *)swap));
 	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
-	rcu_read_lock();
 	if (READ_ONCE(folio->mapping) == mapping &&
 	    page_cache_load(mapping, folio->index) == folio) {
 		page_cache_store(mapping, folio->index, (void *)swap);
@@ -300,8 +297,6 @@ bool filemap_replace_folio_by_swap(struct address_space *mapping, struct folio *
 			atomic_long_inc(&mapping->nrswapped);
 		done = true;
 	}
-	rcu_tsan_release();
-	rcu_read_unlock();
 	spin_unlock(&mapping->i_lock);
 	return done;
 }
@@ -313,7 +308,6 @@ bool filemap_replace_swap_by_folio(struct address_space *mapping, unsigned long 
 	bool done = false;
 
 	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
-	rcu_read_lock();
 	if (swap && page_cache_load(mapping, index) == (void *)swap) {
 		folio_ref_add(folio, nr);
 		folio->index = index;
@@ -324,8 +318,6 @@ bool filemap_replace_swap_by_folio(struct address_space *mapping, unsigned long 
 		atomic_long_add(-1, &mapping->nrswapped);
 		done = true;
 	}
-	rcu_tsan_release();
-	rcu_read_unlock();
 	spin_unlock(&mapping->i_lock);
 	return done;
 }
@@ -337,15 +329,12 @@ static unsigned long filemap_remove_value(struct address_space *mapping, unsigne
 	void *entry;
 
 	spin_lock_at(&mapping->i_lock, LOCK_SITE("i_pages"));
-	rcu_read_lock();
 	entry = page_cache_load(mapping, index);
 	if (xa_is_value(entry)) {
 		value = (unsigned long)entry;
 		page_cache_store(mapping, index, NULL);
 		atomic_long_add(-1, &mapping->nrswapped);
 	}
-	rcu_tsan_release();
-	rcu_read_unlock();
 	spin_unlock(&mapping->i_lock);
 	return value;
 }
