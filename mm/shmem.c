@@ -98,7 +98,7 @@ static int shmem_swapin_folio(struct address_space *mapping, unsigned long index
 	}
 	/* the page cache no longer names the slot: it can go */
 	swap_free(entry);
-	if (folio_test_swapcache(folio) && folio->private == swap && !__swap_count(entry))
+	if (folio_test_swapcache(folio) && folio->private == entry.val && !__swap_count(entry))
 		delete_from_swap_cache(folio);
 	folio_unlock(folio);
 	*foliop = folio;
