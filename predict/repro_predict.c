@@ -202,7 +202,7 @@ static int points(const struct side *s, const struct pred_profile *pf, int cpus,
 {
 	struct pred_model_opts mo = {
 		.impl = s[0].rec[0].lock_impl, .draws = repro_draws, .seed = 1,
-		.acquisitions = 400000, .lru_hold_ratio = ratio,
+		.lru_hold_ratio = ratio,
 	};
 
 	if (pred_model_pooled(s[0].rec, s[0].nr, pf, cpus, &mo, before))
@@ -253,7 +253,7 @@ static int placements_point(const struct side *s, const struct pred_profile *pf,
 	for (k = 0; k < 2; k++) {
 		struct pred_model_opts mo = {
 			.impl = s->rec[0].lock_impl, .draws = repro_draws, .seed = 1,
-			.acquisitions = 400000, .other_placement = k, .lru_hold_ratio = ratio,
+			.other_placement = k, .lru_hold_ratio = ratio,
 		};
 
 		if (pred_model_pooled(s->rec, s->nr, pf, cpus, &mo, &pt[k])) {
@@ -611,7 +611,7 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 	if (!err) {
 		struct pred_model_opts mo = {
 			.impl = s[0].rec[0].lock_impl, .draws = repro_draws, .seed = 1,
-			.acquisitions = 400000,
+
 		};
 
 		err = pred_model_pooled(s[0].rec, s[0].nr, &pf, S1_MAIL_PROCESSES, &mo, &s[0].pt);
