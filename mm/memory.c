@@ -886,9 +886,12 @@ static void pte_table_free(struct vm_area_struct *vma, struct pte_table *table)
 }
 
 /*
- * The per-VMA read lock (lock_vma_under_rcu() and vma_end_read()): one
- * atomic on the VMA's line each way.  Nothing write-locks a VMA in the
- * model, so the read side always succeeds.  The event says whether the
+ * The per-VMA read lock (lock_vma_under_rcu() and vma_end_read()).  Taken
+ * as the kernel's __refcount_inc_not_zero_limited_acquire() takes it: the
+ * count read, then a cmpxchg from what was read until one holds, so the
+ * line is fetched to be read and then again to be owned; dropped by one
+ * atomic (vma_refcount_put()'s dec-and-test).  Nothing write-locks a VMA
+ * in the model, so the read side always succeeds.  The event says whether the
  * line is the process's threads' (b0 1): the VMA holds ranges that more
  * than one mmap made, or takes in the next thread's as it is now, so a
  * one-thread recording says what N threads mapping alike would share.
@@ -900,7 +903,10 @@ static u8 vma_refcnt_shared(struct vm_area_struct *vma)
 
 static void vma_start_read(struct vm_area_struct *vma)
 {
-	atomic_inc(&vma->vm_refcnt);
+	int old = atomic_read(&vma->vm_refcnt);
+
+	while (!atomic_try_cmpxchg(&vma->vm_refcnt, &old, old + 1))
+		;
 	trace_mm_line(vma_refcnt, &vma->vm_refcnt, NULL, 1, vma_refcnt_shared(vma));
 }
 

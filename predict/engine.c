@@ -50,7 +50,12 @@
  * fault, so it costs the next writer a transfer and the line's time, not
  * the prefetcher; a VMA's refcount line is the thread's own unless the
  * recording says the threads fault one VMA (the mm merges adjacent
- * anonymous ranges: the event's flag), or shared_vma asks as a what-if.  A TLB flush is an IPI
+ * anonymous ranges: the event's flag), or shared_vma asks as a what-if.
+ * Taking the VMA's read lock reads the count and then cmpxchgs it, two
+ * fetches of the line; dropping it is one atomic (the cmpxchg's retries,
+ * when another CPU wrote the line between the two, are not modelled:
+ * an op's events are costed together, and no other CPU acts between
+ * them).  A TLB flush is an IPI
  * round to every other CPU, which all run the mm: the flusher writes
  * each target's call queue line (a transfer from the target, one after
  * another), each target fetches it back and acks on the flusher's line
@@ -523,8 +528,15 @@ static double mm_event_cost(struct sim *s, int cpu, const struct pred_event *e, 
 			prefetch_line(s, cpu, e->line, t);
 		return 0;
 	case PRED_EV_VMA_REFCNT:
-		return shared && (e->threshold || s->o->shared_vma) ?
-		       write_line(s, cpu, e->line, t) : 0;
+		if (!shared || (!e->threshold && !s->o->shared_vma))
+			return 0;
+		/* taken: the count read, then the cmpxchg (the line owned) */
+		if (e->arg) {
+			double x = read_line(s, cpu, e->line, t);
+
+			return x + write_line(s, cpu, e->line, t + x);
+		}
+		return write_line(s, cpu, e->line, t);
 	case PRED_EV_RSS:
 		*kept = rss_folds(s, cpu, e);
 		return *kept && shared ? write_line(s, cpu, e->line, t) : 0;

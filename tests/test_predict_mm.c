@@ -297,8 +297,8 @@ static void test_tlb_ipi_round(void **state)
 /*
  * mmap_lock's prefetch costs the faulting CPU nothing; a VMA's refcount
  * line is the thread's own (nothing) unless every thread shares the VMA,
- * when it serves one CPU at a time: one transfer an acquisition at most,
- * 1/40 per ns with 8 CPUs that want more.
+ * when it serves one CPU at a time: one transfer an acquisition at most
+ * when the lock is dropped, 1/40 per ns with 8 CPUs that want more.
  */
 static void test_prefetch_and_vma(void **state)
 {
@@ -325,6 +325,17 @@ static void test_prefetch_and_vma(void **state)
 	mm_sim(&g, 8, 1000, true, false, 0, &r);
 	assert_true(fabs(r.x_steady * 40 - 1) < 1e-9);
 	pred_result_free(&r);
+	/*
+	 * Taking the read lock (arg 1) reads the count and then cmpxchgs it:
+	 * two fetches of the shared line an acquisition, 1/80 per ns (the
+	 * first, of a line no CPU had yet, fetches nothing).
+	 */
+	g.ev.arg = 1;
+	mm_sim(&g, 8, 1000, true, false, 0, &r);
+	assert_true(fabs(r.x_steady * 80 - 1) < 1e-9);
+	assert_int_equal(r.ev_xfers, 2 * r.ev_seen[PRED_EV_VMA_REFCNT] - 2);
+	pred_result_free(&r);
+	g.ev.arg = 0;
 	/* processes of their own share no VMA, whatever the flag */
 	mm_sim(&g, 8, 1000, false, false, 0, &r);
 	assert_true(r.ev_ns[PRED_EV_VMA_REFCNT] == 0);
