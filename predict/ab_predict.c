@@ -19,7 +19,7 @@
 #include "predict-internal.h"
 
 #define PRED_AB_RECORDINGS	3
-#define PRED_AB_DRAWS		8
+#define PRED_AB_DRAWS		5
 
 struct ab_side {
 	struct pred_recording rec[PRED_AB_RECORDINGS];
@@ -149,12 +149,24 @@ static void print_point(const struct pred_profile *pf, const struct pred_point *
 	json_decref(j);
 }
 
-static int record_side(const char *prog, const struct bench_workload *w,
-		       const struct bench_opts *o, struct ab_side *s)
+/* A and B recorded alternately, so that this machine's drift lands on both */
+static int record_sides(const char *prog, const struct bench_workload *w,
+			const struct bench_opts o[2], struct ab_side s[2], bool json)
 {
-	for (s->nr = 0; s->nr < PRED_AB_RECORDINGS; s->nr++)
-		if (pred_record_workload(prog, w, o, o->threads[0], &s->rec[s->nr]))
-			return -1;
+	int k;
+
+	if (!json) {
+		printf("  recording A and B alternately: %d runs each of %ld thread%s\n",
+		       PRED_AB_RECORDINGS, o[0].threads[0], o[0].threads[0] == 1 ? "" : "s");
+		fflush(stdout);
+	}
+	while (s[1].nr < PRED_AB_RECORDINGS)
+		for (k = 0; k < 2; k++)
+			if (pred_record_workload(prog, w, &o[k], o[k].threads[0],
+						 &s[k].rec[s[k].nr++])) {
+				s[k].nr--;
+				return -1;
+			}
 	return 0;
 }
 
@@ -165,21 +177,14 @@ static int ab_predict(const char *prog, const struct bench_workload *w,
 	struct ab_side side[2] = { { .nr = 0 }, { .nr = 0 } };
 	struct pred_profile pf;
 	char path[4096];
-	int i, k, status = 1;
+	int k, status = 1;
 
 	if (pred_profile_find(machine, path, sizeof(path)))
 		snprintf(path, sizeof(path), "%s", machine);
 	if (pred_profile_read(prog, path, &pf))
 		return 2;
-	for (i = 0; i < 2; i++) {
-		if (!json) {
-			printf("  recording %s: %d runs of %ld thread%s\n", i ? "B" : "A",
-			       PRED_AB_RECORDINGS, bo[i].threads[0], bo[i].threads[0] == 1 ? "" : "s");
-			fflush(stdout);
-		}
-		if (record_side(prog, w, &bo[i], &side[i]))
-			goto out;
-	}
+	if (record_sides(prog, w, bo, side, json))
+		goto out;
 	if (!json)
 		printf("predicted on %s (%s): pages/s, each side the median of its %d recordings; "
 		       "band: P10-P90 of %d paired draws of the profile's ranges\n",

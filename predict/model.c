@@ -646,7 +646,9 @@ static void merge_result(struct pred_result *r, const struct pred_result *w, int
  * 430K pages/s replayed the first 1.5M acquisitions of a longer
  * recording at 466K).  So the acquisitions go to up to REPLAY_WINDOWS
  * windows, each with every start moved on by its share of the trace,
- * their counts summed, and each at least a period of the trace a CPU.
+ * their counts summed, and each at least a period of the trace a CPU;
+ * REPLAY_WINDOWS CPUs or more start at random places all over the trace
+ * and need one window.
  *
  * Each window warms up for a period a CPU (at least 200 acquisitions):
  * the CPUs start where one CPU would be at a random instant, but at N
@@ -670,8 +672,9 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 		ops = rec->traces[i].nr > ops ? rec->traces[i].nr : ops;
 	if (per_cpu < ops)
 		nwin = per_cpu ? (int)((ops + per_cpu - 1) / per_cpu) : REPLAY_WINDOWS;
-	if (nwin > REPLAY_WINDOWS)
-		nwin = REPLAY_WINDOWS;
+	/* as many CPUs as windows start all over the trace by themselves */
+	if (nwin > REPLAY_WINDOWS || cpus >= REPLAY_WINDOWS)
+		nwin = cpus >= REPLAY_WINDOWS ? 1 : REPLAY_WINDOWS;
 	if (period && (u64)nwin * period > per_cpu)
 		nwin = per_cpu / period > 1 ? (int)(per_cpu / period) : 1;
 	warm = nwin > 1 ? 2000ULL / nwin : 2000ULL;

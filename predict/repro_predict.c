@@ -44,32 +44,47 @@ static void side_free(struct side *s)
 		pred_recording_free(&s->rec[--s->nr]);
 }
 
-static int record_side(const struct repro_opts *ro, const char *workload, bool shmem,
-		       unsigned int order, const char *sw, bool on, struct side *s)
+/*
+ * Both sides of a switch, recorded alternately (before, after, before,
+ * ...): this machine's speed drifts with its neighbours' load, by 10-30%
+ * between recordings a second apart, and recording one side after the
+ * other put the drift into the delta (a switch that leaves 4K folios
+ * alone came out +15% to +22%).  Alternated, recording k of each side
+ * was made at about the same time, and the paired band pairs them.
+ */
+static int record_sides(const struct repro_opts *ro, const char *workload, bool shmem,
+			unsigned int order, const char *sw, struct side s[2])
 {
 	const struct bench_workload *w = bench_find_workload(workload);
 	enum lrulab_switch which;
-	struct bench_opts o;
+	struct bench_opts o[2];
 	const char *work;
+	int k;
 
-	bench_defaults(w, &o);
-	o.shmem = shmem;
-	o.folio_order = order;
-	o.threads[0] = 1;
-	o.nr_threads = 1;
-	o.memcgs = 1;
-	o.loops = 0;
-	o.seconds = ro->quick ? 0.05 : 0.3;
-	o.mem = ro->mem_bytes;
 	if (lrulab_switch_parse(sw, &which))
 		return -1;
-	o.sw[which] = on;
 	work = repro_fault_work(ro, workload, shmem ? "shmem" : "anon", order);
-	if (work)
-		o.fault_work_ns = strtoul(work, NULL, 10);
-	for (s->nr = 0; s->nr < repro_recordings; s->nr++)
-		if (pred_record_workload(REPRO_PROG, w, &o, 1, &s->rec[s->nr]))
-			return -1;
+	for (k = 0; k < 2; k++) {
+		bench_defaults(w, &o[k]);
+		o[k].shmem = shmem;
+		o[k].folio_order = order;
+		o[k].threads[0] = 1;
+		o[k].nr_threads = 1;
+		o[k].memcgs = 1;
+		o[k].loops = 0;
+		o[k].seconds = ro->quick ? 0.05 : 0.3;
+		o[k].mem = ro->mem_bytes;
+		o[k].sw[which] = k;
+		if (work)
+			o[k].fault_work_ns = strtoul(work, NULL, 10);
+		s[k].nr = 0;
+	}
+	while (s[1].nr < repro_recordings)
+		for (k = 0; k < 2; k++)
+			if (pred_record_workload(REPRO_PROG, w, &o[k], 1, &s[k].rec[s[k].nr++])) {
+				s[k].nr--;
+				return -1;
+			}
 	return 0;
 }
 
@@ -315,8 +330,7 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 				type);
 			fflush(ro->progress);
 		}
-		if (record_side(ro, "fault-free", !k, 0, "lru-stat-batch", false, &s[0]) ||
-		    record_side(ro, "fault-free", !k, 0, "lru-stat-batch", true, &s[1]))
+		if (record_sides(ro, "fault-free", !k, 0, "lru-stat-batch", s))
 			err = -1;
 		for (i = 0; !err && i < ARRAY_SIZE(s0_published); i++) {
 			const struct s0_published *p = &s0_published[i];
@@ -405,8 +419,7 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 		}
 		ratio = kernel_hold_ratio(ro, false, order, each, &nr_each);
 		ratio_note(ro, t, "anon", order, ratio, each, nr_each);
-		if (record_side(ro, "mmap-madvise", false, order, "mthp-lru-cache", false, &s[0]) ||
-		    record_side(ro, "mmap-madvise", false, order, "mthp-lru-cache", true, &s[1]) ||
+		if (record_sides(ro, "mmap-madvise", false, order, "mthp-lru-cache", s) ||
 		    points(s, &pf, S4_MAIL_THREADS, ratio, &b, &a))
 			err = -1;
 		if (!err) {
@@ -664,7 +677,7 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 /*
  * Record a side with its own binary (a layout is a build): `BIN predict
  * fault-free ... --cpus 1 --draws 0 --recordings K --save FILE`, which
- * records as record_side() does (K times, with the unrecorded run's
+ * records as record_sides() does (K times, with the unrecorded run's
  * scaling), its own output thrown away.  0, or -1 after one error line.
  */
 static int s3_record(const struct repro_opts *ro, const char *bin, const char *type,
