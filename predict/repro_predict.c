@@ -157,9 +157,11 @@ static struct repro_row *insert_row(struct repro_table *t, const char *unit,
  * of the host's fault-free shape (which is s4's microbenchmark too: write
  * every page, MADV_DONTNEED), lrulab with the calibrated fault work; the
  * median of REPRO_RATIO_RUNS, each in *@each.  0 (lrulab's own holds)
- * without --calibrate or when every run failed.
+ * without --calibrate or when every run failed.  Five: on a 2-vCPU guest
+ * one estimate of the same shape ranged 0.7-2.8 (the two threads do not
+ * always run at once), and the median of three moved 3x between runs.
  */
-#define REPRO_RATIO_RUNS 3
+#define REPRO_RATIO_RUNS 5
 
 static double kernel_hold_ratio(const struct repro_opts *ro, bool shmem, unsigned int order,
 				double *each, int *nr)
