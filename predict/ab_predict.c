@@ -2,8 +2,9 @@
 /*
  * `lrulab ab ... --predict-cpus N[,N...] --machine PROFILE -- WORKLOAD`:
  * a user's A and B predicted at those CPU counts of a described machine
- * instead of measured here.  Each side is recorded here (one thread,
- * PRED_AB_RECORDINGS recordings, as `lrulab predict` records), and both
+ * instead of measured here.  Each side is recorded here (with the
+ * workload's first --threads, its default where none is given;
+ * PRED_AB_RECORDINGS recordings, the sides alternated), and both
  * are simulated with the same draws of the profile's ranges, so that the
  * band of the change is that of paired differences: draw d of B against
  * draw d of A.  The verdict says B higher or lower only when the whole
