@@ -154,21 +154,14 @@ static void print_point(const struct pred_profile *pf, const struct pred_point *
 static int record_sides(const char *prog, const struct bench_workload *w,
 			const struct bench_opts o[2], struct ab_side s[2], bool json)
 {
-	int k;
-
 	if (!json) {
 		printf("  recording A and B alternately: %d runs each of %ld thread%s\n",
 		       PRED_AB_RECORDINGS, o[0].threads[0], o[0].threads[0] == 1 ? "" : "s");
 		fflush(stdout);
 	}
-	while (s[1].nr < PRED_AB_RECORDINGS)
-		for (k = 0; k < 2; k++)
-			if (pred_record_workload(prog, w, &o[k], o[k].threads[0],
-						 &s[k].rec[s[k].nr++])) {
-				s[k].nr--;
-				return -1;
-			}
-	return 0;
+	return pred_record_alternately(prog, w, o, PRED_AB_RECORDINGS,
+				       (struct pred_recording *[2]){ s[0].rec, s[1].rec },
+				       (int *[2]){ &s[0].nr, &s[1].nr });
 }
 
 static int ab_predict(const char *prog, const struct bench_workload *w,

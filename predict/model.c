@@ -145,6 +145,22 @@ int pred_record_workload(const char *prog, const struct bench_workload *w,
 	return err;
 }
 
+int pred_record_alternately(const char *prog, const struct bench_workload *w,
+			    const struct bench_opts o[2], int want,
+			    struct pred_recording *rec[2], int *nr[2])
+{
+	int k;
+
+	*nr[0] = *nr[1] = 0;
+	while (*nr[1] < want)
+		for (k = 0; k < 2; k++) {
+			if (pred_record_workload(prog, w, &o[k], o[k].threads[0], &rec[k][*nr[k]]))
+				return -1;
+			(*nr[k])++;
+		}
+	return 0;
+}
+
 /* ---- replaying it ---- */
 
 struct replay {
@@ -673,8 +689,10 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 	if (per_cpu < ops)
 		nwin = per_cpu ? (int)((ops + per_cpu - 1) / per_cpu) : REPLAY_WINDOWS;
 	/* as many CPUs as windows start all over the trace by themselves */
-	if (nwin > REPLAY_WINDOWS || cpus >= REPLAY_WINDOWS)
-		nwin = cpus >= REPLAY_WINDOWS ? 1 : REPLAY_WINDOWS;
+	if (nwin > REPLAY_WINDOWS)
+		nwin = REPLAY_WINDOWS;
+	if (cpus >= REPLAY_WINDOWS)
+		nwin = 1;
 	if (period && (u64)nwin * period > per_cpu)
 		nwin = per_cpu / period > 1 ? (int)(per_cpu / period) : 1;
 	warm = nwin > 1 ? 2000ULL / nwin : 2000ULL;

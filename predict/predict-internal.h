@@ -64,6 +64,16 @@ int pred_record_workload(const char *prog, const struct bench_workload *w,
 			 const struct bench_opts *o, long threads,
 			 struct pred_recording *rec);
 /*
+ * Two sides (@o[0], @o[1]) recorded in turn, each with its first
+ * --threads, until each has @want in @rec[k] (*@nr[k] of them made, kept
+ * on failure for the caller to free).  A shared machine drifts between
+ * recordings a second apart; alternated, recording k of each side is
+ * made at about the same time.  0, or -1 after one error line.
+ */
+int pred_record_alternately(const char *prog, const struct bench_workload *w,
+			    const struct bench_opts o[2], int want,
+			    struct pred_recording *rec[2], int *nr[2]);
+/*
  * The same for usemem, which runs its own model (predict/record_usemem.c);
  * *@steal_per_access (when not NULL): pages reclaimed per access recorded.
  */

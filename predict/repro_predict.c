@@ -45,12 +45,11 @@ static void side_free(struct side *s)
 }
 
 /*
- * Both sides of a switch, recorded alternately (before, after, before,
- * ...): this machine's speed drifts with its neighbours' load, by 10-30%
- * between recordings a second apart, and recording one side after the
- * other put the drift into the delta (a switch that leaves 4K folios
- * alone came out +15% to +22%).  Alternated, recording k of each side
- * was made at about the same time, and the paired band pairs them.
+ * Both sides of a switch, recorded alternately: this machine's speed
+ * drifts with its neighbours' load, by 10-30% between recordings a
+ * second apart, and recording one side after the other put the drift
+ * into the delta (a switch that leaves 4K folios alone came out +15% to
+ * +22%).  The paired band pairs recording k of each side.
  */
 static int record_sides(const struct repro_opts *ro, const char *workload, bool shmem,
 			unsigned int order, const char *sw, struct side s[2])
@@ -77,15 +76,10 @@ static int record_sides(const struct repro_opts *ro, const char *workload, bool 
 		o[k].sw[which] = k;
 		if (work)
 			o[k].fault_work_ns = strtoul(work, NULL, 10);
-		s[k].nr = 0;
 	}
-	while (s[1].nr < repro_recordings)
-		for (k = 0; k < 2; k++)
-			if (pred_record_workload(REPRO_PROG, w, &o[k], 1, &s[k].rec[s[k].nr++])) {
-				s[k].nr--;
-				return -1;
-			}
-	return 0;
+	return pred_record_alternately(REPRO_PROG, w, o, repro_recordings,
+				       (struct pred_recording *[2]){ s[0].rec, s[1].rec },
+				       (int *[2]){ &s[0].nr, &s[1].nr });
 }
 
 /* P10 and P90 of the paired deltas and the central one (@cb, @ca), in percent */
@@ -626,7 +620,6 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 	if (!err) {
 		struct pred_model_opts mo = {
 			.impl = s[0].rec[0].lock_impl, .draws = repro_draws, .seed = 1,
-
 		};
 
 		err = pred_model_pooled(s[0].rec, s[0].nr, &pf, S1_MAIL_PROCESSES, &mo, &s[0].pt);
