@@ -309,7 +309,9 @@ static void repro_usage(FILE *f)
 		   "--predict: s0, s1, s3 and s4 also get the rows lrulab predict gives at the\n"
 		   "mail's CPU counts on the mail's machine profile (profiles/skylake-2s-80), with\n"
 		   "the P10-P90 band of paired draws in the CI column (s3: each side recorded by\n"
-		   "its own build, both placements of mem_cgroup_per_node averaged).\n"
+		   "its own build, both placements of mem_cgroup_per_node averaged); s2 each\n"
+		   "pass on profiles/i7-13700hx, its locked ops at that profile's cost and the\n"
+		   "rest at the core speed its 1-process row fits.\n"
 		   "--quick: tiny runs, for tests, written under results/quick unless --out;\n"
 		   "a --quick run never replaces a full run's table.\n");
 }

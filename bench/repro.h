@@ -54,6 +54,9 @@ extern const struct s0_published s0_published[REPRO_S0_MAIL_ROWS];
 #define S4_LRU_ACQUIRED_BEFORE	21414857.0
 #define S4_LRU_ACQUIRED_AFTER	2641286.0
 
+/* s2: the mail's shared tmpfs file (bench/repro_s2.c, predict/repro_predict.c) */
+#define S2_MAIL_MEM		(2UL << 30)
+
 /* s1: the mail's set-up, and ours (bench/repro_seeds.c, predict/repro_predict.c) */
 #define S1_MAIL_PROCESSES	16
 #define S1_MAIL_WINDOW_S	30
@@ -132,6 +135,12 @@ struct repro_row {
 	 * is not offered as a check.
 	 */
 	bool fixed_by_inputs;
+	/*
+	 * Predicted rows: the one row of a table whose published figure set
+	 * a free parameter of the prediction (s2's core speed), shown, not
+	 * a check, and the others' check on it.
+	 */
+	bool fitted;
 	/* the lock sites a row sums, as bench's JSON names them (cls:fn) */
 	const char *site_cls;
 	const char *const *site_fns;

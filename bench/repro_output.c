@@ -103,7 +103,7 @@ static double pub_delta(const struct repro_row *r)
 void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 {
 	char pb[16], pa[16], pd[16], b[16], a[16], d[16], lo[16], hi[16], ci[64], label[100];
-	int i, any = 0, noise = 0, fixed = 0;
+	int i, any = 0, noise = 0, fixed = 0, fitted = 0;
 
 	printf("\n== %s: %s\n", t->seed, t->title);
 	printf("   before: %s; after: %s\n", t->before_name, t->after_name);
@@ -126,6 +126,9 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 		if (r->fixed_by_inputs) {
 			snprintf(ci, sizeof(ci), "= fixed by its inputs, not a check");
 			fixed++;
+		} else if (r->fitted) {
+			snprintf(ci, sizeof(ci), "^ fitted on this row, not a check");
+			fitted++;
 		} else if (r->below_resolution) {
 			snprintf(d, sizeof(d), "~0");
 			snprintf(ci, sizeof(ci), "below resolution (%g %s)", r->resolution, r->unit);
@@ -150,6 +153,8 @@ void repro_print_table(const struct repro_opts *ro, const struct repro_table *t)
 		printf("\n   no row holds on any machine: every figure here is this machine's speed (rates, wait times, contention)\n");
 	if (fixed)
 		printf("   = fixed by its inputs: a predicted figure no simulation could move (a saturated lock: 90%% or more of its acquisitions contend in every draw, so the count is within a tenth of the recording's acquisitions per page times the pages); shown, not a check\n");
+	if (fitted)
+		printf("   ^ fitted: the published figure of this row set the prediction's one free parameter (the notes name it); shown, not a check: the other predicted rows check it\n");
 	if (noise)
 		printf("   ~0: both medians within the row's resolution, the larger of the table's last digit and the runs' spread (median absolute deviation): no change to read\n");
 }
@@ -227,6 +232,7 @@ json_t *repro_table_json(const struct repro_opts *ro, const struct repro_table *
 		/* what ci_low_pct..ci_high_pct is */
 		json_object_set_new(row, "interval", json_string(r->predicted ? "P10-P90" : "95% CI"));
 		json_object_set_new(row, "fixed_by_inputs", json_boolean(r->fixed_by_inputs));
+		json_object_set_new(row, "fitted", json_boolean(r->fitted));
 		if (r->site_fns) {
 			json_t *sites = json_array();
 			char site[128];

@@ -31,7 +31,6 @@ static const struct s2_published {
 	{ 32, 755.8, 592.2 },
 	{ 64, 1597.2, 1260.6 },
 };
-#define S2_MAIL_MEM (2UL << 30)
 #define S2_PASSES 10
 
 int repro_s2(const struct repro_opts *ro, struct repro_table *t)

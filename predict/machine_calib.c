@@ -4,8 +4,9 @@
  * pinned to chosen processors measure a cache line's one-way transfer
  * per class of pair (SMT siblings, one socket, two sockets), each lock
  * implementation's handoff against the number of waiters, the clock's
- * cost, and the speed of a busy loop with one and with every processor
- * busy (the frequency the system keeps, where it does not show it).
+ * cost, a locked cmpxchg on a line the core holds, and the speed of a
+ * busy loop with one and with every processor busy (the frequency the
+ * system keeps, where it does not show it).
  * Each value is the median of repetitions, its range their spread.
  */
 #define _GNU_SOURCE
@@ -379,6 +380,34 @@ static double cpuinfo_mhz(void)
 	return mhz;
 }
 
+/* ---- a locked read-modify-write on a line this core holds ---- */
+
+#define RMWS 2000000
+
+static double locked_rmw_once(void *unused)
+{
+	static u64 line __attribute__((aligned(64)));
+	u64 old = __atomic_load_n(&line, __ATOMIC_RELAXED), t0, i;
+
+	(void)unused;
+	t0 = lrulab_now_ns();
+	/* each expects the last one's result: a chain, as the walk's are */
+	for (i = 0; i < RMWS; i++) {
+		while (!__atomic_compare_exchange_n(&line, &old, old + 1, false,
+						    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+			;
+		old++;
+	}
+	return (double)(lrulab_now_ns() - t0) / RMWS;
+}
+
+void pred_measure_locked_rmw(struct pred_value *v)
+{
+	repeat(v, locked_rmw_once, NULL);
+	snprintf(v->source, sizeof(v->source), "lrulab calibrate: a chain of %d lock cmpxchg on "
+		 "one line, median of %d (range: min-max)", RMWS, REPS);
+}
+
 static void set(struct pred_value *v, double val, double lo, double hi, const char *src)
 {
 	v->v = val;
@@ -537,8 +566,8 @@ static const struct cmd_spec calibrate_spec = {
 	.prog = PROG,
 	.about = "Measures this machine (line transfer per class of processor pair, lock\n"
 		 "handoff against waiters per implementation, the clock's cost, busy-loop speed\n"
-		 "with one and with every processor busy) and writes it as a machine profile\n"
-		 "for lrulab predict --machine.",
+		 "with one and with every processor busy, a locked cmpxchg on a line the core\n"
+		 "holds) and writes it as a machine profile for lrulab predict --machine.",
 	.opts = calibrate_opts,
 };
 
@@ -610,6 +639,7 @@ int cmd_calibrate(int argc, char **argv)
 	measure_xfer(&t, &pf);
 	measure_locks(&t, &pf);
 	measure_speed(&t, &pf);
+	pred_measure_locked_rmw(&pf.p[PP_LOCKED_RMW]);
 	pair_prefetch(&pf);
 	lockstat_set_mode(LOCKSTAT_SAMPLED);
 	if (!strcmp(out, "-")) {

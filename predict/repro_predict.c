@@ -293,7 +293,7 @@ static void check_note(struct repro_table *t, const char *name, const struct rep
 	double pd;
 
 	if (!r || isnan(r->pub_before) || isnan(r->pub_after) || !r->pub_before ||
-	    !r->pub_after || r->fixed_by_inputs)
+	    !r->pub_after || r->fixed_by_inputs || r->fitted)
 		return;
 	pd = r->pub_after - r->pub_before;
 	repro_table_note(t, "check: %s predicted/published %.2f before, %.2f after; delta %+.1f%% (mail %+.1f%%), its sign %s%s%s%s",
@@ -849,6 +849,147 @@ static int predict_s3(const struct repro_opts *ro, struct repro_table *t)
 	return err;
 }
 
+/* ---- s2: one task's aging pass on the mail's desktop ---- */
+
+#define S2_PROFILE "i7-13700hx"
+
+/* Row @fmt's (a "%d..." label) value of side @k at @procs processes, or NAN */
+static double s2_value(const struct repro_table *t, const char *fmt, int procs, int k)
+{
+	char prefix[64];
+	const struct repro_row *r;
+
+	snprintf(prefix, sizeof(prefix), fmt, procs);
+	r = find_row(t, prefix);
+	return !r ? NAN : k ? r->after : r->before;
+}
+
+/*
+ * A side's pass as measured here, with its locked ops: one young PTE
+ * cleared per folio visited (each a cmpxchg done or skipped) and the
+ * cmpxchgs done.
+ */
+static int s2_pass(const struct repro_table *t, const struct repro_row *ms, int procs, int k,
+		   double x_here, double x_t, double page_scale, struct pred_aging_pass *a)
+{
+	double done = s2_value(t, "%d: locked cmpxchgs per pass", procs, k);
+	double skipped = s2_value(t, "%d: cmpxchgs skipped per pass", procs, k);
+
+	if (isnan(done) || isnan(skipped))
+		return -1;
+	*a = (struct pred_aging_pass){
+		.ms_here = k ? ms->after : ms->before,
+		.locked = 2 * done + skipped,
+		.x_here_ns = x_here, .x_target_ns = x_t, .page_scale = page_scale,
+	};
+	return 0;
+}
+
+static double s2_draw(const struct pred_value *v, struct bench_rng *rng)
+{
+	double u = (bench_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+
+	return v->lo + u * (v->hi - v->lo);
+}
+
+/*
+ * The core speed the 1-process row @one fits with this machine's locked
+ * op @xh and the target's @xt.  With one process the switch has nothing
+ * to skip, so both sides are the same pass, here and in the mail (32.9
+ * and 31.7 ms): their means fit, which halves the noise of one side.
+ */
+static double s2_speed(const struct repro_table *t, const struct repro_row *one, double xh,
+		       double xt, double page_scale)
+{
+	struct pred_aging_pass a[2];
+
+	if (s2_pass(t, one, 1, 0, xh, xt, page_scale, &a[0]) ||
+	    s2_pass(t, one, 1, 1, xh, xt, page_scale, &a[1]))
+		return NAN;
+	a[0].ms_here = (a[0].ms_here + a[1].ms_here) / 2;
+	a[0].locked = (a[0].locked + a[1].locked) / 2;
+	return pred_aging_pass_speed(&a[0], (one->pub_before + one->pub_after) / 2);
+}
+
+/*
+ * The pass's time on the target for @row (its procs in @procs), side @k,
+ * with this machine's locked op @xh and the target's @xt, at the speed
+ * the 1-process row fits with them; NAN where either cannot be had.
+ */
+static double s2_predict(const struct repro_table *t, const struct repro_row *one,
+			 const struct repro_row *row, int procs, int k, double xh, double xt,
+			 double page_scale)
+{
+	double speed = s2_speed(t, one, xh, xt, page_scale);
+	struct pred_aging_pass a;
+
+	if (s2_pass(t, row, procs, k, xh, xt, page_scale, &a))
+		return NAN;
+	return pred_aging_pass_ms(&a, speed);
+}
+
+static int predict_s2(const struct repro_opts *ro, struct repro_table *t)
+{
+	const struct repro_row *one = find_row(t, "1 process: time per aging pass");
+	double page_scale = (double)S2_MAIL_MEM / (double)ro->s2_mem_bytes, speed;
+	struct pred_value here, *xt;
+	struct pred_profile pf;
+	struct bench_rng rng;
+	int i, d, n = t->nr_rows;
+
+	if (!one || load_profile(S2_PROFILE, &pf))
+		return one ? -1 : 0;
+	xt = &pf.p[PP_LOCKED_RMW];
+	if (!xt->given) {
+		repro_table_note(t, "--predict: profiles/%s has no locked_rmw_ns: no predicted rows",
+				 pf.name);
+		return 0;
+	}
+	pred_measure_locked_rmw(&here);
+	for (i = 0; i < n; i++) {
+		const struct repro_row *m = &t->rows[i];
+		double db[PRED_MAX_DRAWS], da[PRED_MAX_DRAWS];
+		struct repro_row *row;
+		int procs, k;
+
+		if (strcmp(m->unit, "ms") || m->predicted ||
+		    sscanf(m->label, "%d process", &procs) != 1)
+			continue;
+		rng.state = 1;
+		for (d = 0; d < repro_draws; d++) {
+			double xh = s2_draw(&here, &rng), x = s2_draw(xt, &rng);
+
+			for (k = 0; k < 2; k++)
+				(k ? da : db)[d] = s2_predict(t, one, m, procs, k, xh, x, page_scale);
+		}
+		row = insert_at(t, "ms", i + 1, m->pub_before, m->pub_after);
+		if (!row)
+			break;
+		/* the rows moved: @m and @one may have */
+		m = &t->rows[i];
+		one = find_row(t, "1 process: time per aging pass");
+		snprintf(row->label, sizeof(row->label), "  predicted: 1 CPU of %.24s", pf.name);
+		fill(row, s2_predict(t, one, m, procs, 0, here.v, xt->v, page_scale),
+		     s2_predict(t, one, m, procs, 1, here.v, xt->v, page_scale), db, da,
+		     repro_draws);
+		row->fitted = procs == 1;
+		if (!row->fitted) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "%d processes", procs);
+			check_note(t, name, row, NULL);
+		}
+		i++;
+		n++;
+	}
+	speed = s2_speed(t, one, here.v, xt->v, page_scale);
+	repro_table_note(t, "predicted: each pass as measured here at %s, scaled to the mail's 2G, its locked ops (a young PTE's lock btr, each cmpxchg done) moved from this machine's %.2f ns to %s's locked_rmw_ns %.2f ns, the rest at the core speed the 1-process row fits (both sides: nothing to skip): %.2f of this machine's",
+			 ro->s2_mem, here.v, pf.name, xt->v, speed);
+	repro_table_note(t, "predicted: the band is P10-P90 of %d draws of both locked-op costs in their ranges (here %.2f-%.2f ns, %.2f-%.2f ns on %s), the speed refitted in each; the core speed is the one figure no table gives",
+			 repro_draws, here.lo, here.hi, xt->lo, xt->hi, pf.name);
+	return 0;
+}
+
 static int repro_predict(const struct repro_opts *ro, struct repro_table *t, const char *which)
 {
 	int err;
@@ -865,11 +1006,9 @@ static int repro_predict(const struct repro_opts *ro, struct repro_table *t, con
 		err = predict_s1(ro, t);
 	else if (!strcmp(which, "s4"))
 		err = predict_s4(ro, t);
-	else {
-		repro_table_note(t, "--predict: no predicted rows for %s: %s", which,
-				 "an aging pass is one thread's walk, with no lock queue to simulate");
-		return 0;
-	}
+	else
+		/* one task's walk, no queue to simulate: its notes say how it is predicted */
+		return predict_s2(ro, t);
 	if (!err) {
 		repro_table_note(t, "predicted: lrulab predict, 1-thread recordings here (%d a side), profiles/skylake-2s-80; the central figures are the median recording's, the CI column the P10-P90 of %d paired draws of the profile's ranges for every recording, so it holds their spread",
 				 strcmp(which, "s1") ? repro_recordings : repro_s1_recordings,

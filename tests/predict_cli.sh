@@ -4,8 +4,8 @@
 # error line and a non-zero exit; a recording written by bench is read
 # back by predict, whose JSON has the documented keys, one object per
 # CPU count; the shipped profiles all load; calibrate writes a profile
-# that predict reads; repro s1, s3 and s4 --predict add their rows.  Figures are not checked (they depend on the
-# machine); shapes and counts are.
+# that predict reads; repro s1, s2, s3 and s4 --predict add their rows.
+# Figures are not checked (they depend on the machine); shapes and counts are.
 set -u
 LRULAB=${1:?usage: predict_cli.sh path/to/lrulab}
 fails=0
@@ -279,6 +279,19 @@ test "$(grep -c 'predicted: [28]0 CPUs of skylake-2s-80' "$out")" -eq 6 ||
 test "$(grep -A1 'shmem, 80 threads (here [0-9]*): patch 1+2 ' "$out" |
 	grep -c 'predicted: 80 CPUs of skylake-2s-80')" -eq 1 ||
 	fail "repro s3 --predict: row order"
+
+# s2: each process count's pass on the mail's desktop, after its measured row;
+# the 1-process row is the fit, marked so, and only the others are checks
+"$LRULAB" repro s2 --quick --predict --out $tmp/results >"$out" 2>"$err" ||
+	fail "repro s2 --predict failed"
+test "$(grep -c 'predicted: 1 CPU of i7-13700hx' "$out")" -eq 4 &&
+	grep -A1 '^  8 processes: time per aging pass' "$out" | grep -q 'predicted: 1 CPU of i7' &&
+	test "$(grep -c '\^ fitted on this row, not a check' "$out")" -eq 1 &&
+	test "$(grep -c '^   check: [0-9]* processes predicted/published' "$out")" -eq 3 &&
+	grep -q "the rest at the core speed the 1-process row fits" "$out" ||
+	fail "repro s2 --predict: rows"
+test "$(tr -d ' \n' <$tmp/results/s2-mglru-cmpxchg-skip.json | grep -o '"fitted":true' | wc -l)" -eq 1 ||
+	fail "repro s2 --predict: the JSON's fitted row"
 
 if [ "$fails" -ne 0 ]; then
 	echo "predict_cli: $fails failure(s)"

@@ -1430,6 +1430,35 @@ static void test_pool_points(void **state)
 	pred_point_free(&out);
 }
 
+/*
+ * s2's pass on another machine: 10 ms here, 1M locked ops at 5 ns here
+ * and 9 ns there, the mail's pages twice the recorded: the walk less its
+ * locked ops is 5 ms, at speed 0.5 10 ms, plus 9 ms of the target's
+ * locked ops, twice: 38 ms; and the speed that gives 38 ms is 0.5.
+ */
+static void test_aging_pass(void **state)
+{
+	struct pred_aging_pass a = {
+		.ms_here = 10, .locked = 1e6, .x_here_ns = 5, .x_target_ns = 9, .page_scale = 2,
+	};
+	struct pred_value v;
+
+	assert_true(rel_eq(pred_aging_pass_ms(&a, 0.5), 38));
+	assert_true(rel_eq(pred_aging_pass_speed(&a, 38), 0.5));
+	/* the target's locked ops alone take 18 ms: no speed gives that or less */
+	assert_true(isnan(pred_aging_pass_speed(&a, 18)));
+	assert_true(rel_eq(pred_aging_pass_speed(&a, 28), 1));
+	/* a recording shorter than its locked ops at this machine's cost */
+	a.ms_here = 5;
+	assert_true(isnan(pred_aging_pass_ms(&a, 1)));
+	assert_true(isnan(pred_aging_pass_speed(&a, 38)));
+
+	pred_measure_locked_rmw(&v);
+	assert_true(v.given && v.lo <= v.v && v.v <= v.hi && v.lo > 0 && v.hi < 1000);
+	assert_true(!strncmp(v.source, "lrulab calibrate: a chain of", 28));
+	(void)state;
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1460,6 +1489,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_whole_path),
 		cmocka_unit_test(test_replay_windows),
 		cmocka_unit_test(test_warmup_a_pass),
+		cmocka_unit_test(test_aging_pass),
 	};
 
 	(void)argc;
