@@ -21,7 +21,7 @@
  */
 #include <math.h>
 
-#include "predict/predict.h"
+#include "predict-internal.h"
 
 /*
  * ms a pass on the target: ((@ms_here - @locked x @x_here) / @speed +

@@ -24,7 +24,7 @@
 #include "tools/options.h"
 #include "tools/outfile.h"
 #include "tools/parse.h"
-#include "predict/predict.h"
+#include "predict-internal.h"
 
 #define PROG "lrulab calibrate"
 #define REPS 5

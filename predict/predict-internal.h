@@ -109,4 +109,24 @@ void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t l
 json_t *pred_point_json(const struct pred_recording *rec, const struct pred_profile *pf,
 			const struct pred_point *pt);
 
+/* ---- a one-CPU MGLRU aging pass on another machine (predict/aging_pass.c) ---- */
+
+struct pred_aging_pass {
+	double ms_here;		/* the pass as lrulab made it here */
+	double locked;		/* its locked read-modify-writes: young PTEs + cmpxchgs done */
+	double x_here_ns;	/* one of them here (pred_measure_locked_rmw()) */
+	double x_target_ns;	/* and on the target (its profile's locked_rmw_ns) */
+	double page_scale;	/* the target's pages over the recorded ones */
+};
+
+double pred_aging_pass_ms(const struct pred_aging_pass *a, double speed);
+double pred_aging_pass_speed(const struct pred_aging_pass *a, double ms_target);
+
+/*
+ * This machine's locked read-modify-write on a line it holds: a chain of
+ * lock cmpxchg, each after the last, ns each; median of 5 in @v->v, their
+ * range in lo and hi, where it came from in source (predict/machine_calib.c).
+ */
+void pred_measure_locked_rmw(struct pred_value *v);
+
 #endif
