@@ -348,7 +348,7 @@ static double *lock_scales(const struct pred_recording *rec, const struct pred_m
 	return sc;
 }
 
-static double draw(const struct pred_value *v, struct bench_rng *rng, bool central)
+double pred_value_draw(const struct pred_value *v, struct bench_rng *rng, bool central)
 {
 	double u;
 
@@ -403,25 +403,26 @@ static void make_costs(const struct pred_recording *rec, const struct pred_profi
 {
 	const struct pred_value *p = pf->p;
 	int cores = pf->sockets * pf->cores_per_socket;
-	double f1 = draw(&p[PP_FREQ_ONE], rng, central), fall = draw(&p[PP_FREQ_ALL], rng, central);
-	double speed = draw(&p[PP_CORE_SPEED], rng, central), fn = f1;
+	double f1 = pred_value_draw(&p[PP_FREQ_ONE], rng, central);
+	double fall = pred_value_draw(&p[PP_FREQ_ALL], rng, central);
+	double speed = pred_value_draw(&p[PP_CORE_SPEED], rng, central), fn = f1;
 	int busy = busy_cores(topo, cpus);
 
 	if (cores > 1)
 		fn = f1 - (f1 - fall) * (busy - 1) / (cores - 1);
 	memset(c, 0, sizeof(*c));
 	c->lock_hold_scale = scales;
-	c->xfer_smt = draw(&p[PP_XFER_SMT], rng, central);
-	c->xfer_socket = draw(&p[PP_XFER_SOCKET], rng, central);
-	c->xfer_remote = draw(&p[PP_XFER_REMOTE], rng, central);
-	c->handoff_qspin = draw(&p[PP_HANDOFF_QSPIN], rng, central);
-	c->ticket_slope = draw(&p[PP_TICKET_SLOPE], rng, central);
-	c->tas_beta = draw(&p[PP_TAS_BETA], rng, central);
-	c->smt_speed = draw(&p[PP_SMT_SPEED], rng, central);
-	c->pair_prefetch = draw(&p[PP_PAIR_PREFETCH], rng, central) >= 0.5;
+	c->xfer_smt = pred_value_draw(&p[PP_XFER_SMT], rng, central);
+	c->xfer_socket = pred_value_draw(&p[PP_XFER_SOCKET], rng, central);
+	c->xfer_remote = pred_value_draw(&p[PP_XFER_REMOTE], rng, central);
+	c->handoff_qspin = pred_value_draw(&p[PP_HANDOFF_QSPIN], rng, central);
+	c->ticket_slope = pred_value_draw(&p[PP_TICKET_SLOPE], rng, central);
+	c->tas_beta = pred_value_draw(&p[PP_TAS_BETA], rng, central);
+	c->smt_speed = pred_value_draw(&p[PP_SMT_SPEED], rng, central);
+	c->pair_prefetch = pred_value_draw(&p[PP_PAIR_PREFETCH], rng, central) >= 0.5;
 	/* GB/s is bytes per ns */
-	c->mem_bw = p[PP_MEM_BW_SOCKET].given ? draw(&p[PP_MEM_BW_SOCKET], rng, central) : 0;
-	c->ipi_target_ns = p[PP_IPI_TARGET].given ? draw(&p[PP_IPI_TARGET], rng, central) : 0;
+	c->mem_bw = p[PP_MEM_BW_SOCKET].given ? pred_value_draw(&p[PP_MEM_BW_SOCKET], rng, central) : 0;
+	c->ipi_target_ns = p[PP_IPI_TARGET].given ? pred_value_draw(&p[PP_IPI_TARGET], rng, central) : 0;
 	c->hold_scale = f1 / fn / speed;
 	c->work_scale = c->hold_scale * plain_factor(rec);
 	if (mo->single_thread_rate > 0) {

@@ -109,6 +109,9 @@ void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t l
 json_t *pred_point_json(const struct pred_recording *rec, const struct pred_profile *pf,
 			const struct pred_point *pt);
 
+/* @v at its value when @central, else uniform in its range (predict/model.c) */
+double pred_value_draw(const struct pred_value *v, struct bench_rng *rng, bool central);
+
 /* ---- a one-CPU MGLRU aging pass on another machine (predict/aging_pass.c) ---- */
 
 struct pred_aging_pass {

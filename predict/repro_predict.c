@@ -885,13 +885,6 @@ static int s2_pass(const struct repro_table *t, const struct repro_row *ms, int 
 	return 0;
 }
 
-static double s2_draw(const struct pred_value *v, struct bench_rng *rng)
-{
-	double u = (bench_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
-
-	return v->lo + u * (v->hi - v->lo);
-}
-
 /*
  * The core speed the 1-process row @one fits with this machine's locked
  * op @xh and the target's @xt.  With one process the switch has nothing
@@ -937,8 +930,13 @@ static int predict_s2(const struct repro_opts *ro, struct repro_table *t)
 	struct bench_rng rng;
 	int i, d, n = t->nr_rows;
 
-	if (!one || load_profile(S2_PROFILE, &pf))
-		return one ? -1 : 0;
+	if (!one) {
+		fprintf(stderr, "%s: --predict: s2's table has no 1-process row to fit on\n",
+			REPRO_PROG);
+		return -1;
+	}
+	if (load_profile(S2_PROFILE, &pf))
+		return -1;
 	xt = &pf.p[PP_LOCKED_RMW];
 	if (!xt->given) {
 		repro_table_note(t, "--predict: profiles/%s has no locked_rmw_ns: no predicted rows",
@@ -957,7 +955,8 @@ static int predict_s2(const struct repro_opts *ro, struct repro_table *t)
 			continue;
 		rng.state = 1;
 		for (d = 0; d < repro_draws; d++) {
-			double xh = s2_draw(&here, &rng), x = s2_draw(xt, &rng);
+			double xh = pred_value_draw(&here, &rng, false);
+			double x = pred_value_draw(xt, &rng, false);
 
 			for (k = 0; k < 2; k++)
 				(k ? da : db)[d] = s2_predict(t, one, m, procs, k, xh, x, page_scale);
@@ -965,9 +964,7 @@ static int predict_s2(const struct repro_opts *ro, struct repro_table *t)
 		row = insert_at(t, "ms", i + 1, m->pub_before, m->pub_after);
 		if (!row)
 			break;
-		/* the rows moved: @m and @one may have */
-		m = &t->rows[i];
-		one = find_row(t, "1 process: time per aging pass");
+		/* inserted after @m, which, as @one before it, stays where it was */
 		snprintf(row->label, sizeof(row->label), "  predicted: 1 CPU of %.24s", pf.name);
 		fill(row, s2_predict(t, one, m, procs, 0, here.v, xt->v, page_scale),
 		     s2_predict(t, one, m, procs, 1, here.v, xt->v, page_scale), db, da,
