@@ -366,7 +366,7 @@ json_t *host_result_json(const struct host_opts *o, const struct host_result *r)
 
 enum {
 	OPT_TYPE = 1, OPT_FOLIO_SIZE, OPT_THREADS, OPT_SECONDS, OPT_MEM, OPT_PERF_LOCK,
-	OPT_FAULT_WORK, OPT_JSON,
+	OPT_PERF_HOLD, OPT_FAULT_WORK, OPT_JSON,
 };
 
 static const struct cmd_opt fault_free_opts[] = {
@@ -379,8 +379,10 @@ static const struct cmd_opt fault_free_opts[] = {
 	{ "json", NULL, OPT_JSON, "one JSON object per thread count" },
 	{ "perf-lock", NULL, OPT_PERF_LOCK,
 	  "under perf lock record: the kernel's perf lock contention table, then lrulab's" },
+	{ "perf-hold", NULL, OPT_PERF_HOLD,
+	  "one thread under perf record -e cpu-clock: the kernel's lru_lock hold per page by caller, beside lrulab's" },
 	{ "fault-work", "NS", OPT_FAULT_WORK,
-	  "with --perf-lock: lrulab's busy work per fault (e.g. what bench --calibrate chose)" },
+	  "with --perf-lock or --perf-hold: lrulab's busy work per fault (e.g. what bench --calibrate chose)" },
 	{ NULL },
 };
 
@@ -403,12 +405,33 @@ static void host_usage(FILE *f)
 	cmd_usage(f, &fault_free_spec);
 }
 
+/*
+ * --perf-hold is one thread: with two, a wait for lru_lock (interrupts
+ * off as well) would land on the unlock and count as the hold.
+ */
+static int fault_free_hold_check(const char *prog, struct host_opts *o, bool threads_given)
+{
+	if (o->perf_lock) {
+		fprintf(stderr, "%s: --perf-hold and --perf-lock: one at a time (each runs the host under its own perf)\n",
+			prog);
+		return -1;
+	}
+	if (threads_given && (o->nr_threads != 1 || o->threads[0] != 1)) {
+		fprintf(stderr, "%s: --perf-hold: one thread only (with more, the wait for lru_lock would count as its hold)\n",
+			prog);
+		return -1;
+	}
+	o->threads[0] = 1;
+	o->nr_threads = 1;
+	return 0;
+}
+
 static int fault_free_parse(const char *prog, int argc, char **argv, struct host_opts *o)
 {
 	struct cmd_parser cp;
 	const char *arg;
 	unsigned long avail;
-	bool work_given = false;
+	bool work_given = false, threads_given = false;
 	long v, most = 0;
 	double d;
 	int c, i;
@@ -441,6 +464,7 @@ static int fault_free_parse(const char *prog, int argc, char **argv, struct host
 		case OPT_THREADS:
 			if (bench_parse_threads(prog, arg, o->threads, &o->nr_threads))
 				return 2;
+			threads_given = true;
 			break;
 		case OPT_SECONDS:
 			if (parse_double(prog, "--seconds", arg, 0.001, 3600, &d))
@@ -454,6 +478,9 @@ static int fault_free_parse(const char *prog, int argc, char **argv, struct host
 		case OPT_PERF_LOCK:
 			o->perf_lock = true;
 			break;
+		case OPT_PERF_HOLD:
+			o->perf_hold = true;
+			break;
 		case OPT_FAULT_WORK:
 			if (parse_long(prog, "--fault-work", arg, 0, 1000000, &v))
 				return 2;
@@ -466,6 +493,8 @@ static int fault_free_parse(const char *prog, int argc, char **argv, struct host
 		}
 	}
 	if (cmd_parse_end(&cp))
+		return 2;
+	if (o->perf_hold && fault_free_hold_check(prog, o, threads_given))
 		return 2;
 	if (o->mem % (PAGE_SIZE << o->folio_order)) {
 		fprintf(stderr, "%s: --mem: %lu bytes is not a multiple of the %luK folio size\n",
@@ -481,13 +510,14 @@ static int fault_free_parse(const char *prog, int argc, char **argv, struct host
 			prog, most, most == 1 ? "" : "s", o->mem >> 20, avail >> 20);
 		return 2;
 	}
-	if (o->perf_lock && o->shmem && o->folio_order) {
-		fprintf(stderr, "%s: --perf-lock: lrulab's shmem has 4K folios only, so it has no table for shmem %luK\n",
-			prog, (PAGE_SIZE << o->folio_order) >> 10);
+	if ((o->perf_lock || o->perf_hold) && o->shmem && o->folio_order) {
+		fprintf(stderr, "%s: %s: lrulab's shmem has 4K folios only, so it has no table for shmem %luK\n",
+			prog, o->perf_lock ? "--perf-lock" : "--perf-hold",
+			(PAGE_SIZE << o->folio_order) >> 10);
 		return 2;
 	}
-	if (work_given && !o->perf_lock) {
-		fprintf(stderr, "%s: --fault-work: only with --perf-lock, for lrulab's side of the comparison\n",
+	if (work_given && !o->perf_lock && !o->perf_hold) {
+		fprintf(stderr, "%s: --fault-work: only with --perf-lock or --perf-hold, for lrulab's side of the comparison\n",
 			prog);
 		return 2;
 	}
@@ -506,6 +536,8 @@ static int fault_free_main(const char *prog, int argc, char **argv)
 		return ret == 1 ? 0 : 2;
 	if (o.perf_lock)
 		return host_perf_lock(prog, &o);
+	if (o.perf_hold)
+		return host_perf_hold(prog, &o);
 	if (host_thp_prepare(prog, o.shmem, o.folio_order))
 		return 1;
 	for (i = 0; i < o.nr_threads; i++) {

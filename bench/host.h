@@ -26,7 +26,8 @@ struct host_opts {
 	int nr_threads;
 	bool json;
 	bool perf_lock;
-	unsigned long fault_work_ns;	/* lrulab's side of --perf-lock */
+	bool perf_hold;
+	unsigned long fault_work_ns;	/* lrulab's side of --perf-lock and --perf-hold */
 };
 
 struct host_result {
@@ -55,11 +56,11 @@ void host_result_free(struct host_result *r);
 json_t *host_result_json(const struct host_opts *o, const struct host_result *r);
 
 /*
- * lru_lock's hold per acquisition, the kernel's over lrulab's, from one
- * run of @o's fault-free shape at 2 threads on each (the host under `perf
- * lock record`, lrulab with o->fault_work_ns): what `host --perf-lock
- * --threads 2` prints (bench/host_perf.c says how).  0, or -1 after an
- * error line, or when a side never contended (*@ratio NAN).
+ * lru_lock's hold per page, the kernel's over lrulab's, from one run of
+ * @o's fault-free shape at one thread on each (the host under `perf
+ * record -e cpu-clock`, lrulab with o->fault_work_ns): what `host
+ * --perf-hold` prints (bench/host_perf.c says how).  0, or -1 after an
+ * error line, or when a side never held it (*@ratio NAN).
  */
 int host_lru_hold_ratio(const char *prog, const struct host_opts *o, double *ratio);
 
@@ -138,6 +139,33 @@ int host_perf_parse_row(const char *line, struct host_perf_row *row);
 bool host_perf_lru_caller(const char *caller);
 /* `lrulab host fault-free --perf-lock`: the exit status */
 int host_perf_lock(const char *prog, const struct host_opts *o);
+
+/* lru_lock's hold by kernel caller, from `perf script` of a cpu-clock recording */
+#define HOST_HOLD_MAX_SITES	16
+
+struct host_hold_site {
+	char caller[48];		/* the function, without .part.N or +0x */
+	unsigned long long samples;
+	double ns;			/* their periods summed */
+};
+
+struct host_hold {
+	unsigned long long samples;	/* all of the recording's */
+	double ns;
+	int nr_sites;
+	struct host_hold_site site[HOST_HOLD_MAX_SITES];	/* in the order first seen */
+};
+
+/*
+ * Parse `perf script -F period,ip,sym` of a `perf record -g -e
+ * cpu-clock` run into @h: every sample counts in the totals, and one
+ * whose innermost frame is _raw_spin_unlock_irqrestore or
+ * _raw_spin_unlock_irq, called from a host_perf_lru_caller(), counts for
+ * that caller.  0, or -1 when no sample was read or a caller did not fit.
+ */
+int host_hold_parse(const char *text, struct host_hold *h);
+/* `lrulab host fault-free --perf-hold`: the exit status */
+int host_perf_hold(const char *prog, const struct host_opts *o);
 
 /* ---- calibration (bench/calibrate.c) ---- */
 

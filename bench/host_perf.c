@@ -273,6 +273,62 @@ static int perf_table(const char *prog, char **argv, const struct perf_files *pf
 }
 
 /*
+ * The host run with @threads threads under @perf (a NULL-ended argv of
+ * perf and its options, before -o), its JSON object in *@host.  @opt
+ * starts error lines.  0, or 1 after one error line.
+ */
+static int perf_record_host(const char *prog, const char *opt, char *const *perf,
+			    const struct host_opts *o, long threads,
+			    const struct perf_files *pf, json_t **host)
+{
+	char mem[32], thr[24], secs[32], folio[24], msg[256];
+	char *tail[] = { "-o", (char *)pf->data, "--", (char *)bench_self_exe(), "host",
+			 "fault-free", "--type", o->shmem ? "shmem" : "anon", "--folio-size",
+			 folio, "--mem", mem, "--threads", thr, "--seconds", secs, "--json" };
+	char *argv[ARRAY_SIZE(tail) + 16], *text, tool[64] = "";
+	size_t n = 0, i;
+	int status, sig;
+
+	while (perf[n] && n < 15) {
+		argv[n] = perf[n];
+		/* "perf lock record", "perf record": its words before the options */
+		if (perf[n][0] != '-' && (!n || perf[n - 1][0] != '-'))
+			snprintf(tool + strlen(tool), sizeof(tool) - strlen(tool), "%s%s",
+				 n ? " " : "", perf[n]);
+		n++;
+	}
+	for (i = 0; i < ARRAY_SIZE(tail); i++)
+		argv[n++] = tail[i];
+	argv[n] = NULL;
+	snprintf(mem, sizeof(mem), "%lu", o->mem);
+	snprintf(thr, sizeof(thr), "%ld", threads);
+	snprintf(secs, sizeof(secs), "%.6g", o->seconds);
+	snprintf(folio, sizeof(folio), "%luK", (PAGE_SIZE << o->folio_order) >> 10);
+	/* perf would keep an old data file as perf.data.old: none is there */
+	unlink(pf->data);
+	status = run_held(argv, pf, &sig);
+	if (sig)
+		die_of(sig);
+	text = slurp(pf->out);
+	*host = last_json_object(text);
+	free(text);
+	text = slurp(pf->err);
+	last_message(text ? text : "", msg, sizeof(msg));
+	free(text);
+	if (status < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 127)) {
+		fprintf(stderr, "%s: %s: cannot run perf: %s\n", prog, opt, msg);
+		return 1;
+	}
+	if (!exited_ok(status) || !*host) {
+		fprintf(stderr, "%s: %s: %s failed (%s %d): %s\n", prog, opt, tool,
+			WIFEXITED(status) ? "exit" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), msg);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * `perf lock record` the host run with @threads threads, then read its
  * table twice: the ten worst callers as perf prints them, and every row
  * for the lru_lock sum.  0, or the exit status after one error line.
@@ -280,41 +336,13 @@ static int perf_table(const char *prog, char **argv, const struct perf_files *pf
 static int perf_host(const char *prog, const struct host_opts *o, long threads,
 		     const struct perf_files *pf, struct perf_side *ps)
 {
-	char mem[32], thr[24], secs[32], folio[24], msg[256];
-	char *rec[] = { "perf", "lock", "record", "-o", (char *)pf->data, "--",
-			(char *)bench_self_exe(), "host", "fault-free", "--type",
-			o->shmem ? "shmem" : "anon", "--folio-size", folio, "--mem", mem,
-			"--threads", thr, "--seconds", secs, "--json", NULL };
+	char *rec[] = { "perf", "lock", "record", NULL };
 	char *top[] = { "perf", "lock", "contention", "-i", (char *)pf->data, "-E", "10", NULL };
 	char *all[] = { "perf", "lock", "contention", "-i", (char *)pf->data, NULL };
 	char *text, *line;
-	int status, sig;
 
-	snprintf(mem, sizeof(mem), "%lu", o->mem);
-	snprintf(thr, sizeof(thr), "%ld", threads);
-	snprintf(secs, sizeof(secs), "%.6g", o->seconds);
-	snprintf(folio, sizeof(folio), "%luK", (PAGE_SIZE << o->folio_order) >> 10);
-	/* perf would keep an old data file as perf.data.old: none is there */
-	unlink(pf->data);
-	status = run_held(rec, pf, &sig);
-	if (sig)
-		die_of(sig);
-	text = slurp(pf->out);
-	ps->host = last_json_object(text);
-	free(text);
-	text = slurp(pf->err);
-	last_message(text ? text : "", msg, sizeof(msg));
-	free(text);
-	if (status < 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 127)) {
-		fprintf(stderr, "%s: --perf-lock: cannot run perf: %s\n", prog, msg);
+	if (perf_record_host(prog, "--perf-lock", rec, o, threads, pf, &ps->host))
 		return 1;
-	}
-	if (!exited_ok(status) || !ps->host) {
-		fprintf(stderr, "%s: --perf-lock: perf lock record failed (%s %d): %s\n", prog,
-			WIFEXITED(status) ? "exit" : "signal",
-			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), msg);
-		return 1;
-	}
 	if (perf_table(prog, top, pf, &ps->table) || perf_table(prog, all, pf, &text))
 		return 1;
 	ps->rows = json_array();
@@ -418,7 +446,7 @@ static void perf_print(const struct host_opts *o, long threads, const struct per
 		double m, im;
 
 		lrulab_holds(r, &m, &im);
-		printf("lru_lock hold per acquisition, kernel / lrulab: %.3g (contended per page over one thread's pages/s, each side; lrulab's hold %.0f ns measured, %.0f ns by the same estimate; lrulab predict --lru-hold-ratio takes it)\n",
+		printf("lru_lock hold per acquisition, kernel / lrulab, by contention: %.3g (contended per page over one thread's pages/s, each side, as if the threads' arrivals were independent; lrulab's hold %.0f ns measured, %.0f ns by the same estimate; --perf-hold measures the kernel's hold itself)\n",
 		       hold_ratio(threads, ps, host_pages, r), m, im);
 	}
 }
@@ -517,37 +545,271 @@ int host_perf_lock(const char *prog, const struct host_opts *o)
 	return status;
 }
 
-int host_lru_hold_ratio(const char *prog, const struct host_opts *o, double *ratio)
-{
-	struct perf_side ps = { NULL };
-	struct perf_files pf;
-	struct bench_result r;
-	struct bench_opts bo;
-	int status;
+/* ---- --perf-hold: lru_lock's hold, from timer samples ---- */
 
-	*ratio = NAN;
-	if (!in_path("perf")) {
-		fprintf(stderr, "%s: lru_lock hold ratio: perf is not installed (no perf in PATH)\n",
-			prog);
-		return -1;
+/*
+ * cpu-clock is an hrtimer, so a tick that falls while interrupts are off
+ * is taken where they come back on.  lru_lock is held with interrupts
+ * off and given back by an unlock that restores them: at one thread
+ * (nothing to wait for) the samples whose innermost frame is that unlock,
+ * called from a function that takes lru_lock, are the kernel's holds,
+ * each worth its period.  A period of 250 us (4 kHz): 1 kHz gave the same
+ * share here, and 4 kHz four times the samples.
+ */
+#define HOLD_PERIOD_NS	"250000"
+
+static bool irq_unlock(const char *sym)
+{
+	return !strcmp(sym, "_raw_spin_unlock_irqrestore") || !strcmp(sym, "_raw_spin_unlock_irq");
+}
+
+static int hold_count(struct host_hold *h, const char *caller, double period)
+{
+	size_t n = strcspn(caller, "+.");
+	int i;
+
+	for (i = 0; i < h->nr_sites; i++)
+		if (strlen(h->site[i].caller) == n && !strncmp(h->site[i].caller, caller, n))
+			break;
+	if (i == h->nr_sites) {
+		if (i == HOST_HOLD_MAX_SITES || n >= sizeof(h->site[i].caller))
+			return -1;
+		memset(&h->site[i], 0, sizeof(h->site[i]));
+		memcpy(h->site[i].caller, caller, n);
+		h->nr_sites++;
 	}
-	if (perf_files_make(prog, &pf))
-		return -1;
-	status = perf_host(prog, o, 2, &pf, &ps);
-	if (!status) {
-		if (perf_model(o, 2, &bo, &r)) {
-			fprintf(stderr, "%s: lru_lock hold ratio: cannot set up lrulab's model\n", prog);
-			status = 1;
-		} else {
-			*ratio = hold_ratio(2, &ps, json_number(ps.host, "pages") +
-					    json_number(ps.host, "warmup_pages"), &r);
-			status = r.err || r.invariant_violations;
-			bench_result_free(&r);
+	h->site[i].samples++;
+	h->site[i].ns += period;
+	return 0;
+}
+
+/* " 250000 " heads a sample; "\t ffffffff8226dfcd _raw_spin_unlock_irqrestore" is a frame */
+int host_hold_parse(const char *text, struct host_hold *h)
+{
+	char sym0[96] = "", sym[96];
+	const char *line = text;
+	double period = 0;
+	int frame = -1;
+
+	memset(h, 0, sizeof(*h));
+	while (line && *line) {
+		size_t n = strcspn(line, "\n");
+		char buf[256];
+		unsigned long long ip;
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) ? n : sizeof(buf) - 1), line);
+		line += n + (line[n] == '\n');
+		if (buf[0] == '\t') {
+			if (frame < 0 || sscanf(buf, " %llx %95s", &ip, sym) != 2)
+				continue;
+			if (!frame)
+				snprintf(sym0, sizeof(sym0), "%s", sym);
+			else if (frame == 1 && irq_unlock(sym0) && host_perf_lru_caller(sym) &&
+				 hold_count(h, sym, period))
+				return -1;
+			frame++;
+		} else if (sscanf(buf, " %lf", &period) == 1 && period > 0) {
+			h->samples++;
+			h->ns += period;
+			frame = 0;
 		}
 	}
-	json_decref(ps.host);
-	json_decref(ps.rows);
-	free(ps.table);
+	return h->samples ? 0 : -1;
+}
+
+struct hold_side {
+	json_t *host;
+	struct host_hold h;
+	double pages;			/* the host's, warm-up included: perf saw them all */
+};
+
+/* One thread of the host under perf record, then its samples read. */
+static int perf_hold_host(const char *prog, const struct host_opts *o,
+			  const struct perf_files *pf, struct hold_side *hs)
+{
+	char *rec[] = { "perf", "record", "-e", "cpu-clock", "-c", HOLD_PERIOD_NS, "-g", NULL };
+	char *script[] = { "perf", "script", "-i", (char *)pf->data, "-F", "period,ip,sym",
+			   "--max-stack", "2", NULL };
+	char msg[256], *text;
+	int sig, status;
+
+	if (perf_record_host(prog, "--perf-hold", rec, o, 1, pf, &hs->host))
+		return 1;
+	hs->pages = json_number(hs->host, "pages") + json_number(hs->host, "warmup_pages");
+	status = run_held(script, pf, &sig);
+	if (sig)
+		die_of(sig);
+	text = slurp(pf->out);
+	if (exited_ok(status) && text && !host_hold_parse(text, &hs->h)) {
+		free(text);
+		return 0;
+	}
+	free(text);
+	text = slurp(pf->err);
+	last_message(text ? text : "", msg, sizeof(msg));
+	free(text);
+	fprintf(stderr, "%s: --perf-hold: perf script gave no samples to read: %s\n", prog, msg);
+	return 1;
+}
+
+/*
+ * lrulab's hold per page at the lru_lock sites of the kernel function
+ * @fn (all of them with NULL): a site's caller is where perf lock sees
+ * the kernel take it, its fn where lrulab holds it, which is where the
+ * kernel's unlock is too (__page_cache_release's lock, folios_put_refs's
+ * unlock).
+ */
+static double lrulab_hold_per_page(const struct bench_result *r, const char *caller)
+{
+	double ns = 0;
+	int i;
+
+	for (i = 0; i < r->nr_sites; i++)
+		if (!strcmp(r->sites[i].cls, "lru_lock") &&
+		    (!caller || !strcmp(r->sites[i].caller, caller) || !strcmp(r->sites[i].fn, caller)))
+			ns += r->sites[i].st.hold_total_ns;
+	return r->pages ? ns / r->pages : NAN;
+}
+
+static double kernel_hold_per_page(const struct hold_side *hs, const char *caller)
+{
+	double ns = 0;
+	int i;
+
+	for (i = 0; i < hs->h.nr_sites; i++)
+		if (!caller || !strcmp(hs->h.site[i].caller, caller))
+			ns += hs->h.site[i].ns;
+	return hs->pages > 0 ? ns / hs->pages : NAN;
+}
+
+/* the kernel's over lrulab's, all of lru_lock: NAN unless both held it */
+static double hold_side_ratio(const struct hold_side *hs, const struct bench_result *r)
+{
+	double k = kernel_hold_per_page(hs, NULL), l = lrulab_hold_per_page(r, NULL);
+
+	return k > 0 && l > 0 ? k / l : NAN;
+}
+
+static void hold_row(const char *name, unsigned long long samples, double k, double l)
+{
+	printf("%-24s %8llu %14.1f %14.1f %14.3g\n", name, samples, k, l, l > 0 ? k / l : NAN);
+}
+
+static void hold_print(const struct host_opts *o, const struct hold_side *hs,
+		       const struct bench_result *r)
+{
+	unsigned long long all = 0;
+	int i;
+
+	printf("== host kernel (Linux %s): %s, 1 thread, %luK folios, %.0f pages/s under perf record -e cpu-clock -c %s -g\n",
+	       json_string_value(json_object_get(hs->host, "kernel")),
+	       o->shmem ? "shmem" : "anon", (PAGE_SIZE << o->folio_order) >> 10,
+	       json_number(hs->host, "pages_per_sec"), HOLD_PERIOD_NS);
+	printf("== lrulab: the same workload, --fault-work %lu, %.0f pages/s\n\n",
+	       o->fault_work_ns, r->pages_per_sec);
+	printf("lru_lock hold per page (ns) by caller: the kernel's from the timer samples its\n"
+	       "interrupts-off hold defers to the unlock (%llu samples, %.0f pages), lrulab's timed\n\n",
+	       hs->h.samples, hs->pages);
+	printf("%-24s %8s %14s %14s %14s\n", "caller", "samples", "kernel", "lrulab", "kernel/lrulab");
+	for (i = 0; i < hs->h.nr_sites; i++) {
+		all += hs->h.site[i].samples;
+		hold_row(hs->h.site[i].caller, hs->h.site[i].samples,
+			 kernel_hold_per_page(hs, hs->h.site[i].caller),
+			 lrulab_hold_per_page(r, hs->h.site[i].caller));
+	}
+	hold_row("all lru_lock", all, kernel_hold_per_page(hs, NULL), lrulab_hold_per_page(r, NULL));
+	printf("\nlru_lock hold per page, kernel / lrulab: %.3g (lrulab predict --lru-hold-ratio takes it)\n",
+	       hold_side_ratio(hs, r));
+}
+
+static json_t *hold_json(const struct bench_opts *bo, const struct hold_side *hs,
+			 const struct bench_result *r)
+{
+	json_t *j = json_deep_copy(hs->host), *sites = json_array();
+	json_t *model = bench_result_json(&fault_free_workload, bo, r);
+	double ratio = hold_side_ratio(hs, r);
+	int i;
+
+	for (i = 0; i < hs->h.nr_sites; i++)
+		json_array_append_new(sites, json_pack("{s:s, s:I, s:f, s:f}",
+			"caller", hs->h.site[i].caller, "samples", (json_int_t)hs->h.site[i].samples,
+			"kernel_ns_per_page", kernel_hold_per_page(hs, hs->h.site[i].caller),
+			"lrulab_ns_per_page", lrulab_hold_per_page(r, hs->h.site[i].caller)));
+	json_object_set_new(j, "perf_hold", json_pack("{s:I, s:I, s:f, s:o, s:f, s:f}",
+		"period_ns", (json_int_t)atol(HOLD_PERIOD_NS), "samples", (json_int_t)hs->h.samples,
+		"pages_recorded", hs->pages, "lru_lock", sites,
+		"kernel_ns_per_page", kernel_hold_per_page(hs, NULL),
+		"lrulab_ns_per_page", lrulab_hold_per_page(r, NULL)));
+	if (!isnan(ratio))
+		json_object_set_new(j, "lru_lock_hold_ratio_kernel_lrulab", json_real(ratio));
+	json_object_set_new(j, "lrulab", model);
+	return j;
+}
+
+/* Both sides of one --perf-hold run; 0, or 1 after one error line. */
+static int perf_hold_sides(const char *prog, const struct host_opts *o, struct hold_side *hs,
+			   struct bench_opts *bo, struct bench_result *r)
+{
+	struct perf_files pf;
+	int status;
+
+	if (!in_path("perf")) {
+		fprintf(stderr, "%s: --perf-hold: perf is not installed (no perf in PATH)\n", prog);
+		return 1;
+	}
+	if (perf_files_make(prog, &pf))
+		return 1;
+	status = perf_hold_host(prog, o, &pf, hs);
 	host_undo_all();
-	return status || isnan(*ratio) ? -1 : 0;
+	if (!status && perf_model(o, 1, bo, r)) {
+		fprintf(stderr, "%s: --perf-hold: cannot set up lrulab's model\n", prog);
+		status = 1;
+	}
+	if (!status && (r->err || r->invariant_violations)) {
+		fprintf(stderr, "%s: --perf-hold: lrulab's run failed\n", prog);
+		bench_result_free(r);
+		status = 1;
+	}
+	if (status) {
+		json_decref(hs->host);
+		hs->host = NULL;
+	}
+	return status;
+}
+
+int host_perf_hold(const char *prog, const struct host_opts *o)
+{
+	struct hold_side hs = { NULL };
+	struct bench_result r;
+	struct bench_opts bo;
+
+	if (perf_hold_sides(prog, o, &hs, &bo, &r))
+		return 1;
+	if (o->json) {
+		json_t *j = hold_json(&bo, &hs, &r);
+
+		bench_json_line(j);
+		json_decref(j);
+	} else {
+		hold_print(o, &hs, &r);
+	}
+	fflush(stdout);
+	bench_result_free(&r);
+	json_decref(hs.host);
+	return 0;
+}
+
+int host_lru_hold_ratio(const char *prog, const struct host_opts *o, double *ratio)
+{
+	struct hold_side hs = { NULL };
+	struct bench_result r;
+	struct bench_opts bo;
+
+	*ratio = NAN;
+	if (perf_hold_sides(prog, o, &hs, &bo, &r))
+		return -1;
+	*ratio = hold_side_ratio(&hs, &r);
+	bench_result_free(&r);
+	json_decref(hs.host);
+	return isnan(*ratio) ? -1 : 0;
 }

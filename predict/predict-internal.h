@@ -14,8 +14,8 @@ struct pred_model_opts {
 	u64 acquisitions;		/* per simulation; 0: by CPU count */
 	bool other_placement;		/* pair reads: the placement not recorded */
 	/*
-	 * lru_lock's hold per acquisition, the kernel's over lrulab's (lrulab
-	 * host fault-free --perf-lock --threads 2); 0: lrulab's own holds.
+	 * lru_lock's hold per page, the kernel's over lrulab's (lrulab host
+	 * fault-free --perf-hold); 0: lrulab's own holds.
 	 */
 	double lru_hold_ratio;
 	/* what-if: every thread faults one VMA (its refcount line shared) */

@@ -278,9 +278,9 @@ struct pred_costs {
 	double hold_scale;	/* multiplies recorded holds */
 	/*
 	 * Per lock of the recording (NULL: 1 each): multiplies its recorded
-	 * holds besides hold_scale, where the kernel's hold per acquisition
-	 * is not lrulab's (the kernel/lrulab ratio lrulab host --perf-lock
-	 * measures at 2 threads).
+	 * holds besides hold_scale, where the kernel's hold is not lrulab's
+	 * (the kernel/lrulab ratio lrulab host fault-free --perf-hold
+	 * measures at one thread).
 	 */
 	const double *lock_hold_scale;
 	double smt_speed;	/* work and holds of a CPU whose sibling is busy */

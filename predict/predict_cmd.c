@@ -54,8 +54,8 @@ static void usage(FILE *f)
 "count, per simulated second.  --single-thread-rate sets the work outside the\n"
 "locks so that one CPU makes that many pages/s (e.g. the target kernel's own).\n"
 "--lru-hold-ratio R multiplies lru_lock's recorded holds by R, the kernel's hold\n"
-"per acquisition over lrulab's that `lrulab host fault-free --perf-lock --threads 2`\n"
-"measures on this machine (default: lrulab's own holds).\n"
+"per page over lrulab's that `lrulab host fault-free --perf-hold` measures on this\n"
+"machine (default: lrulab's own holds).\n"
 "--save FILE keeps the recordings (FILE, FILE.2, FILE.3, ...).  --placement other:\n"
 "the memcg stat reads of mem_cgroup_per_node lines take the 128-byte pair partners\n"
 "the object would have had 64 bytes the other way (on a profile with\n"
@@ -193,7 +193,7 @@ static void print_header(const struct pred_recording *rec, int nr_recs,
 		printf("work outside the locks set for %.0f pages/s at one CPU (--single-thread-rate)\n",
 		       a->single_thread_rate);
 	if (a->lru_hold_ratio > 0)
-		printf("lru_lock's holds x %.3g: the kernel's hold per acquisition over lrulab's (--lru-hold-ratio)\n",
+		printf("lru_lock's holds x %.3g: the kernel's hold per page over lrulab's (--lru-hold-ratio)\n",
 		       a->lru_hold_ratio);
 	if (nr_recs > 1)
 		printf("%d recordings (the first described above): figures of the median one, the "

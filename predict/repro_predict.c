@@ -146,14 +146,14 @@ static struct repro_row *insert_row(struct repro_table *t, const char *unit,
 }
 
 /*
- * --calibrate: lru_lock's hold per acquisition at the kernel's cost, as
- * the kernel/lrulab ratio host_lru_hold_ratio() estimates from 2 threads
- * of the host's fault-free shape (which is s4's microbenchmark too: write
- * every page, MADV_DONTNEED), lrulab with the calibrated fault work; the
- * median of REPRO_RATIO_RUNS, each in *@each.  0 (lrulab's own holds)
- * without --calibrate or when every run failed.  Five: on a 2-vCPU guest
- * one estimate of the same shape ranged 0.7-2.8 (the two threads do not
- * always run at once), and the median of three moved 3x between runs.
+ * --calibrate: lru_lock's hold at the kernel's cost, as the kernel/lrulab
+ * ratio of its hold per page that host_lru_hold_ratio() measures at one
+ * thread of the host's fault-free shape (which is s4's microbenchmark
+ * too: write every page, MADV_DONTNEED), the kernel's from timer samples
+ * under perf record, lrulab with the calibrated fault work; the median
+ * of REPRO_RATIO_RUNS, each in *@each.  0 (lrulab's own holds) without
+ * --calibrate or when every run failed.  Five: one run's lru_lock share
+ * is some 200 samples, a few percent either way.
  */
 #define REPRO_RATIO_RUNS 5
 
@@ -172,7 +172,7 @@ static double kernel_hold_ratio(const struct repro_opts *ro, bool shmem, unsigne
 	if (!ro->calibrate)
 		return 0;
 	if (ro->progress) {
-		fprintf(ro->progress, "  measuring lru_lock's kernel/lrulab hold, %s %luK, 2 threads under perf lock\n",
+		fprintf(ro->progress, "  measuring lru_lock's kernel/lrulab hold, %s %luK, 1 thread under perf record\n",
 			shmem ? "shmem" : "anon", (PAGE_SIZE << order) >> 10);
 		fflush(ro->progress);
 	}
@@ -201,10 +201,10 @@ static void ratio_note(const struct repro_opts *ro, struct repro_table *t, const
 	for (d = 0; d < nr; d++)
 		n += (size_t)snprintf(runs + n, sizeof(runs) - n, "%s%.2f", d ? ", " : "", each[d]);
 	if (ratio > 0)
-		repro_table_note(t, "predicted %s %luK: lru_lock's holds x %.2f, the kernel's over lrulab's (median of %s: host --perf-lock estimates at 2 threads here)",
+		repro_table_note(t, "predicted %s %luK: lru_lock's holds x %.2f, the kernel's over lrulab's per page (median of %s: host --perf-hold at one thread here)",
 				 type, (PAGE_SIZE << order) >> 10, ratio, runs);
 	else
-		repro_table_note(t, "predicted %s %luK: lru_lock's holds lrulab's own: no kernel/lrulab estimate (no run contended on both sides)",
+		repro_table_note(t, "predicted %s %luK: lru_lock's holds lrulab's own: no kernel/lrulab ratio (no run measured a hold on both sides)",
 				 type, (PAGE_SIZE << order) >> 10);
 }
 

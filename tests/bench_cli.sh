@@ -660,10 +660,19 @@ exact 2 "$H: --mem: 3072 bytes is not a multiple of the 4K folio size" $F --mem 
 exact 2 "$H: --mem: 16384 bytes is not a multiple of the 64K folio size" $F --type anon --folio-size 64K --mem 16K
 exact 2 "$H: --folio-size: 8K is not a folio size here (4K, 16K, 32K or 64K)" $F --folio-size 8K
 exact 2 "$H: --folio-size: invalid size 'big' (expected e.g. 4K, 16M, 1G)" $F --folio-size big
-exact 2 "$H: --fault-work: only with --perf-lock, for lrulab's side of the comparison" $F --fault-work 100
+exact 2 "$H: --fault-work: only with --perf-lock or --perf-hold, for lrulab's side of the comparison" \
+	$F --fault-work 100
 exact 2 "$H: --fault-work: -1 is out of range [0, 1000000]" $F --perf-lock --fault-work -1
 exact 2 "$H: --perf-lock: lrulab's shmem has 4K folios only, so it has no table for shmem 16K" \
 	$F --perf-lock --type shmem --folio-size 16K
+exact 2 "$H: --perf-hold: lrulab's shmem has 4K folios only, so it has no table for shmem 16K" \
+	$F --perf-hold --type shmem --folio-size 16K
+exact 2 "$H: --perf-hold: one thread only (with more, the wait for lru_lock would count as its hold)" \
+	$F --perf-hold --threads 2
+exact 2 "$H: --perf-hold: one thread only (with more, the wait for lru_lock would count as its hold)" \
+	$F --perf-hold --threads 1,2
+exact 2 "$H: --perf-hold and --perf-lock: one at a time (each runs the host under its own perf)" \
+	$F --perf-hold --perf-lock
 exact 2 "$H: unknown or incomplete option '--bogus'" $F --bogus
 exact 2 "$H: unknown or incomplete option '--threads'" $F --threads
 exact 2 "$H: unknown or incomplete option '--lock'" $F --lock ticket
@@ -682,6 +691,11 @@ rc=$?
 [ "$rc" -eq 1 ] && [ "$(wc -l <"$err")" -eq 1 ] &&
 	[ "$(cat "$err")" = "$H: --perf-lock: perf is not installed (no perf in PATH)" ] ||
 	fail "host --perf-lock without perf: exit $rc"
+env PATH=/nonexistent "$LRULAB" $F --perf-hold --seconds 0.01 >"$out" 2>"$err"
+rc=$?
+[ "$rc" -eq 1 ] && [ "$(wc -l <"$err")" -eq 1 ] &&
+	[ "$(cat "$err")" = "$H: --perf-hold: perf is not installed (no perf in PATH)" ] ||
+	fail "host --perf-hold without perf: exit $rc"
 
 # A short real run of each type: the keys bench has, marked host-kernel.
 for type in anon shmem; do
@@ -764,6 +778,18 @@ if [ "$(id -u)" -eq 0 ] && command -v perf >/dev/null; then
 	fi
 	[ -z "$(ls -A "$tmp/perf")" ] ||
 		fail "host --perf-lock: left a perf directory behind"
+	if TMPDIR=$tmp/perf "$LRULAB" $F --type anon --seconds 0.2 --mem 1M --perf-hold --json \
+		>"$out" 2>"$err"; then
+		[ "$(jq -r '.perf_hold.period_ns' "$out")" = 250000 ] &&
+			[ "$(jq -r '.threads' "$out")" = 1 ] &&
+			jq -e '.perf_hold.samples > 0 and .lrulab.pages > 0' "$out" >/dev/null ||
+			fail "host --perf-hold --json: $(head -c 300 "$out")"
+	else
+		[ "$(wc -l <"$err")" -eq 1 ] && grep -q "^$H: --perf-hold: " "$err" ||
+			fail "host --perf-hold: failed without one clear line"
+	fi
+	[ -z "$(ls -A "$tmp/perf")" ] ||
+		fail "host --perf-hold: left a perf directory behind"
 fi
 
 if [ "$fails" -ne 0 ]; then

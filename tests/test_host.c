@@ -298,6 +298,68 @@ static void test_perf_lru_caller(void **state)
 	assert_false(host_perf_lru_caller(""));
 }
 
+static const char hold_script[] =
+	" 250000 \n"
+	"\t ffffffff8226dfcd _raw_spin_unlock_irqrestore\n"
+	"\t ffffffff815ba608 folio_batch_move_lru\n"
+	"\n"
+	" 250000 \n"
+	"\t ffffffff8226dfcd _raw_spin_unlock_irqrestore\n"
+	"\t ffffffff815ba566 folios_put_refs.part.0\n"
+	"\n"
+	" 250000 \n"
+	"\t ffffffff8226e7b1 _raw_spin_unlock_irq\n"
+	"\t ffffffff816ad84b shmem_add_to_page_cache\n"
+	"\n"
+	" 250000 \n"
+	"\t ffffffff815ba608 folio_batch_move_lru\n"
+	"\t ffffffff815ba733 __folio_batch_add_and_move\n"
+	"\n"
+	" 125000 \n"
+	"\t ffffffff8226dfcd _raw_spin_unlock_irqrestore\n"
+	"\t ffffffff815ba608 folio_batch_move_lru\n"
+	"\n"
+	" 250000 \n"
+	"\t ffffffff8226dfcd _raw_spin_unlock_irqrestore\n"
+	"\n"
+	" 250000 \n"
+	"\t           153e0 update_active.constprop.0\n";
+
+static void test_hold_parse(void **state)
+{
+	struct host_hold h;
+	char many[4096] = "";
+	static const char *const callers[] = {
+		"folio_batch_move_lru", "__page_cache_release", "page_cache_release",
+		"folios_put_refs", "release_pages", "__folio_put", "folio_lruvec_lock",
+		"folio_lruvec_lock_irq", "folio_lruvec_lock_irqsave", "lru_add_drain_cpu",
+		"lru_note_cost", "lru_note_cost_unlock_irq", "folio_isolate_lru",
+		"isolate_lru_folios", "shrink_inactive_list", "shrink_active_list",
+		"move_folios_to_lru",
+	};
+	size_t i;
+
+	assert_int_equal(host_hold_parse(hold_script, &h), 0);
+	assert_true(h.samples == 7);
+	assert_true(h.ns == 1625000);
+	assert_int_equal(h.nr_sites, 2);
+	assert_string_equal(h.site[0].caller, "folio_batch_move_lru");
+	assert_true(h.site[0].samples == 2 && h.site[0].ns == 375000);
+	assert_string_equal(h.site[1].caller, "folios_put_refs");
+	assert_true(h.site[1].samples == 1 && h.site[1].ns == 250000);
+
+	assert_int_equal(host_hold_parse("", &h), -1);
+	assert_int_equal(host_hold_parse("\t ffffffff8226dfcd _raw_spin_unlock_irq\n", &h), -1);
+	/* a seventeenth caller does not fit */
+	for (i = 0; i < ARRAY_SIZE(callers); i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many),
+			 " 1\n\t 1 _raw_spin_unlock_irq\n\t 2 %s\n\n", callers[i]);
+	assert_int_equal(host_hold_parse(many, &h), -1);
+	many[strlen(many) - strlen(" 1\n\t 1 _raw_spin_unlock_irq\n\t 2 move_folios_to_lru\n\n")] = 0;
+	assert_int_equal(host_hold_parse(many, &h), 0);
+	assert_int_equal(h.nr_sites, 16);
+}
+
 /* ---- undo ---- */
 
 static void write_file(const char *path, const char *s)
@@ -419,6 +481,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_thp_size_active),
 		cmocka_unit_test(test_perf_parse_row),
 		cmocka_unit_test(test_perf_lru_caller),
+		cmocka_unit_test(test_hold_parse),
 		cmocka_unit_test(test_undo_exit_order),
 		cmocka_unit_test(test_undo_on_signal),
 		cmocka_unit_test(test_host_run_counts),
