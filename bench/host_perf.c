@@ -464,7 +464,7 @@ static json_t *perf_json(const struct bench_opts *bo, struct perf_side *ps,
 	json_object_set_new(model, "lru_lock_contended_per_1k_pages",
 			    json_real(per_1k(r->lru.contended, r->pages)));
 	if (!isnan(hold_ratio(r->threads, ps, host_pages, r)))
-		json_object_set_new(j, "lru_lock_hold_ratio_kernel_lrulab",
+		json_object_set_new(j, "lru_lock_hold_ratio_by_contention",
 				    json_real(hold_ratio(r->threads, ps, host_pages, r)));
 	json_object_set_new(j, "lrulab", model);
 	return j;
