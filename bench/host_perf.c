@@ -81,13 +81,18 @@ static const char *const lru_lock_callers[] = {
 	"mlock_folio_batch",
 };
 
+/* "fn+0x58", "fn.part.0+0x58", "fn.isra.0", "fn.cold" are all fn: its length */
+static size_t caller_fn_len(const char *caller)
+{
+	return strcspn(caller, "+.");
+}
+
 bool host_perf_lru_caller(const char *caller)
 {
 	char name[96];
 	size_t i, n;
 
-	/* "fn+0x58", "fn.part.0+0x58", "fn.isra.0", "fn.cold" are all fn */
-	n = strcspn(caller, "+.");
+	n = caller_fn_len(caller);
 	if (!n || n >= sizeof(name))
 		return false;
 	memcpy(name, caller, n);
@@ -556,7 +561,7 @@ int host_perf_lock(const char *prog, const struct host_opts *o)
  * each worth its period.  A period of 250 us (4 kHz): 1 kHz gave the same
  * share here, and 4 kHz four times the samples.
  */
-#define HOLD_PERIOD_NS	"250000"
+#define HOLD_PERIOD_NS	250000
 
 static bool irq_unlock(const char *sym)
 {
@@ -565,7 +570,7 @@ static bool irq_unlock(const char *sym)
 
 static int hold_count(struct host_hold *h, const char *caller, double period)
 {
-	size_t n = strcspn(caller, "+.");
+	size_t n = caller_fn_len(caller);
 	int i;
 
 	for (i = 0; i < h->nr_sites; i++)
@@ -627,12 +632,14 @@ struct hold_side {
 static int perf_hold_host(const char *prog, const struct host_opts *o,
 			  const struct perf_files *pf, struct hold_side *hs)
 {
-	char *rec[] = { "perf", "record", "-e", "cpu-clock", "-c", HOLD_PERIOD_NS, "-g", NULL };
+	char period[24];
+	char *rec[] = { "perf", "record", "-e", "cpu-clock", "-c", period, "-g", NULL };
 	char *script[] = { "perf", "script", "-i", (char *)pf->data, "-F", "period,ip,sym",
 			   "--max-stack", "2", NULL };
 	char msg[256], *text;
 	int sig, status;
 
+	snprintf(period, sizeof(period), "%d", HOLD_PERIOD_NS);
 	if (perf_record_host(prog, "--perf-hold", rec, o, 1, pf, &hs->host))
 		return 1;
 	hs->pages = json_number(hs->host, "pages") + json_number(hs->host, "warmup_pages");
@@ -701,7 +708,7 @@ static void hold_print(const struct host_opts *o, const struct hold_side *hs,
 	unsigned long long all = 0;
 	int i;
 
-	printf("== host kernel (Linux %s): %s, 1 thread, %luK folios, %.0f pages/s under perf record -e cpu-clock -c %s -g\n",
+	printf("== host kernel (Linux %s): %s, 1 thread, %luK folios, %.0f pages/s under perf record -e cpu-clock -c %d -g\n",
 	       json_string_value(json_object_get(hs->host, "kernel")),
 	       o->shmem ? "shmem" : "anon", (PAGE_SIZE << o->folio_order) >> 10,
 	       json_number(hs->host, "pages_per_sec"), HOLD_PERIOD_NS);
@@ -736,7 +743,7 @@ static json_t *hold_json(const struct bench_opts *bo, const struct hold_side *hs
 			"kernel_ns_per_page", kernel_hold_per_page(hs, hs->h.site[i].caller),
 			"lrulab_ns_per_page", lrulab_hold_per_page(r, hs->h.site[i].caller)));
 	json_object_set_new(j, "perf_hold", json_pack("{s:I, s:I, s:f, s:o, s:f, s:f}",
-		"period_ns", (json_int_t)atol(HOLD_PERIOD_NS), "samples", (json_int_t)hs->h.samples,
+		"period_ns", (json_int_t)HOLD_PERIOD_NS, "samples", (json_int_t)hs->h.samples,
 		"pages_recorded", hs->pages, "lru_lock", sites,
 		"kernel_ns_per_page", kernel_hold_per_page(hs, NULL),
 		"lrulab_ns_per_page", lrulab_hold_per_page(r, NULL)));
