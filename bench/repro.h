@@ -34,6 +34,8 @@ struct s0_published {
 	double before, after;
 };
 extern const struct s0_published s0_published[REPRO_S0_MAIL_ROWS];
+/* s0: "52.8% of all cycles spent spinning on lru_lock" (80 threads, shmem, before) */
+#define S0_PUBLISHED_LRU_SPIN_PCT 52.8
 
 /*
  * s4-mthp-lru-cache.txt, "[RFC PATCH v3] mm: enable lru cache for smaller
@@ -104,6 +106,7 @@ struct repro_opts {
 	const char *before_bin, *after_bin;
 	bool json, quick;
 	bool predict;		/* --predict: rows from lrulab predict */
+	bool fit;		/* --fit: s0's and s4's one-thread speed from a published row */
 	FILE *progress;		/* NULL with --json */
 	bool gnuplot_warned;
 };

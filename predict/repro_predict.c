@@ -208,17 +208,20 @@ static void ratio_note(const struct repro_opts *ro, struct repro_table *t, const
 				 type, (PAGE_SIZE << order) >> 10);
 }
 
+/* Both sides at @cpus; @rate[2]: their one-thread rates (--fit), or NULL */
 static int points(const struct side *s, const struct pred_profile *pf, int cpus,
-		  double ratio, struct pred_point *before, struct pred_point *after)
+		  double ratio, const double *rate, struct pred_point *before,
+		  struct pred_point *after)
 {
 	struct pred_model_opts mo = {
 		.impl = s[0].rec[0].lock_impl, .draws = repro_draws, .seed = 1,
-		.lru_hold_ratio = ratio,
+		.lru_hold_ratio = ratio, .single_thread_rate = rate ? rate[0] : 0,
 	};
 
 	if (pred_model_pooled(s[0].rec, s[0].nr, pf, cpus, &mo, before))
 		return -1;
 	mo.impl = s[1].rec[0].lock_impl;
+	mo.single_thread_rate = rate ? rate[1] : 0;
 	if (pred_model_pooled(s[1].rec, s[1].nr, pf, cpus, &mo, after)) {
 		pred_point_free(before);
 		return -1;
@@ -249,22 +252,41 @@ static void fill(struct repro_row *row, double b, double a, const double *db,
 	paired_band(b, a, db, da, n, &row->ci_low_pct, &row->ci_high_pct);
 }
 
+/* A side's figures at one CPU count, what s0's rows print */
+struct side_fig {
+	double pps, spin;	/* central: pages/s, the CPUs' share spinning on lru_lock */
+	double draws[PRED_MAX_DRAWS], draws_spin[PRED_MAX_DRAWS];
+	int nr_draws;
+	char bottleneck[192];	/* the busiest shared lock, and its load */
+	double load;
+};
+
+/* the share of the CPUs' time spent waiting for lru_lock, as perf's cycles see it */
+static double spin_share(double wait_ns_per_page, double pps, int cpus)
+{
+	return wait_ns_per_page * pps / 1e9 / cpus;
+}
+
 /*
  * A side at @cpus: both placements of mem_cgroup_per_node (as recorded,
  * and 64 bytes the other way), averaged, as the s0 and s3 mails' 7 memcgs
  * a run landed at both; each its recordings pooled, each draw of the
- * machine the same for every side and placement.
+ * machine the same for every side and placement.  @rate: the one-thread
+ * rate --fit chose (0: the profile's core speed); @draws 0: the central
+ * figures only, which --fit bisects on.
  */
-static int placements_point(const struct side *s, const struct pred_profile *pf, int cpus,
-			    double ratio, double *central, double *draws, int *nr_draws)
+static int placements_fig(const struct side *s, const struct pred_profile *pf, int cpus,
+			  double ratio, double rate, int draws, struct side_fig *f)
 {
 	struct pred_point pt[2];
 	int k, d;
 
+	memset(f, 0, sizeof(*f));
 	for (k = 0; k < 2; k++) {
 		struct pred_model_opts mo = {
-			.impl = s->rec[0].lock_impl, .draws = repro_draws, .seed = 1,
+			.impl = s->rec[0].lock_impl, .draws = draws, .seed = 1,
 			.other_placement = k, .lru_hold_ratio = ratio,
+			.single_thread_rate = rate,
 		};
 
 		if (pred_model_pooled(s->rec, s->nr, pf, cpus, &mo, &pt[k])) {
@@ -273,13 +295,110 @@ static int placements_point(const struct side *s, const struct pred_profile *pf,
 			return -1;
 		}
 	}
-	*central = (pt[0].pages_per_sec + pt[1].pages_per_sec) / 2;
-	*nr_draws = pt[0].nr_draws < pt[1].nr_draws ? pt[0].nr_draws : pt[1].nr_draws;
-	for (d = 0; d < *nr_draws; d++)
-		draws[d] = (pt[0].draws[d] + pt[1].draws[d]) / 2;
+	f->pps = (pt[0].pages_per_sec + pt[1].pages_per_sec) / 2;
+	f->spin = (spin_share(pt[0].lru_wait_ns_per_page, pt[0].pages_per_sec, cpus) +
+		   spin_share(pt[1].lru_wait_ns_per_page, pt[1].pages_per_sec, cpus)) / 2;
+	f->nr_draws = pt[0].nr_draws < pt[1].nr_draws ? pt[0].nr_draws : pt[1].nr_draws;
+	for (d = 0; d < f->nr_draws; d++) {
+		f->draws[d] = (pt[0].draws[d] + pt[1].draws[d]) / 2;
+		f->draws_spin[d] = (spin_share(pt[0].draws_lru_wait[d], pt[0].draws[d], cpus) +
+				    spin_share(pt[1].draws_lru_wait[d], pt[1].draws[d], cpus)) / 2;
+	}
+	k = pt[1].load > pt[0].load;
+	snprintf(f->bottleneck, sizeof(f->bottleneck), "%s", pt[k].bottleneck);
+	f->load = pt[k].load;
 	pred_point_free(&pt[0]);
 	pred_point_free(&pt[1]);
 	return 0;
+}
+
+/*
+ * A side's central pages/s at @cpus with one-thread rate @rate, both
+ * placements averaged (s0) or as recorded (s4).
+ */
+static int central_pps(const struct side *s, const struct pred_profile *pf, int cpus,
+		       double ratio, double rate, bool placements, double *pps)
+{
+	struct side_fig f;
+	struct pred_point pt;
+	struct pred_model_opts mo = {
+		.impl = s->rec[0].lock_impl, .seed = 1, .lru_hold_ratio = ratio,
+		.single_thread_rate = rate,
+	};
+
+	if (placements) {
+		if (placements_fig(s, pf, cpus, ratio, rate, 0, &f))
+			return -1;
+		*pps = f.pps;
+		return 0;
+	}
+	if (pred_model_pooled(s->rec, s->nr, pf, cpus, &mo, &pt))
+		return -1;
+	*pps = pt.pages_per_sec;
+	pred_point_free(&pt);
+	return 0;
+}
+
+/*
+ * --fit: the target's one-thread speed, which no mail gives, as a factor
+ * over the profile's own (lrulab's here at the profile's core speed):
+ * the factor at which side @fs's central prediction at @cpus makes the
+ * published @want pages/s, by bisection on its logarithm (pages/s rise
+ * with the speed).  Both sides take the same factor, so the switch's
+ * effect at one thread is lrulab's, recorded alternately here.  Into
+ * @rate[2] the sides' one-thread rates, *@factor the factor; 1 when no
+ * factor up to FIT_MAX reaches @want (the model's ceiling at @cpus is
+ * below the published figure), with @rate[] 0 and *@ceiling that
+ * ceiling.  0 fitted, 1 not reachable, -1 after one error line.
+ */
+#define FIT_MIN 1e-3
+#define FIT_MAX 8.0
+#define FIT_TOLERANCE 1.002
+
+static int fit_speed(const struct side s[2], int fs, const struct pred_profile *pf, int cpus,
+		     double ratio, bool placements, double want, double rate[2],
+		     double *factor, double *ceiling)
+{
+	double own[2], lo = FIT_MIN, hi = FIT_MAX, got;
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (central_pps(&s[k], pf, 1, ratio, 0, placements, &own[k]) || own[k] <= 0)
+			return -1;
+	if (central_pps(&s[fs], pf, cpus, ratio, hi * own[fs], placements, &got))
+		return -1;
+	if (got < want) {
+		rate[0] = rate[1] = 0;
+		*factor = 0;
+		*ceiling = got;
+		return 1;
+	}
+	while (hi / lo > FIT_TOLERANCE) {
+		double mid = sqrt(lo * hi);
+
+		if (central_pps(&s[fs], pf, cpus, ratio, mid * own[fs], placements, &got))
+			return -1;
+		if (got < want)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*factor = sqrt(lo * hi);
+	for (k = 0; k < 2; k++)
+		rate[k] = *factor * own[k];
+	return 0;
+}
+
+/* --fit's outcome, one note: what was fitted on which row, or why nothing was */
+static void fit_note(struct repro_table *t, const char *what, int fitted, const double rate[2],
+		     double factor, double ceiling, double want)
+{
+	if (fitted == 0)
+		repro_table_note(t, "fitted: %s: the target's one-thread speed, %.3f x lrulab's here (%.0fK pages/s before, %.0fK after), so that the predicted after row makes the mail's %.2fM pages/s; that figure is no check, the others are",
+				 what, factor, rate[0] / 1e3, rate[1] / 1e3, want / 1e6);
+	else
+		repro_table_note(t, "fitted: %s: no speed up to %g x lrulab's here makes the mail's %.2fM (the model's ceiling there: %.2fM, a miss); its rows are predicted at lrulab's own speed",
+				 what, FIT_MAX, want / 1e6, ceiling / 1e6);
 }
 
 /*
@@ -304,53 +423,141 @@ static void check_note(struct repro_table *t, const char *name, const struct rep
 			 fixed_side ? " side saturated, fixed by its inputs: only the other checks" : "");
 }
 
+/* A row whose after side --fit fitted: its before side and the delta still check */
+static void fitted_check_note(struct repro_table *t, const char *name, struct repro_row *r)
+{
+	double pd = r->pub_after - r->pub_before;
+
+	r->fitted = true;
+	repro_table_note(t, "check: %s predicted/published %.2f before (after fitted); delta %+.1f%% (mail %+.1f%%), its sign %s",
+			 name, r->before / r->pub_before, r->delta_pct, 100.0 * pd / r->pub_before,
+			 (r->after - r->before) * pd > 0 ? "right" : "wrong");
+}
+
+/* The mail's row of @type at @threads */
+static const struct s0_published *s0_row(const char *type, int threads)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(s0_published); i++)
+		if (!strcmp(s0_published[i].type, type) && s0_published[i].mail_threads == threads)
+			return &s0_published[i];
+	return NULL;
+}
+
+/*
+ * --fit for one workload of s0: fitted on its 20-thread after row, the
+ * one the locks weigh least in (the fewest threads; the stats out of the
+ * hold).  @rate[] stays 0 without --fit or when the fit cannot reach.
+ */
+static int s0_fit(const struct repro_opts *ro, struct repro_table *t, const struct side s[2],
+		  const struct pred_profile *pf, const char *type, double ratio, double rate[2])
+{
+	const struct s0_published *p = s0_row(type, 20);
+	double factor, ceiling;
+	char what[48];
+	int fitted;
+
+	rate[0] = rate[1] = 0;
+	if (!ro->fit || !p)
+		return 0;
+	fitted = fit_speed(s, 1, pf, p->mail_threads, ratio, true, p->after, rate, &factor,
+			   &ceiling);
+	if (fitted < 0)
+		return -1;
+	snprintf(what, sizeof(what), "%s, %d threads", type, p->mail_threads);
+	fit_note(t, what, fitted, rate, factor, ceiling, p->after);
+	return fitted;
+}
+
+/* the row of a side pair at one of the mail's rows */
+static void s0_pages_row(struct repro_table *t, const struct pred_profile *pf,
+			 const struct s0_published *p, const struct side_fig f[2], bool fitted)
+{
+	struct repro_row *row;
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "%s, %d threads", p->type, p->mail_threads);
+	row = insert_row(t, "pages/s", prefix, p->before, p->after);
+	if (!row)
+		return;
+	snprintf(row->label, sizeof(row->label), "  predicted: %d CPUs of %.24s", p->mail_threads,
+		 pf->name);
+	fill(row, f[0].pps, f[1].pps, f[0].draws, f[1].draws,
+	     f[0].nr_draws < f[1].nr_draws ? f[0].nr_draws : f[1].nr_draws);
+	snprintf(prefix, sizeof(prefix), "%s %d", p->type, p->mail_threads);
+	if (!fitted) {
+		check_note(t, prefix, row, NULL);
+		return;
+	}
+	fitted_check_note(t, prefix, row);
+}
+
+/*
+ * The mail's profile at 80 shmem threads, before: 52.8% of all cycles
+ * spinning on lru_lock, beside the predicted CPUs' share waiting for it.
+ */
+static void s0_spin_row(struct repro_table *t, const struct side_fig f[2])
+{
+	double db[PRED_MAX_DRAWS], da[PRED_MAX_DRAWS];
+	struct repro_row *row = insert_row(t, "%", "shmem, 80", S0_PUBLISHED_LRU_SPIN_PCT, NAN);
+	int d, n = f[0].nr_draws < f[1].nr_draws ? f[0].nr_draws : f[1].nr_draws;
+
+	if (!row)
+		return;
+	for (d = 0; d < n; d++) {
+		db[d] = 100 * f[0].draws_spin[d];
+		da[d] = 100 * f[1].draws_spin[d];
+	}
+	snprintf(row->label, sizeof(row->label), "  predicted: 80 CPUs, cycles spinning on lru_lock");
+	fill(row, 100 * f[0].spin, 100 * f[1].spin, db, da, n);
+	repro_table_note(t, "check: shmem 80 share of cycles spinning on lru_lock predicted %.1f%% before (mail %.1f%%), %.1f%% after (the mail gives none)",
+			 100 * f[0].spin, S0_PUBLISHED_LRU_SPIN_PCT, 100 * f[1].spin);
+}
+
 static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 {
 	struct pred_profile pf;
-	size_t i;
 	int k;
 
 	if (load_profile("skylake-2s-80", &pf))
 		return -1;
 	for (k = 0; k < 2; k++) {
 		const char *type = k ? "anon" : "shmem";
-		double each[REPRO_RATIO_RUNS], ratio;
+		double each[REPRO_RATIO_RUNS], ratio, rate[2];
+		struct side_fig f20[2], f80[2];
 		struct side s[2];
-		int err = 0, nr_each;
+		int err = 0, nr_each, fitted = 1, j;
 
 		memset(s, 0, sizeof(s));
 		ratio = kernel_hold_ratio(ro, !k, 0, each, &nr_each);
 		ratio_note(ro, t, type, 0, ratio, each, nr_each);
 		if (ro->progress) {
-			fprintf(ro->progress, "  predicting %s: recording 1 thread before and after\n",
-				type);
+			fprintf(ro->progress, "  predicting %s: recording 1 thread before and after%s\n",
+				type, ro->fit ? ", fitting its speed" : "");
 			fflush(ro->progress);
 		}
 		if (record_sides(ro, "fault-free", !k, 0, "lru-stat-batch", s))
 			err = -1;
-		for (i = 0; !err && i < ARRAY_SIZE(s0_published); i++) {
-			const struct s0_published *p = &s0_published[i];
-			double cb, ca, db[PRED_MAX_DRAWS], da[PRED_MAX_DRAWS];
-			struct repro_row *row;
-			char prefix[64];
-			int nb, na;
-
-			if (strcmp(p->type, type))
-				continue;
-			if (placements_point(&s[0], &pf, p->mail_threads, ratio, &cb, db, &nb) ||
-			    placements_point(&s[1], &pf, p->mail_threads, ratio, &ca, da, &na)) {
+		if (!err) {
+			fitted = s0_fit(ro, t, s, &pf, type, ratio, rate);
+			err = fitted < 0;
+		}
+		for (j = 0; !err && j < 2; j++)
+			if (placements_fig(&s[j], &pf, 20, ratio, rate[j], repro_draws, &f20[j]) ||
+			    placements_fig(&s[j], &pf, 80, ratio, rate[j], repro_draws, &f80[j]))
 				err = -1;
-				break;
-			}
-			snprintf(prefix, sizeof(prefix), "%s, %d threads", type, p->mail_threads);
-			row = insert_row(t, "pages/s", prefix, p->before, p->after);
-			if (row) {
-				snprintf(row->label, sizeof(row->label),
-					 "  predicted: %d CPUs of %.24s", p->mail_threads, pf.name);
-				fill(row, cb, ca, db, da, nb < na ? nb : na);
-				snprintf(prefix, sizeof(prefix), "%s %d", type, p->mail_threads);
-				check_note(t, prefix, row, NULL);
-			}
+		if (!err) {
+			const struct s0_published *p20 = s0_row(type, 20), *p80 = s0_row(type, 80);
+
+			s0_pages_row(t, &pf, p20, f20, fitted == 0);
+			s0_pages_row(t, &pf, p80, f80, false);
+			if (!k)
+				s0_spin_row(t, f80);
+			repro_table_note(t, "check: %s 80/20 threads predicted %.2f before, %.2f after (mail %.2f, %.2f); the busiest shared lock at 80: %s (load %.2f)",
+					 type, f80[0].pps / f20[0].pps, f80[1].pps / f20[1].pps,
+					 p80->before / p20->before, p80->after / p20->after,
+					 f80[0].bottleneck, f80[0].load);
 		}
 		side_free(&s[0]);
 		side_free(&s[1]);
@@ -385,6 +592,33 @@ static bool contended_saturated(const struct pred_point *pt)
 }
 
 /*
+ * --fit for s4: on the mail's folio size (@mail, sizes come 16K first)
+ * the factor that makes its after run take the mail's 16.29 s, the side
+ * lru_lock weighs least in; the other sizes take that factor over their
+ * own one-thread speed (*@factor, 0 when the fit cannot reach).  @rate[]
+ * the sides' rates; 0, 1 (not fitted) or -1 after one error line.
+ */
+static int s4_fit(struct repro_table *t, const struct side s[2], const struct pred_profile *pf,
+		  double ratio, bool mail, double *factor, double rate[2])
+{
+	double want = S4_MAIL_PAGES / S4_REAL_AFTER, own, ceiling;
+	int k, fitted;
+
+	if (!mail) {
+		for (k = 0; k < 2 && *factor > 0; k++) {
+			if (central_pps(&s[k], pf, 1, ratio, 0, false, &own))
+				return -1;
+			rate[k] = *factor * own;
+		}
+		return 1;
+	}
+	fitted = fit_speed(s, 1, pf, S4_MAIL_THREADS, ratio, false, want, rate, factor, &ceiling);
+	if (fitted >= 0)
+		fit_note(t, "16K, 20 threads", fitted, rate, *factor, ceiling, want);
+	return fitted;
+}
+
+/*
  * s4's microbenchmark: 20 threads x 1000 loops x 16 MiB, each thread the
  * same pages, all at once: the run's real time is its pages over the
  * predicted rate of 20 CPUs.
@@ -393,6 +627,7 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 {
 	static const unsigned long sizes[] = { 16384, 4096, 65536 };
 	struct pred_profile pf;
+	double factor = 0;
 	size_t i;
 
 	if (load_profile("skylake-2s-80", &pf))
@@ -404,8 +639,9 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 		struct pred_point b, a;
 		struct repro_row *row;
 		double cb[PRED_MAX_DRAWS], ca[PRED_MAX_DRAWS], each[REPRO_RATIO_RUNS], ratio;
+		double rate[2];
 		char prefix[64], name[48];
-		int d, at, nr_each, err = 0;
+		int d, at, nr_each, err = 0, fitted = 1;
 
 		memset(s, 0, sizeof(s));
 		if (ro->progress) {
@@ -415,8 +651,12 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 		}
 		ratio = kernel_hold_ratio(ro, false, order, each, &nr_each);
 		ratio_note(ro, t, "anon", order, ratio, each, nr_each);
-		if (record_sides(ro, "mmap-madvise", false, order, "mthp-lru-cache", s) ||
-		    points(s, &pf, S4_MAIL_THREADS, ratio, &b, &a))
+		if (record_sides(ro, "mmap-madvise", false, order, "mthp-lru-cache", s))
+			err = -1;
+		if (!err && ro->fit)
+			fitted = s4_fit(t, s, &pf, ratio, mail, &factor, rate);
+		if (fitted < 0 || (!err && points(s, &pf, S4_MAIL_THREADS, ratio,
+						  factor > 0 ? rate : NULL, &b, &a)))
 			err = -1;
 		if (!err) {
 			/* the run's time: after its measured row, else first of its size */
@@ -443,7 +683,10 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 				fill(row, S4_MAIL_PAGES / b.pages_per_sec,
 				     S4_MAIL_PAGES / a.pages_per_sec, cb, ca, n);
 				snprintf(name, sizeof(name), "%luK real time", sizes[i] >> 10);
-				check_note(t, name, row, NULL);
+				if (mail && fitted == 0)
+					fitted_check_note(t, name, row);
+				else
+					check_note(t, name, row, NULL);
 			}
 
 			/* beside Graph500's counts, the microbenchmark's own: perf lock's line */
@@ -784,15 +1027,15 @@ static int s3_type_rows(const char *type, const struct side *sides,
 	for (i = 0; i < ARRAY_SIZE(s3_published); i++) {
 		const struct s3_published *p = &s3_published[i];
 		const double pub[S3_SIDES] = { p->base, p->patch1, p->patch12 };
-		double c[S3_SIDES], d[S3_SIDES][PRED_MAX_DRAWS];
-		int nd = PRED_MAX_DRAWS, n;
+		struct side_fig f[S3_SIDES];
+		int nd = PRED_MAX_DRAWS;
 
 		if (strcmp(p->type, type))
 			continue;
 		for (k = 0; k < S3_SIDES; k++) {
-			if (placements_point(&sides[k], pf, p->mail_threads, 0, &c[k], d[k], &n))
+			if (placements_fig(&sides[k], pf, p->mail_threads, 0, 0, repro_draws, &f[k]))
 				return -1;
-			nd = n < nd ? n : nd;
+			nd = f[k].nr_draws < nd ? f[k].nr_draws : nd;
 		}
 		for (k = 1; k < S3_SIDES; k++) {
 			int at = s3_row(t, type, p->mail_threads, suffix[k]);
@@ -803,7 +1046,7 @@ static int s3_type_rows(const char *type, const struct side *sides,
 				continue;
 			snprintf(row->label, sizeof(row->label), "  predicted: %d CPUs of %.24s",
 				 p->mail_threads, pf->name);
-			fill(row, c[0], c[k], d[0], d[k], nd);
+			fill(row, f[0].pps, f[k].pps, f[0].draws, f[k].draws, nd);
 		}
 	}
 	return 0;
