@@ -53,9 +53,12 @@
  * anonymous ranges: the event's flag), or shared_vma asks as a what-if.
  * Taking the VMA's read lock reads the count and then cmpxchgs it, two
  * fetches of the line; dropping it is one atomic (the cmpxchg's retries,
- * when another CPU wrote the line between the two, are not modelled:
- * an op's events are costed together, and no other CPU acts between
- * them).  A TLB flush is an IPI
+ * when another CPU wrote the line between the two, are not modelled: one
+ * event's fetches are costed together).  The events of an op's work are
+ * costed when the CPU reaches them, spread evenly through the work (the
+ * recording keeps their order, not their times), so a fault's drop and
+ * the next fault's take are two visits to the line, with the other
+ * CPUs' in between, as in the kernel.  A TLB flush is an IPI
  * round to every other CPU, which all run the mm: the flusher writes
  * each target's call queue line (a transfer from the target, one after
  * another), each target fetches it back and acks on the flusher's line
@@ -82,7 +85,7 @@
 #include "predict/predict.h"
 #include <lrulab/vmstat.h>
 
-enum { EV_REQUEST, EV_RELEASE };
+enum { EV_REQUEST, EV_RELEASE, EV_STEP };
 
 struct event {
 	double t;
@@ -100,6 +103,9 @@ struct vcpu {
 	int sibling;		/* the SMT sibling's index among the CPUs, -1: none */
 	bool spinning;		/* queued for a lock: waiting, not running code */
 	double irq_debt;	/* IPI handler time owed, taken at its next work */
+	u32 ev_at;		/* the next of op's events to look at in its work */
+	u32 steps_left;		/* events of op's work not yet reached */
+	double step;		/* the work between two of them */
 	u64 releases;		/* counted ones */
 	double first_rel, last_rel;
 };
@@ -275,7 +281,7 @@ static double hold_time(struct sim *s, int cpu, struct lock_inst *L, double t, d
 	return h + *lines;
 }
 
-static double events_cost(struct sim *s, int cpu, double t, bool inside);
+static double section_events_cost(struct sim *s, int cpu, double t);
 
 /* A private lock's hold has only its events' lines to fetch. */
 static double hold_with_events(struct sim *s, int cpu, struct lock_inst *L, double t)
@@ -284,7 +290,7 @@ static double hold_with_events(struct sim *s, int cpu, struct lock_inst *L, doub
 
 	/* the section's events after its lines */
 	if (s->v[cpu].nr_ev)
-		h += events_cost(s, cpu, t + lines, true);
+		h += section_events_cost(s, cpu, t + lines);
 	return h;
 }
 
@@ -557,8 +563,39 @@ static double mm_event_cost(struct sim *s, int cpu, const struct pred_event *e, 
 	return 0;
 }
 
-/* The time op's events in (@inside) or before its hold add on @cpu at @t. */
-static double events_cost(struct sim *s, int cpu, double t, bool inside)
+/* The time event @e adds on @cpu at @t. */
+static double event_cost(struct sim *s, int cpu, const struct pred_event *e, double t)
+{
+	u64 kept = 1;
+	double y;
+
+	if (e->kind >= PRED_EV_MMAP_PREFETCH) {
+		y = mm_event_cost(s, cpu, e, t, &kept);
+	} else if (e->kind == PRED_EV_PAIR_READ) {
+		y = pair_read(s, cpu, e, t);
+	} else {
+		if (e->kind == PRED_EV_VMSTAT_FOLD)
+			kept = folds_at_n(s, cpu, e);
+		else if (e->kind != PRED_EV_PAGE_COUNTER)
+			kept = memcg_batch_at_n(s, t, e);
+		/* folds after the first find the lines here already */
+		y = 0;
+		if (kept) {
+			y = write_line(s, cpu, e->line, t);
+			y += write_line(s, cpu, e->line2, t + y);
+		}
+	}
+	if (s->counting) {
+		s->r->ev_seen[e->kind]++;
+		s->r->ev_kept[e->kind] += kept;
+		s->r->ev_ns[e->kind] += y;
+		s->r->ev_xfer_ns += y;
+	}
+	return y;
+}
+
+/* The time op's events in its hold add on @cpu at @t, one after another. */
+static double section_events_cost(struct sim *s, int cpu, double t)
 {
 	const struct vcpu *v = &s->v[cpu];
 	double x = 0;
@@ -566,56 +603,11 @@ static double events_cost(struct sim *s, int cpu, double t, bool inside)
 
 	for (i = 0; i < v->nr_ev; i++) {
 		const struct pred_event *e = &v->ev[i];
-		u32 n = 1;
 
-		if (!e->inside != !inside || e->kind >= NR_PRED_EVENTS)
+		if (!e->inside || e->kind >= NR_PRED_EVENTS)
 			continue;
-		if (e->kind >= PRED_EV_MMAP_PREFETCH) {
-			u64 kept;
-			double y = mm_event_cost(s, cpu, e, t + x, &kept);
-
-			if (s->counting) {
-				s->r->ev_seen[e->kind]++;
-				s->r->ev_kept[e->kind] += kept;
-				s->r->ev_ns[e->kind] += y;
-			}
-			x += y;
-			continue;
-		}
-		if (e->kind == PRED_EV_PAIR_READ) {
-			if (s->counting) {
-				s->r->ev_seen[e->kind]++;
-				s->r->ev_kept[e->kind]++;
-			}
-			{
-				double y = pair_read(s, cpu, e, t + x);
-
-				if (s->counting)
-					s->r->ev_ns[e->kind] += y;
-				x += y;
-			}
-			continue;
-		}
-		if (e->kind == PRED_EV_VMSTAT_FOLD)
-			n = folds_at_n(s, cpu, e);
-		else if (e->kind != PRED_EV_PAGE_COUNTER)
-			n = memcg_batch_at_n(s, t, e);
-		if (s->counting) {
-			s->r->ev_seen[e->kind]++;
-			s->r->ev_kept[e->kind] += n;
-		}
-		/* folds after the first find the lines here already */
-		if (n) {
-			double y = write_line(s, cpu, e->line, t + x);
-
-			y += write_line(s, cpu, e->line2, t + x + y);
-			if (s->counting)
-				s->r->ev_ns[e->kind] += y;
-			x += y;
-		}
+		x += event_cost(s, cpu, e, t + x);
 	}
-	if (s->counting)
-		s->r->ev_xfer_ns += x;
 	return x;
 }
 
@@ -656,6 +648,34 @@ static void count_grant(struct sim *s, int cpu, double t_grant, bool contended)
 
 /* ---- the state machine ---- */
 
+static u32 work_events(const struct vcpu *v)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < v->nr_ev; i++)
+		n += !v->ev[i].inside && v->ev[i].kind < NR_PRED_EVENTS;
+	return n;
+}
+
+/*
+ * The next event of op's work, costed when the CPU reaches it: the work's
+ * events fall evenly through it, the first at its start, so that another
+ * CPU can take a line between two of them (a fault's VMA read lock is
+ * dropped at its end and taken again by the next fault).
+ */
+static void work_step(struct sim *s, int cpu, double t)
+{
+	struct vcpu *v = &s->v[cpu];
+	const struct pred_event *e;
+	double x;
+
+	while (v->ev[v->ev_at].inside || v->ev[v->ev_at].kind >= NR_PRED_EVENTS)
+		v->ev_at++;
+	e = &v->ev[v->ev_at++];
+	x = event_cost(s, cpu, e, t);
+	heap_push(s, t + x + v->step, cpu, --v->steps_left ? EV_STEP : EV_REQUEST);
+}
+
 static void next_op(struct sim *s, int cpu, double t)
 {
 	struct vcpu *v = &s->v[cpu];
@@ -671,9 +691,14 @@ static void next_op(struct sim *s, int cpu, double t)
 	/* IPIs that came during the hold (interrupts off) or the wait */
 	work += v->irq_debt;
 	v->irq_debt = 0;
-	if (v->nr_ev)
-		work += events_cost(s, cpu, t, false);
-	heap_push(s, t + work, cpu, EV_REQUEST);
+	v->ev_at = 0;
+	v->steps_left = work_events(v);
+	if (!v->steps_left) {
+		heap_push(s, t + work, cpu, EV_REQUEST);
+		return;
+	}
+	v->step = work / v->steps_left;
+	work_step(s, cpu, t);
 }
 
 static void grant(struct sim *s, int cpu, struct lock_inst *L, double t, bool contended)
@@ -888,6 +913,8 @@ int pred_simulate(const struct pred_sim_opts *o, struct pred_result *r)
 		r->events++;
 		if (e.type == EV_REQUEST)
 			request(&s, e.cpu, t);
+		else if (e.type == EV_STEP)
+			work_step(&s, e.cpu, t);
 		else
 			release(&s, e.cpu, t);
 	}

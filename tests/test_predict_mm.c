@@ -343,6 +343,45 @@ static void test_prefetch_and_vma(void **state)
 }
 
 /*
+ * A fault's work drops the VMA read lock at its start and takes it again
+ * for the next fault halfway through (a work's events fall evenly
+ * through it): the other CPUs visit the line in between, so each
+ * acquisition fetches it three times (the drop, the take's read and its
+ * cmpxchg), 1/120 per ns for 8 CPUs that want more.  Costed together
+ * at the work's start the take would find the line its own: 1/40.
+ */
+static struct pred_event vma_pair[2] = {
+	{ .line = 0, .line2 = PRED_NO_LINE, .kind = PRED_EV_VMA_REFCNT, .threshold = 1 },
+	{ .line = 0, .line2 = PRED_NO_LINE, .kind = PRED_EV_VMA_REFCNT, .threshold = 1, .arg = 1 },
+};
+
+static u32 vma_pair_events(struct pred_source *src, int cpu, const struct pred_event **ev)
+{
+	*ev = vma_pair;
+	return 2;
+}
+
+static void test_work_events_spread(void **state)
+{
+	struct pred_costs c = { .work_scale = 1, .hold_scale = 1, .xfer_socket = 40 };
+	struct pred_lock lock = { .scope = PRED_PRIVATE };
+	struct pred_source src = { .next = mm_next, .events = vma_pair_events };
+	struct pred_sim_opts o = {
+		.cpus = 8, .impl = LOCK_QSPINLOCK, .costs = &c, .nr_locks = 1,
+		.locks = &lock, .nr_sites = 1, .nr_lines = 2, .nr_counters = 1,
+		.acquisitions = 8000, .src = &src, .one_process = true,
+	};
+	struct pred_result r;
+
+	assert_int_equal(pred_simulate(&o, &r), 0);
+	assert_true(fabs(r.x_steady * 120 - 1) < 1e-4);
+	/* every visit a transfer: a drop one, a take two; a CPU's op at most in flight */
+	assert_true(r.ev_xfers + 8 >= r.ev_seen[PRED_EV_VMA_REFCNT] + r.acquisitions);
+	assert_true(r.ev_xfers <= r.ev_seen[PRED_EV_VMA_REFCNT] + r.acquisitions + 8);
+	pred_result_free(&r);
+}
+
+/*
  * 4 KiB clears at 8 bytes/ns: a socket's memory serves one each 512 ns.
  * One CPU of 150 ns cycles never waits (its own clears are in its work,
  * and it asks every 150 + wait ns, at most 1/512); four CPUs want 4/150
@@ -395,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_rss_fold_batch),
 		cmocka_unit_test(test_tlb_ipi_round),
 		cmocka_unit_test(test_prefetch_and_vma),
+		cmocka_unit_test(test_work_events_spread),
 		cmocka_unit_test(test_clear_bandwidth),
 		cmocka_unit_test(test_processes_share_nothing),
 	};
