@@ -132,6 +132,48 @@ static int region_map(struct host_worker *hw)
 	return 0;
 }
 
+/*
+ * Anon's regions one after another in one mapping, as lrulab's fault-free
+ * lays out its threads': the kernel keeps them one VMA, whose refcount
+ * line every thread's every fault takes and drops (a shmem file's mapping
+ * is a VMA of its own).  Mapped before the workers start, so no fault
+ * comes between two of them.
+ */
+static int anon_regions_map(struct host_worker *hw, long threads, const struct host_opts *o,
+			    const char **failed)
+{
+	unsigned long len = o->mem * (unsigned long)threads, span = len + HOST_REGION_ALIGN;
+	char *res, *start;
+	long i;
+
+	res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	*failed = "mmap";
+	if (res == MAP_FAILED)
+		return -errno;
+	start = (char *)(((unsigned long)res + HOST_REGION_ALIGN - 1) & ~(HOST_REGION_ALIGN - 1));
+	if (mmap(start, len, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		 0) == MAP_FAILED) {
+		int err = -errno;
+
+		munmap(res, span);
+		return err;
+	}
+	if (start > res)
+		munmap(res, start - res);
+	if (res + span > start + len)
+		munmap(start + len, res + span - (start + len));
+	*failed = "madvise(MADV_NOHUGEPAGE)";
+	if (!o->folio_order && madvise(start, len, MADV_NOHUGEPAGE)) {
+		int err = -errno;
+
+		munmap(start, len);
+		return err;
+	}
+	for (i = 0; i < threads; i++)
+		hw[i].region = start + i * o->mem;
+	return 0;
+}
+
 static void region_unmap(struct host_worker *hw)
 {
 	if (hw->region)
@@ -179,7 +221,7 @@ static void *host_worker_fn(void *arg)
 		errno = -err;
 		worker_fail(hw, "pthread_setaffinity_np");
 	}
-	if (!hw->err && !region_map(hw) && !host_pass(hw))
+	if (!hw->err && (hw->region || !region_map(hw)) && !host_pass(hw))
 		hw->warmup_pages = pages;
 	pthread_barrier_wait(&ph->ready);
 	pthread_barrier_wait(&ph->go);
@@ -233,10 +275,18 @@ int host_fault_free_run(const struct host_opts *o, long threads, struct host_res
 	r->threads = threads;
 	r->cpus = lrulab_nr_processors();
 	r->oversubscribed = threads > r->cpus;
+	for (i = 0; i < threads; i++)
+		hw[i] = (struct host_worker){ .index = (int)i, .o = o, .ph = &ph, .memfd = -1 };
+	if (!o->shmem) {
+		r->err = anon_regions_map(hw, threads, o, &r->failed);
+		if (r->err) {
+			free(hw);
+			return 0;
+		}
+	}
 	pthread_barrier_init(&ph.ready, NULL, (unsigned int)threads + 1);
 	pthread_barrier_init(&ph.go, NULL, (unsigned int)threads + 1);
 	for (i = 0; i < threads; i++) {
-		hw[i] = (struct host_worker){ .index = (int)i, .o = o, .ph = &ph, .memfd = -1 };
 		if (pthread_create(&hw[i].tid, NULL, host_worker_fn, &hw[i])) {
 			fprintf(stderr, "lrulab host: cannot start thread %ld\n", i);
 			abort();
@@ -391,8 +441,9 @@ static const struct cmd_spec fault_free_spec = {
 	.name = "lrulab host fault-free",
 	.about = "The fault-free workload of `lrulab bench` on this machine's kernel: each thread,\n"
 		 "pinned to a processor, writes every 4 KiB page of --mem of its own memory and\n"
-		 "frees it, over and over: anon memory by madvise(MADV_DONTNEED), shmem a memfd\n"
-		 "whose hole fallocate(PUNCH_HOLE) punches.  pages/s per thread count in bench's\n"
+		 "frees it, over and over: anon memory by madvise(MADV_DONTNEED) (the threads'\n"
+		 "regions one after another, one VMA, as lrulab's), shmem a memfd whose hole\n"
+		 "fallocate(PUNCH_HOLE) punches.  pages/s per thread count in bench's\n"
 		 "text and JSON shape, \"engine\": \"host-kernel\".\n\n"
 		 "Also `lrulab host usemem --type file ...` (usemem's file reads) and\n"
 		 "`lrulab host replay TRACE TYPE ...` (a trace through the page cache): see\n"
