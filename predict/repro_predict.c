@@ -259,6 +259,7 @@ struct side_fig {
 	int nr_draws;
 	char bottleneck[192];	/* the busiest shared lock, and its load */
 	double load;
+	double vma;		/* the CPUs' share in the VMA refcount line's visits */
 };
 
 /* the share of the CPUs' time spent waiting for lru_lock, as perf's cycles see it */
@@ -304,6 +305,7 @@ static int placements_fig(const struct side *s, const struct pred_profile *pf, i
 		f->draws_spin[d] = (spin_share(pt[0].draws_lru_wait[d], pt[0].draws[d], cpus) +
 				    spin_share(pt[1].draws_lru_wait[d], pt[1].draws[d], cpus)) / 2;
 	}
+	f->vma = (pt[0].ev_share[PRED_EV_VMA_REFCNT] + pt[1].ev_share[PRED_EV_VMA_REFCNT]) / 2;
 	k = pt[1].load > pt[0].load;
 	snprintf(f->bottleneck, sizeof(f->bottleneck), "%s", pt[k].bottleneck);
 	f->load = pt[k].load;
@@ -460,7 +462,7 @@ static int s0_fit(const struct repro_opts *ro, struct repro_table *t, const stru
 
 	rate[0] = rate[1] = 0;
 	if (!ro->fit || !p)
-		return 0;
+		return 1;
 	fitted = fit_speed(s, 1, pf, p->mail_threads, ratio, true, p->after, rate, &factor,
 			   &ceiling);
 	if (fitted < 0)
@@ -497,6 +499,24 @@ static void s0_pages_row(struct repro_table *t, const struct pred_profile *pf,
  * The mail's profile at 80 shmem threads, before: 52.8% of all cycles
  * spinning on lru_lock, beside the predicted CPUs' share waiting for it.
  */
+/*
+ * The 80/20-thread ratio, and what bounds 80: the larger of the CPUs'
+ * time spinning on lru_lock and visiting the shared VMA's refcount line
+ * (anon's threads fault one VMA), before the patch.
+ */
+static void s0_ratio_note(struct repro_table *t, const char *type,
+			  const struct s0_published *p20, const struct s0_published *p80,
+			  const struct side_fig f20[2], const struct side_fig f80[2])
+{
+	const struct side_fig *b = &f80[0];
+	const char *top = b->vma > b->spin ? "the VMA's refcount line" : "lru_lock";
+
+	repro_table_note(t, "check: %s 80/20 threads predicted %.2f before, %.2f after (mail %.2f, %.2f); at 80 before, %s bounds it: the CPUs' time spinning on lru_lock %.1f%%, on the VMA's refcount line %.1f%%; the busiest shared lock %s (load %.2f)",
+			 type, f80[0].pps / f20[0].pps, f80[1].pps / f20[1].pps,
+			 p80->before / p20->before, p80->after / p20->after, top,
+			 100 * b->spin, 100 * b->vma, b->bottleneck, b->load);
+}
+
 static void s0_spin_row(struct repro_table *t, const struct side_fig f[2])
 {
 	double db[PRED_MAX_DRAWS], da[PRED_MAX_DRAWS];
@@ -554,10 +574,7 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 			s0_pages_row(t, &pf, p80, f80, false);
 			if (!k)
 				s0_spin_row(t, f80);
-			repro_table_note(t, "check: %s 80/20 threads predicted %.2f before, %.2f after (mail %.2f, %.2f); the busiest shared lock at 80: %s (load %.2f)",
-					 type, f80[0].pps / f20[0].pps, f80[1].pps / f20[1].pps,
-					 p80->before / p20->before, p80->after / p20->after,
-					 f80[0].bottleneck, f80[0].load);
+			s0_ratio_note(t, type, p20, p80, f20, f80);
 		}
 		side_free(&s[0]);
 		side_free(&s[1]);

@@ -164,6 +164,9 @@ bad_is "lrulab repro: --before-bin /nonexistent: No such file or directory" \
 bad_is "lrulab repro: --after-bin /etc/passwd: not executable" repro s3 --after-bin /etc/passwd
 bad_is "lrulab repro: --before-bin: only s3 runs two builds (s4 is not s3 or all)" \
 	repro s4 --before-bin "$LRULAB"
+bad_is "lrulab repro: --fit fits the predicted rows: it needs --predict" repro s4 --fit
+bad_is "lrulab repro: --fit: only s0 and s4 fit a speed (s3 is not s0, s4 or all)" \
+	repro s3 --predict --fit
 bad_is "lrulab ab: --a-bin /nonexistent: No such file or directory" \
 	ab --a-bin /nonexistent -- fault-free
 bad_is "lrulab ab: --b-bin /: not a regular file" ab --b-bin / -- fault-free

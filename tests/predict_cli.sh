@@ -264,6 +264,28 @@ grep -q "title \"predicted by lrulab predict for the CPUs and profile named: the
 test "$(tr -d ' \n' <$tmp/results/s4-mthp-lru-cache.json | grep -o '"predicted":true,"interval":"P10-P90"' | wc -l)" -eq 6 ||
 	fail "repro s4 --predict: JSON rows not marked predicted"
 
+# s0: the mail's 4 rows, the spin share at 80 shmem threads, what bounds 80;
+# without --fit nothing is marked fitted and every row is a check
+"$LRULAB" repro s0 --quick --predict --out $tmp/s0 >"$out" 2>"$err" ||
+	fail "repro s0 --predict failed"
+test "$(grep -c '^    predicted: [28]0 CPUs of skylake-2s-80 ' "$out")" -eq 4 &&
+	grep -q '^    predicted: 80 CPUs, cycles spinning on lru_lock  ' "$out" &&
+	test "$(grep -c '^   check: \(shmem\|anon\) [28]0 predicted/published [0-9.]* before, [0-9.]* after' "$out")" -eq 4 &&
+	test "$(grep -c '^   check: \(shmem\|anon\) 80/20 threads predicted .*; at 80 before, \(lru_lock\|the VMA.s refcount line\) bounds it' "$out")" -eq 2 &&
+	! grep -q 'fitted' "$out" ||
+	fail "repro s0 --predict: rows"
+
+# --fit: the one row fitted, marked so in the table and the JSON, the rest checks
+"$LRULAB" repro s4 --quick --predict --fit --out $tmp/fit >"$out" 2>"$err" ||
+	fail "repro s4 --predict --fit failed"
+test "$(grep -c '\^ fitted on this row, not a check' "$out")" -eq 1 &&
+	grep -A0 'predicted 16K: run time' "$out" | grep -q 'fitted on this row' &&
+	grep -q "^   fitted: 16K, 20 threads: the target's one-thread speed, [0-9.]* x lrulab's here" "$out" &&
+	grep -q '^   check: 16K real time predicted/published [0-9.]* before (after fitted); delta ' "$out" ||
+	fail "repro s4 --predict --fit: rows"
+test "$(tr -d ' \n' <$tmp/fit/s4-mthp-lru-cache.json | grep -o '"fitted":true' | wc -l)" -eq 1 ||
+	fail "repro s4 --predict --fit: the JSON's fitted row"
+
 # s1: pgsteal_direct/s, the five sites the mail reports and the total, predicted
 "$LRULAB" repro s1 --quick --predict --out $tmp/results >"$out" 2>"$err" ||
 	fail "repro s1 --predict failed"
