@@ -29,12 +29,16 @@
  * Reads share a line instead of taking it.  A memcg stat update reads a
  * line of mem_cgroup_per_node; a CPU that prefetches 128-byte pairs (the
  * profile's adjacent_line_prefetch) fetches its partner too, which may
- * be a line lru_lock's holders write.  A read of a line another CPU
- * wrote last costs the reader a transfer and leaves the line shared; the
- * next write of a shared line costs the writer an invalidation (a
- * transfer between it and the last reader), even when the writer owned
- * the line: a lock's section pays it when it is granted, once per line
- * and hold, as it pays the line's transfer.  (A holder writes its list
+ * be a line lru_lock's holders write.  Each line keeps the set of CPUs
+ * holding a copy since its last write.  A read of a line another CPU
+ * wrote last costs the reader a transfer, unless it holds a copy, and
+ * adds it to the set; the first such read waits its turn at the line
+ * (the owner forwards it), the ones after it find the line clean and
+ * are served side by side.  The next write of a shared line drops every
+ * copy at once and waits for the farthest ack (one invalidation, a
+ * transfer between the writer and its farthest sharer), even when the
+ * writer owned the line: a lock's section pays it when it is granted,
+ * once per line and hold, as it pays the line's transfer.  (A holder writes its list
  * heads all through its section, so reads in the middle of it cost more
  * invalidations than that; charging each one fully made the holds run
  * away at 20 CPUs, because a store waits for its invalidation in the
@@ -131,7 +135,9 @@ struct sim {
 	struct lock_inst *li;
 	int nr_inst;
 	int *line_owner;
-	int *line_reader;	/* the last CPU that read the line since its write, -1 */
+	/* per line, a bit per CPU: the CPUs holding a copy read since its last write */
+	u64 *line_sharers;
+	int sharer_words;
 	double *line_busy;	/* the end of the line's last transfer: it serves one at a time */
 	u32 *credit;		/* per CPU and counter: updates towards the next fold */
 	u32 *memcg_pending;	/* per line: a memcg's stats_updates since its flush */
@@ -371,35 +377,98 @@ static bool memcg_batch_at_n(struct sim *s, double t, const struct pred_event *e
  * a time, so it starts when the line's previous transfer has ended; the
  * wait and the transfer together.
  */
-static double line_fetch(struct sim *s, u32 line, double t, double x)
+static double line_take(struct sim *s, u32 line, double t, double x)
 {
 	double start = s->line_busy[line] > t ? s->line_busy[line] : t;
 
 	if (x <= 0)
 		return 0;
 	s->line_busy[line] = start + x;
+	return start + x - t;
+}
+
+static double line_fetch(struct sim *s, u32 line, double t, double x)
+{
+	double y = line_take(s, line, t, x);
+
+	if (y > 0 && s->counting)
+		s->r->line_wait_ns += y - x;
+	return y;
+}
+
+static u64 *sharers(struct sim *s, u32 line)
+{
+	return &s->line_sharers[(size_t)line * s->sharer_words];
+}
+
+static bool is_sharer(struct sim *s, u32 line, int cpu)
+{
+	return sharers(s, line)[cpu / 64] >> (cpu % 64) & 1;
+}
+
+static bool has_sharers(struct sim *s, u32 line)
+{
+	const u64 *w = sharers(s, line);
+	int i;
+
+	for (i = 0; i < s->sharer_words; i++)
+		if (w[i])
+			return true;
+	return false;
+}
+
+/*
+ * A read of a line that is shared already: its owner forwarded it to the
+ * first reader and it is clean now, served to the others side by side
+ * (the home's copy), not one at a time; it waits only for a transfer in
+ * flight (a write's).
+ */
+static double shared_fetch(struct sim *s, u32 line, double t, double x)
+{
+	double start = s->line_busy[line] > t ? s->line_busy[line] : t;
+
+	if (x <= 0)
+		return 0;
 	if (s->counting)
 		s->r->line_wait_ns += start - t;
 	return start + x - t;
+}
+
+/*
+ * The copies of @line other than @cpu's dropped: the invalidations go out
+ * together and the writer waits for the slowest ack, one transfer from
+ * the farthest sharer.
+ */
+static double invalidate(struct sim *s, int cpu, u32 line)
+{
+	u64 *w = sharers(s, line);
+	double inv = 0;
+	int i, b;
+
+	for (i = 0; i < s->sharer_words; i++) {
+		u64 m = w[i];
+
+		for (; m; m &= m - 1) {
+			b = i * 64 + __builtin_ctzll(m);
+			if (b != cpu && xfer(s, b, cpu) > inv)
+				inv = xfer(s, b, cpu);
+		}
+		w[i] = 0;
+	}
+	if (inv > 0 && s->counting) {
+		s->r->invalidations++;
+		s->r->inval_ns += inv;
+	}
+	return inv;
 }
 
 /* A write at @t: the line from its last writer, and its readers' copies invalidated. */
 static double write_cost(struct sim *s, int cpu, u32 line, double t)
 {
 	double x = line_fetch(s, line, t, xfer(s, s->line_owner[line], cpu));
-	int reader = s->line_reader[line];
 
-	if (reader >= 0 && reader != cpu) {
-		double inv = xfer(s, reader, cpu);
-
-		x += inv;
-		if (s->counting) {
-			s->r->invalidations++;
-			s->r->inval_ns += inv;
-		}
-	}
+	x += invalidate(s, cpu, line);
 	s->line_owner[line] = cpu;
-	s->line_reader[line] = -1;
 	return x;
 }
 
@@ -424,10 +493,11 @@ static double read_line(struct sim *s, int cpu, u32 line, double t)
 	if (line == PRED_NO_LINE || line > s->o->nr_lines)
 		return 0;
 	owner = s->line_owner[line];
-	if (owner < 0 || owner == cpu || s->line_reader[line] == cpu)
+	if (owner < 0 || owner == cpu || is_sharer(s, line, cpu))
 		return 0;
-	x = line_fetch(s, line, t, xfer(s, owner, cpu));
-	s->line_reader[line] = cpu;
+	x = has_sharers(s, line) ? shared_fetch(s, line, t, xfer(s, owner, cpu)) :
+				   line_fetch(s, line, t, xfer(s, owner, cpu));
+	sharers(s, line)[cpu / 64] |= 1ULL << (cpu % 64);
 	if (x > 0 && s->counting)
 		s->r->ev_xfers++;
 	return x;
@@ -475,9 +545,10 @@ static void prefetch_line(struct sim *s, int cpu, u32 line, double t)
 {
 	if (line == PRED_NO_LINE || line > s->o->nr_lines)
 		return;
-	line_fetch(s, line, t, xfer(s, s->line_owner[line], cpu));
+	/* the line's turn, not the prefetcher's wait: it runs on */
+	line_take(s, line, t, xfer(s, s->line_owner[line], cpu));
+	memset(sharers(s, line), 0, s->sharer_words * sizeof(u64));
 	s->line_owner[line] = cpu;
-	s->line_reader[line] = -1;
 }
 
 /* The flusher's IPI round to every other CPU (all of them run the mm). */
@@ -811,7 +882,8 @@ static int sim_alloc(struct sim *s, const struct pred_sim_opts *o, struct pred_r
 	s->v = calloc(o->cpus, sizeof(*s->v));
 	s->li = calloc(s->nr_inst, sizeof(*s->li));
 	s->line_owner = malloc((o->nr_lines + 1) * sizeof(int));
-	s->line_reader = malloc((o->nr_lines + 1) * sizeof(int));
+	s->sharer_words = (o->cpus + 63) / 64;
+	s->line_sharers = calloc((size_t)(o->nr_lines + 1) * s->sharer_words, sizeof(u64));
 	s->line_busy = calloc(o->nr_lines + 1, sizeof(double));
 	s->credit = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->credit));
 	s->memcg_pending = calloc(o->nr_lines + 1, sizeof(*s->memcg_pending));
@@ -823,12 +895,12 @@ static int sim_alloc(struct sim *s, const struct pred_sim_opts *o, struct pred_r
 	s->mem_busy = calloc(s->nr_sockets, sizeof(*s->mem_busy));
 	r->sites = calloc(o->nr_sites + 1, sizeof(*r->sites));
 	r->locks = calloc(s->nr_inst, sizeof(*r->locks));
-	if (!s->heap || !s->v || !s->li || !s->line_owner || !s->line_reader || !s->line_busy ||
+	if (!s->heap || !s->v || !s->li || !s->line_owner || !s->line_sharers || !s->line_busy ||
 	    !s->credit || !s->memcg_pending || !s->rss_local || !s->mem_busy || !r->sites ||
 	    !r->locks)
 		return -ENOMEM;
 	for (i = 0; i <= (int)o->nr_lines; i++)
-		s->line_owner[i] = s->line_reader[i] = -1;
+		s->line_owner[i] = -1;
 	for (i = 0; i < s->nr_inst; i++) {
 		struct lock_inst *L = &s->li[i];
 
@@ -857,7 +929,7 @@ static void sim_free(struct sim *s)
 	free(s->heap);
 	free(s->v);
 	free(s->line_owner);
-	free(s->line_reader);
+	free(s->line_sharers);
 	free(s->line_busy);
 	free(s->credit);
 	free(s->memcg_pending);

@@ -130,6 +130,64 @@ static void test_pair_read_rule(void **state)
 	pred_result_free(&r);
 }
 
+/*
+ * Three readers (CPUs 1-3, work 500, hold 10, private locks) read the
+ * list heads' line, as a pair partner, at the start of their third and
+ * fourth works (1020 ns, and about 500 ns later); the writer's first
+ * section (1000-1100) wrote it, its second (at 2100) writes it again.
+ * The first reader takes it from the writer (40 ns, the line busy until
+ * 1060); the others find it shared and clean and are served side by
+ * side once that transfer ends (80 ns each, not 80 and 120); the second
+ * reads find their copies (no transfer); the writer's second section
+ * drops the three copies at once, waiting for the farthest ack (40 ns).
+ */
+static u64 sharer_n[4];
+
+static void sharer_next(struct pred_source *src, int cpu, struct pred_op *op)
+{
+	if (!cpu)
+		*op = (struct pred_op){ .work_ns = 1000, .hold_ns = 100, .lock = 0, .site = 0 };
+	else
+		*op = (struct pred_op){ .work_ns = 500, .hold_ns = 10, .lock = 1, .site = 1 };
+	sharer_n[cpu]++;
+}
+
+static u32 sharer_events(struct pred_source *src, int cpu, const struct pred_event **ev)
+{
+	*ev = src->arg;
+	return cpu && (sharer_n[cpu] == 3 || sharer_n[cpu] == 4);
+}
+
+static void test_line_sharers(void **state)
+{
+	struct pred_costs c = { .work_scale = 1, .hold_scale = 1, .xfer_socket = XFER,
+				.pair_prefetch = true };
+	struct pred_lock locks[2] = {
+		{ .scope = PRED_SHARED, .nr_lines = 1, .lines = { LIST_LINE } },
+		{ .scope = PRED_PRIVATE },
+	};
+	struct pred_event ev = { .op = 1, .line = READ_LINE, .line2 = LIST_LINE,
+				 .arg = OTHER_LINE, .kind = PRED_EV_PAIR_READ };
+	struct pred_source src = { .next = sharer_next, .events = sharer_events, .arg = &ev };
+	struct pred_sim_opts o = {
+		.cpus = 4, .impl = LOCK_QSPINLOCK, .costs = &c, .nr_locks = 2, .locks = locks,
+		.nr_sites = 2, .nr_lines = 3, .acquisitions = 40, .src = &src,
+	};
+	struct pred_result r;
+
+	memset(sharer_n, 0, sizeof(sharer_n));
+	assert_int_equal(pred_simulate(&o, &r), 0);
+	assert_true(r.sites[0].acquired >= 2);
+	assert_int_equal(r.ev_seen[PRED_EV_PAIR_READ], 6);
+	assert_int_equal(r.ev_xfers, 3);
+	assert_true(r.ev_xfer_ns == XFER + 2 * 2 * XFER);
+	assert_true(r.line_wait_ns == 2 * XFER);
+	assert_int_equal(r.invalidations, 1);
+	assert_true(r.inval_ns == XFER);
+	assert_true(extra_hold(&r) == XFER);
+	pred_result_free(&r);
+}
+
 /* ---- the recording ---- */
 
 static spinlock_t other_lock, inner_lock;
@@ -258,6 +316,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pair_read_rule),
+		cmocka_unit_test(test_line_sharers),
 		cmocka_unit_test(test_record_pair_reads),
 	};
 
