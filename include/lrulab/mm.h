@@ -140,17 +140,28 @@ struct vm_area_struct {
 	struct list_head vm_list;	/* mm->mmap, under mm->page_table_lock */
 	struct list_head shared;	/* mapping->i_mmap, under its i_mmap_lock */
 	/*
-	 * The per-VMA read lock's count (the kernel's vm_refcnt, on a line
-	 * of its own there; a consumer keys it by its address here): a fault
-	 * and MADV_DONTNEED take it and drop it, as lock_vma_under_rcu() and
-	 * vma_end_read() do.  Nothing in the model write-locks a VMA (its
-	 * user serialises munmap), so it is a count.  No alignment: a VMA
-	 * list's head is no VMA, and list walks take it for one.
+	 * The per-VMA read lock's count (the kernel's vm_refcnt; a consumer
+	 * keys it by its address): a fault and MADV_DONTNEED take it and
+	 * drop it, as lock_vma_under_rcu() and vma_end_read() do.  Nothing in
+	 * the model write-locks a VMA (its user serialises munmap), so it is
+	 * a count.  On a line of its own, as the kernel keeps it: the fields
+	 * every fault reads (vm_start, ptes, tables) must not move with the
+	 * other threads' RMWs.  Padded, not aligned: a VMA list's head is no
+	 * VMA, and list walks take it for one.
 	 */
+	char vm_refcnt_before[L1_CACHE_BYTES];
 	atomic_t vm_refcnt;
+	char vm_refcnt_after[L1_CACHE_BYTES - sizeof(atomic_t)];
 	/* the mmaps whose ranges it holds: more than one when they merged */
 	unsigned int vm_ranges;
 };
+
+/* wherever the VMA lands, vm_refcnt's line holds no other field */
+_Static_assert(offsetof(struct vm_area_struct, vm_refcnt) -
+		       offsetof(struct vm_area_struct, vm_refcnt_before) >= L1_CACHE_BYTES &&
+	       offsetof(struct vm_area_struct, vm_ranges) -
+		       offsetof(struct vm_area_struct, vm_refcnt) >= L1_CACHE_BYTES,
+	       "vm_refcnt shares a line with another field");
 
 /* A CPU's part of the mm counters, on a line of its own. */
 struct mm_rss_pcp {
