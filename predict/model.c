@@ -461,10 +461,12 @@ static double mean_xfer(const struct pred_cpu *topo, int cpus, const struct pred
  * The events' expected transfers: a fold at N for I(t)/I(t_N) of the
  * recorded ones (at most one fetch each), every page_counter write; a
  * memcg batch reaches its atomic at most N + 1 times a flush period,
- * nothing at the twin's resolution.
+ * nothing at the twin's resolution.  A VMA's refcount line that the
+ * threads of one process share is a queue of its own (*@vma: the take
+ * fetches it twice, the drop once).
  */
 static void twin_events(const struct pred_recording *rec, int cpus, double xf, double *d,
-			double *z)
+			double *z, double *vma)
 {
 	int i;
 	u32 k;
@@ -475,6 +477,11 @@ static void twin_events(const struct pred_recording *rec, int cpus, double xf, d
 			const struct pred_op *op = &rec->traces[i].ops[e->op];
 			double w = 1, x;
 
+			if (e->kind == PRED_EV_VMA_REFCNT) {
+				if (rec->one_process && e->threshold)
+					*vma += xf * (e->arg ? 2 : 1);
+				continue;
+			}
 			if (e->kind == PRED_EV_VMSTAT_FOLD) {
 				int t = e->threshold ? vmstat_normal_threshold(cpus,
 						(unsigned long)e->arg << (27 - PAGE_SHIFT)) : 0;
@@ -497,8 +504,8 @@ static void twin_events(const struct pred_recording *rec, int cpus, double xf, d
  * The twin: one op is a cycle; shared locks are queues whose demand is
  * their share of the ops times their hold, stretched by the lines a
  * section fetches (each from another CPU with probability 1 - 1/N) and
- * the handoff of the lock's implementation (pred_handoff()); the rest is
- * delay.  A ticket or test-and-set handoff grows with the waiters at the
+ * the handoff of the lock's implementation (pred_handoff()); a VMA's
+ * refcount line the threads share is a queue too; the rest is delay.  A ticket or test-and-set handoff grows with the waiters at the
  * release, which the MVA's queue length at the lock gives: a fixed point
  * of the two, where a qspinlock's constant handoff needs none.
  */
@@ -513,7 +520,7 @@ static double twin_pages(const struct pred_recording *rec, const struct pred_cpu
 	double *visits = calloc(nl + 1, sizeof(*visits)), *waiters = calloc(nl + 1, sizeof(*waiters));
 	double *resp = calloc(nl + 1, sizeof(*resp));
 	double xf = mean_xfer(topo, cpus, c), remote = cpus > 1 ? 1 - 1.0 / cpus : 0;
-	double z = 0, x = NAN, ops = 0;
+	double z = 0, x = NAN, ops = 0, vma = 0;
 	int i, it;
 	u32 k;
 
@@ -535,12 +542,13 @@ static double twin_pages(const struct pred_recording *rec, const struct pred_cpu
 			base[op->lock] += h + remote * (l->nr_lines * xf + xf);
 			visits[op->lock]++;
 		}
-	twin_events(rec, cpus, remote * xf, base, &z);
+	twin_events(rec, cpus, remote * xf, base, &z, &vma);
+	d[nl] = vma / (ops ? ops : 1);
 	for (it = 0; it < TWIN_ITERATIONS; it++) {
 		for (i = 0; i < nl; i++)
 			d[i] = (base[i] + visits[i] * remote *
 				(pred_handoff(impl, c, xf, waiters[i]) - xf)) / ops;
-		x = pred_mva(cpus, z / ops, nl, d, resp);
+		x = pred_mva(cpus, z / ops, nl + 1, d, resp);
 		if (impl == LOCK_QSPINLOCK || impl == LOCK_MUTEX)
 			break;
 		/* those queued at a lock less its holder, damped */

@@ -1322,6 +1322,67 @@ static void test_whole_path(void **state)
 }
 
 /*
+ * The twin's VMA line: the synthetic recording's every op drops and
+ * takes the read lock of a VMA its process's threads share (the take's
+ * read and cmpxchg two fetches, the drop one), a queue of its own of
+ * 3 x 40 ns a visit less the 1/20 that find it local.  At 20 CPUs the
+ * lock still bounds the simulation (the line wants 120 of every 800 ns),
+ * so it makes 1e9 / 800 as without it; the twin is the MVA of the two
+ * queues.
+ */
+static void test_twin_vma_line(void **state)
+{
+	struct pred_model_opts mo = { .impl = LOCK_QSPINLOCK, .single_thread_rate = 250000 };
+	struct pred_recording rec;
+	struct pred_profile pf;
+	struct pred_point pt;
+	u32 k, nr = 1000;
+	double d[2];
+
+	synthetic_recording(&rec, nr, 3000, 500, 500);
+	exact_profile(&pf, 20, 3000, 2000);
+	rec.one_process = 1;
+	rec.nr_lines = 1;
+	rec.traces[0].nr_events = 2 * nr;
+	rec.traces[0].events = calloc(2 * nr, sizeof(struct pred_event));
+	for (k = 0; k < 2 * nr; k++)
+		rec.traces[0].events[k] = (struct pred_event){
+			.op = k / 2, .line = 0, .line2 = PRED_NO_LINE, .arg = k % 2,
+			.kind = PRED_EV_VMA_REFCNT, .threshold = 1 };
+	assert_int_equal(pred_model_point(&rec, &pf, 20, &mo, &pt), 0);
+	assert_true(rel_eq(pt.pages_per_sec, 1e9 / (750 + 40 + 10)));
+	d[0] = 750 + (1 - 1.0 / 20) * (40 + 10);
+	d[1] = (1 - 1.0 / 20) * 3 * 40;
+	assert_true(rel_eq(pt.twin_pages_per_sec, pred_mva(20, 5250, 2, d, NULL) * 1e9));
+	assert_true(pt.ev_share[PRED_EV_VMA_REFCNT] > 0);
+	pred_point_free(&pt);
+	pred_recording_free(&rec);
+
+	/*
+	 * Holds of 10 ns on 80 cores: the line bounds, every visit a
+	 * transfer, 1e9 / 120 pages/s; the twin's two queues come within 2%.
+	 */
+	synthetic_recording(&rec, nr, 3000, 10, 10);
+	exact_profile(&pf, 80, 3000, 2000);
+	rec.one_process = 1;
+	rec.nr_lines = 1;
+	rec.traces[0].nr_events = 2 * nr;
+	rec.traces[0].events = calloc(2 * nr, sizeof(struct pred_event));
+	for (k = 0; k < 2 * nr; k++)
+		rec.traces[0].events[k] = (struct pred_event){
+			.op = k / 2, .line = 0, .line2 = PRED_NO_LINE, .arg = k % 2,
+			.kind = PRED_EV_VMA_REFCNT, .threshold = 1 };
+	assert_int_equal(pred_model_point(&rec, &pf, 80, &mo, &pt), 0);
+	assert_true(fabs(pt.pages_per_sec * 120 / 1e9 - 1) < 1e-3);
+	d[0] = 15 + (1 - 1.0 / 80) * (40 + 10);
+	d[1] = (1 - 1.0 / 80) * 3 * 40;
+	assert_true(rel_eq(pt.twin_pages_per_sec, pred_mva(80, 5985, 2, d, NULL) * 1e9));
+	assert_true(fabs(pt.twin_pages_per_sec / pt.pages_per_sec - 1) < 0.02);
+	pred_point_free(&pt);
+	pred_recording_free(&rec);
+}
+
+/*
  * Fewer acquisitions than a trace: the replay covers it in windows, not
  * only its start.  2000 acquisitions, a page each, work 3000 and holds
  * of 500 in the first half, 1500 in the second; one CPU simulating 1000
@@ -1473,6 +1534,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_smt_spinning_sibling),
 		cmocka_unit_test(test_tas_socket_bias),
 		cmocka_unit_test(test_twin_lock_types),
+		cmocka_unit_test(test_twin_vma_line),
 		cmocka_unit_test(test_line_transfers),
 		cmocka_unit_test(test_bad_sim_options),
 		cmocka_unit_test(test_threshold_for_n),
