@@ -38,11 +38,12 @@
  * copy at once and waits for the farthest ack (one invalidation, a
  * transfer between the writer and its farthest sharer), even when the
  * writer owned the line: a lock's section pays it when it is granted,
- * once per line and hold, as it pays the line's transfer.  (A holder writes its list
- * heads all through its section, so reads in the middle of it cost more
- * invalidations than that; charging each one fully made the holds run
- * away at 20 CPUs, because a store waits for its invalidation in the
- * store buffer, not in the section, and that is not modelled.)
+ * once per line and hold, as it pays the line's transfer.  (A holder
+ * writes its list heads all through its section, so reads in the middle
+ * of it cost more invalidations than that; charging each one fully made
+ * the holds run away at 20 CPUs, because a store waits for its
+ * invalidation in the store buffer, not in the section, and that is not
+ * modelled.)
  *
  * The address space's events (mm/memory.c) are costed where the kernel
  * pays them when the CPUs are threads of one process (one_process): the
@@ -375,21 +376,26 @@ static bool memcg_batch_at_n(struct sim *s, double t, const struct pred_event *e
 /*
  * A transfer of @x to a CPU asking at @t: a line serves one requester at
  * a time, so it starts when the line's previous transfer has ended; the
- * wait and the transfer together.
+ * wait and the transfer together.  Without @serve the transfer does not
+ * hold the line up for the next one: a read of a line already shared is
+ * served from its clean copy beside the others, and waits only for a
+ * transfer in flight (a write's).
  */
-static double line_take(struct sim *s, u32 line, double t, double x)
+static double line_take(struct sim *s, u32 line, double t, double x, bool serve)
 {
 	double start = s->line_busy[line] > t ? s->line_busy[line] : t;
 
 	if (x <= 0)
 		return 0;
-	s->line_busy[line] = start + x;
+	if (serve)
+		s->line_busy[line] = start + x;
 	return start + x - t;
 }
 
-static double line_fetch(struct sim *s, u32 line, double t, double x)
+/* line_take() for a CPU that waits for the line: its wait counted */
+static double line_fetch(struct sim *s, u32 line, double t, double x, bool serve)
 {
-	double y = line_take(s, line, t, x);
+	double y = line_take(s, line, t, x, serve);
 
 	if (y > 0 && s->counting)
 		s->r->line_wait_ns += y - x;
@@ -418,23 +424,6 @@ static bool has_sharers(struct sim *s, u32 line)
 }
 
 /*
- * A read of a line that is shared already: its owner forwarded it to the
- * first reader and it is clean now, served to the others side by side
- * (the home's copy), not one at a time; it waits only for a transfer in
- * flight (a write's).
- */
-static double shared_fetch(struct sim *s, u32 line, double t, double x)
-{
-	double start = s->line_busy[line] > t ? s->line_busy[line] : t;
-
-	if (x <= 0)
-		return 0;
-	if (s->counting)
-		s->r->line_wait_ns += start - t;
-	return start + x - t;
-}
-
-/*
  * The copies of @line other than @cpu's dropped: the invalidations go out
  * together and the writer waits for the slowest ack, one transfer from
  * the farthest sharer.
@@ -449,9 +438,12 @@ static double invalidate(struct sim *s, int cpu, u32 line)
 		u64 m = w[i];
 
 		for (; m; m &= m - 1) {
+			double x;
+
 			b = i * 64 + __builtin_ctzll(m);
-			if (b != cpu && xfer(s, b, cpu) > inv)
-				inv = xfer(s, b, cpu);
+			x = b != cpu ? xfer(s, b, cpu) : 0;
+			if (x > inv)
+				inv = x;
 		}
 		w[i] = 0;
 	}
@@ -465,7 +457,7 @@ static double invalidate(struct sim *s, int cpu, u32 line)
 /* A write at @t: the line from its last writer, and its readers' copies invalidated. */
 static double write_cost(struct sim *s, int cpu, u32 line, double t)
 {
-	double x = line_fetch(s, line, t, xfer(s, s->line_owner[line], cpu));
+	double x = line_fetch(s, line, t, xfer(s, s->line_owner[line], cpu), true);
 
 	x += invalidate(s, cpu, line);
 	s->line_owner[line] = cpu;
@@ -495,8 +487,8 @@ static double read_line(struct sim *s, int cpu, u32 line, double t)
 	owner = s->line_owner[line];
 	if (owner < 0 || owner == cpu || is_sharer(s, line, cpu))
 		return 0;
-	x = has_sharers(s, line) ? shared_fetch(s, line, t, xfer(s, owner, cpu)) :
-				   line_fetch(s, line, t, xfer(s, owner, cpu));
+	/* the first read since the write waits its turn; the others share its copy */
+	x = line_fetch(s, line, t, xfer(s, owner, cpu), !has_sharers(s, line));
 	sharers(s, line)[cpu / 64] |= 1ULL << (cpu % 64);
 	if (x > 0 && s->counting)
 		s->r->ev_xfers++;
@@ -546,7 +538,7 @@ static void prefetch_line(struct sim *s, int cpu, u32 line, double t)
 	if (line == PRED_NO_LINE || line > s->o->nr_lines)
 		return;
 	/* the line's turn, not the prefetcher's wait: it runs on */
-	line_take(s, line, t, xfer(s, s->line_owner[line], cpu));
+	line_take(s, line, t, xfer(s, s->line_owner[line], cpu), true);
 	memset(sharers(s, line), 0, s->sharer_words * sizeof(u64));
 	s->line_owner[line] = cpu;
 }

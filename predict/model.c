@@ -505,9 +505,10 @@ static void twin_events(const struct pred_recording *rec, int cpus, double xf, d
  * their share of the ops times their hold, stretched by the lines a
  * section fetches (each from another CPU with probability 1 - 1/N) and
  * the handoff of the lock's implementation (pred_handoff()); a VMA's
- * refcount line the threads share is a queue too; the rest is delay.  A ticket or test-and-set handoff grows with the waiters at the
- * release, which the MVA's queue length at the lock gives: a fixed point
- * of the two, where a qspinlock's constant handoff needs none.
+ * refcount line the threads share is a queue too; the rest is delay.  A
+ * ticket or test-and-set handoff grows with the waiters at the release,
+ * which the MVA's queue length at the lock gives: a fixed point of the
+ * two, where a qspinlock's constant handoff needs none.
  */
 #define TWIN_ITERATIONS 50
 

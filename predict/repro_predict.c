@@ -496,10 +496,6 @@ static void s0_pages_row(struct repro_table *t, const struct pred_profile *pf,
 }
 
 /*
- * The mail's profile at 80 shmem threads, before: 52.8% of all cycles
- * spinning on lru_lock, beside the predicted CPUs' share waiting for it.
- */
-/*
  * The 80/20-thread ratio, and what bounds 80: the larger of the CPUs'
  * time spinning on lru_lock and visiting the shared VMA's refcount line
  * (anon's threads fault one VMA), before the patch.
@@ -517,6 +513,10 @@ static void s0_ratio_note(struct repro_table *t, const char *type,
 			 100 * b->spin, 100 * b->vma, b->bottleneck, b->load);
 }
 
+/*
+ * The mail's profile at 80 shmem threads, before: 52.8% of all cycles
+ * spinning on lru_lock, beside the predicted CPUs' share waiting for it.
+ */
 static void s0_spin_row(struct repro_table *t, const struct side_fig f[2])
 {
 	double db[PRED_MAX_DRAWS], da[PRED_MAX_DRAWS];
