@@ -1321,6 +1321,22 @@ static void test_whole_path(void **state)
 	pred_recording_free(&rec);
 }
 
+/* @nr ops of work 3000 and hold @hold, each dropping and taking the shared VMA's read lock */
+static void vma_recording(struct pred_recording *rec, u32 nr, u32 hold)
+{
+	u32 k;
+
+	synthetic_recording(rec, nr, 3000, hold, hold);
+	rec->one_process = 1;
+	rec->nr_lines = 1;
+	rec->traces[0].nr_events = 2 * nr;
+	rec->traces[0].events = calloc(2 * nr, sizeof(struct pred_event));
+	for (k = 0; k < 2 * nr; k++)
+		rec->traces[0].events[k] = (struct pred_event){
+			.op = k / 2, .line = 0, .line2 = PRED_NO_LINE, .arg = k % 2,
+			.kind = PRED_EV_VMA_REFCNT, .threshold = 1 };
+}
+
 /*
  * The twin's VMA line: the synthetic recording's every op drops and
  * takes the read lock of a VMA its process's threads share (the take's
@@ -1336,19 +1352,11 @@ static void test_twin_vma_line(void **state)
 	struct pred_recording rec;
 	struct pred_profile pf;
 	struct pred_point pt;
-	u32 k, nr = 1000;
+	u32 nr = 1000;
 	double d[2];
 
-	synthetic_recording(&rec, nr, 3000, 500, 500);
+	vma_recording(&rec, nr, 500);
 	exact_profile(&pf, 20, 3000, 2000);
-	rec.one_process = 1;
-	rec.nr_lines = 1;
-	rec.traces[0].nr_events = 2 * nr;
-	rec.traces[0].events = calloc(2 * nr, sizeof(struct pred_event));
-	for (k = 0; k < 2 * nr; k++)
-		rec.traces[0].events[k] = (struct pred_event){
-			.op = k / 2, .line = 0, .line2 = PRED_NO_LINE, .arg = k % 2,
-			.kind = PRED_EV_VMA_REFCNT, .threshold = 1 };
 	assert_int_equal(pred_model_point(&rec, &pf, 20, &mo, &pt), 0);
 	assert_true(rel_eq(pt.pages_per_sec, 1e9 / (750 + 40 + 10)));
 	d[0] = 750 + (1 - 1.0 / 20) * (40 + 10);
@@ -1362,16 +1370,8 @@ static void test_twin_vma_line(void **state)
 	 * Holds of 10 ns on 80 cores: the line bounds, every visit a
 	 * transfer, 1e9 / 120 pages/s; the twin's two queues come within 2%.
 	 */
-	synthetic_recording(&rec, nr, 3000, 10, 10);
+	vma_recording(&rec, nr, 10);
 	exact_profile(&pf, 80, 3000, 2000);
-	rec.one_process = 1;
-	rec.nr_lines = 1;
-	rec.traces[0].nr_events = 2 * nr;
-	rec.traces[0].events = calloc(2 * nr, sizeof(struct pred_event));
-	for (k = 0; k < 2 * nr; k++)
-		rec.traces[0].events[k] = (struct pred_event){
-			.op = k / 2, .line = 0, .line2 = PRED_NO_LINE, .arg = k % 2,
-			.kind = PRED_EV_VMA_REFCNT, .threshold = 1 };
 	assert_int_equal(pred_model_point(&rec, &pf, 80, &mo, &pt), 0);
 	assert_true(fabs(pt.pages_per_sec * 120 / 1e9 - 1) < 1e-3);
 	d[0] = 15 + (1 - 1.0 / 80) * (40 + 10);
