@@ -383,6 +383,5 @@ void file_free(struct address_space *mapping)
 	pthread_mutex_unlock(&regular_files_lock);
 	file_truncate(mapping);
 	page_cache_destroy(mapping);
-	rcu_tsan_release();
 	call_rcu(&inode->rcu, file_inode_free);
 }

@@ -116,17 +116,14 @@ repeat:
 	folio = page_cache_folio(mapping, index);
 	if (folio && !folio_try_get(folio)) {
 		/* on its way out: the slot changes before the last reference goes */
-		rcu_tsan_release();
 		rcu_read_unlock();
 		goto repeat;
 	}
 	if (folio && unlikely(page_cache_load(mapping, index) != folio)) {
-		rcu_tsan_release();
 		rcu_read_unlock();
 		folio_put(folio);
 		goto repeat;
 	}
-	rcu_tsan_release();
 	rcu_read_unlock();
 	return folio;
 }
@@ -161,7 +158,6 @@ static bool filemap_has_folio(struct address_space *mapping, unsigned long index
 
 	rcu_read_lock();
 	ret = page_cache_folio(mapping, index);
-	rcu_tsan_release();
 	rcu_read_unlock();
 	return ret;
 }
@@ -276,7 +272,6 @@ unsigned long filemap_get_swap(struct address_space *mapping, unsigned long inde
 	entry = page_cache_load(mapping, index);
 	if (xa_is_value(entry))
 		swap = (unsigned long)entry;
-	rcu_tsan_release();
 	rcu_read_unlock();
 	return swap;
 }

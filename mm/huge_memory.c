@@ -388,7 +388,6 @@ out:
 		spin_unlock(ptl);
 	if (mm)
 		spin_unlock(&mm->page_table_lock);
-	rcu_tsan_release();
 	rcu_read_unlock();
 	/* pieces on reclaim's list keep their extra reference as its pin */
 	if (!ret && !list)

@@ -521,7 +521,6 @@ void mmput(struct mm_struct *mm)
 		vma_unlink_free(vma);
 	css_put(mm->memcg);
 	/* the deferred free acquires what every walker's read section released */
-	rcu_tsan_release();
 	call_rcu(&mm->rcu, mm_free_rcu);
 }
 

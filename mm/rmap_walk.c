@@ -98,7 +98,6 @@ static void rmap_walk(struct folio *folio, rmap_one_t fn, void *arg)
 	}
 	spin_unlock(&mapping->i_mmap_lock);
 out:
-	rcu_tsan_release();
 	rcu_read_unlock();
 }
 

@@ -68,7 +68,6 @@ void shmem_file_free(struct address_space *mapping)
 		return;
 	shmem_truncate_range(mapping, 0, ~0UL);
 	page_cache_destroy(mapping);
-	rcu_tsan_release();
 	call_rcu(&container_of(mapping, struct shmem_inode, mapping)->rcu,
 		 shmem_inode_free);
 }

@@ -32,8 +32,10 @@ static inline void rcu_unregister_thread(void)
 
 /*
  * ThreadSanitizer cannot see liburcu's grace periods: every read section
- * and every deleter releases one sync point (defined in mm/filemap.c)
- * which a deferred free acquires, so TSan learns the ordering RCU gives.
+ * (at its rcu_read_unlock()) and every deleter (at call_rcu()) releases
+ * one sync point (defined in mm/filemap.c) which a deferred free
+ * acquires, so TSan learns the ordering RCU gives.  In the primitives, so
+ * that no read section can leave it out.
  */
 #ifdef __SANITIZE_THREAD__
 void __tsan_acquire(void *addr);
@@ -41,6 +43,9 @@ void __tsan_release(void *addr);
 extern char page_cache_rcu_sync;
 #define rcu_tsan_release() __tsan_release(&page_cache_rcu_sync)
 #define rcu_tsan_acquire() __tsan_acquire(&page_cache_rcu_sync)
+/* what a read section read comes before any free a grace period later */
+#undef rcu_read_unlock
+#define rcu_read_unlock() (rcu_tsan_release(), urcu_memb_read_unlock())
 /* what was written before call_rcu() is the callback's to read */
 #undef call_rcu
 #define call_rcu(head, fn) (rcu_tsan_release(), urcu_memb_call_rcu((head), (fn)))
