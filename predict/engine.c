@@ -75,6 +75,17 @@
  * busy waits (the clearing itself is in the recorded work); a profile
  * without a bandwidth leaves it out.
  *
+ * The kernel keeps a memcg's lruvec and mem_cgroup_per_node, a zone and
+ * a pgdat per NUMA node; a socket of the topology is a node.  Where the
+ * options mark a lock or a line per node (the model marks lru_lock's,
+ * cost_lock's, zone->lock's and the lines of their sections and of the
+ * objects' stat updates), each node has its own instance and its own
+ * copy of the line, and a CPU takes its node's: a thread pinned to a
+ * socket faults and frees its node's memory.  So two sockets make two
+ * lru_locks, each with its socket's CPUs waiting and in-socket
+ * transfers; the memcg's page_counter, its stats_updates and the mm's
+ * lines stay one for the machine.
+ *
  * A CPU has at most one pending event (its work or its hold ending); a
  * CPU that waits for a lock has none and is woken by the releaser, so
  * the heap never holds more than N entries and an acquisition costs two
@@ -135,6 +146,12 @@ struct sim {
 	struct vcpu *v;
 	struct lock_inst *li;
 	int nr_inst;
+	/*
+	 * Per line slot: a per-node line has a slot per node (node k's at
+	 * k (nr_lines + 1) + line), any other line the one of node 0.
+	 */
+	int nr_nodes;
+	u32 nr_slots;
 	int *line_owner;
 	/* per line, a bit per CPU: the CPUs holding a copy read since its last write */
 	u64 *line_sharers;
@@ -233,12 +250,31 @@ static const struct pred_lock *lock_of(const struct sim *s, int lock)
 	return s->o->locks && lock < s->o->nr_locks ? &s->o->locks[lock] : NULL;
 }
 
+/* A CPU's NUMA node: its socket, where the kernel's objects are per node. */
+static int cpu_node(const struct sim *s, int cpu)
+{
+	return s->nr_nodes > 1 ? s->o->topo[cpu].socket : 0;
+}
+
+/* The slot of recorded @line that @cpu touches: its node's copy of a per-node line. */
+static u32 line_slot(const struct sim *s, int cpu, u32 line)
+{
+	if (s->nr_nodes < 2 || !s->o->line_node || !s->o->line_node[line])
+		return line;
+	return (u32)cpu_node(s, cpu) * (s->o->nr_lines + 1) + line;
+}
+
 static int instance(const struct sim *s, int cpu, int lock)
 {
 	const struct pred_lock *l = lock_of(s, lock);
 
+	int node;
+
 	if (l && l->scope == PRED_PRIVATE)
 		return s->o->nr_locks + lock * s->o->cpus + cpu;
+	node = s->o->lock_node && s->o->lock_node[lock] ? cpu_node(s, cpu) : 0;
+	if (node)
+		return s->o->nr_locks * (1 + s->o->cpus) + lock * (s->nr_nodes - 1) + node - 1;
 	return lock;
 }
 
@@ -283,7 +319,7 @@ static double hold_time(struct sim *s, int cpu, struct lock_inst *L, double t, d
 	for (i = 0; i < l->nr_lines; i++) {
 		if (l->lines[i] > s->o->nr_lines)
 			continue;
-		*lines += write_cost(s, cpu, l->lines[i], t + *lines);
+		*lines += write_cost(s, cpu, line_slot(s, cpu, l->lines[i]), t + *lines);
 	}
 	return h + *lines;
 }
@@ -470,7 +506,7 @@ static double write_line(struct sim *s, int cpu, u32 line, double t)
 
 	if (line == PRED_NO_LINE || line > s->o->nr_lines)
 		return 0;
-	x = write_cost(s, cpu, line, t);
+	x = write_cost(s, cpu, line_slot(s, cpu, line), t);
 	if (x > 0 && s->counting)
 		s->r->ev_xfers++;
 	return x;
@@ -484,6 +520,7 @@ static double read_line(struct sim *s, int cpu, u32 line, double t)
 
 	if (line == PRED_NO_LINE || line > s->o->nr_lines)
 		return 0;
+	line = line_slot(s, cpu, line);
 	owner = s->line_owner[line];
 	if (owner < 0 || owner == cpu || is_sharer(s, line, cpu))
 		return 0;
@@ -537,6 +574,7 @@ static void prefetch_line(struct sim *s, int cpu, u32 line, double t)
 {
 	if (line == PRED_NO_LINE || line > s->o->nr_lines)
 		return;
+	line = line_slot(s, cpu, line);
 	/* the line's turn, not the prefetcher's wait: it runs on */
 	line_take(s, line, t, xfer(s, s->line_owner[line], cpu), true);
 	memset(sharers(s, line), 0, s->sharer_words * sizeof(u64));
@@ -867,23 +905,27 @@ static void release(struct sim *s, int cpu, double t)
 
 static int sim_alloc(struct sim *s, const struct pred_sim_opts *o, struct pred_result *r)
 {
-	int i, nr_locks = o->nr_locks ? o->nr_locks : 1;
+	int i, nr_locks = o->nr_locks ? o->nr_locks : 1, shared;
 
-	s->nr_inst = nr_locks * (1 + o->cpus);
-	s->heap = calloc(o->cpus, sizeof(*s->heap));
-	s->v = calloc(o->cpus, sizeof(*s->v));
-	s->li = calloc(s->nr_inst, sizeof(*s->li));
-	s->line_owner = malloc((o->nr_lines + 1) * sizeof(int));
-	s->sharer_words = (o->cpus + 63) / 64;
-	s->line_sharers = calloc((size_t)(o->nr_lines + 1) * s->sharer_words, sizeof(u64));
-	s->line_busy = calloc(o->nr_lines + 1, sizeof(double));
-	s->credit = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->credit));
-	s->memcg_pending = calloc(o->nr_lines + 1, sizeof(*s->memcg_pending));
-	s->rss_local = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->rss_local));
 	s->nr_sockets = 1;
 	for (i = 0; o->topo && i < o->cpus; i++)
 		if (o->topo[i].socket + 1 > s->nr_sockets)
 			s->nr_sockets = o->topo[i].socket + 1;
+	s->nr_nodes = o->lock_node || o->line_node ? s->nr_sockets : 1;
+	s->nr_slots = (o->nr_lines + 1) * (u32)s->nr_nodes;
+	/* the shared instances (node 0's), the private ones, the other nodes' */
+	shared = nr_locks * (1 + o->cpus);
+	s->nr_inst = shared + nr_locks * (s->nr_nodes - 1);
+	s->heap = calloc(o->cpus, sizeof(*s->heap));
+	s->v = calloc(o->cpus, sizeof(*s->v));
+	s->li = calloc(s->nr_inst, sizeof(*s->li));
+	s->line_owner = malloc(s->nr_slots * sizeof(int));
+	s->sharer_words = (o->cpus + 63) / 64;
+	s->line_sharers = calloc((size_t)s->nr_slots * s->sharer_words, sizeof(u64));
+	s->line_busy = calloc(s->nr_slots, sizeof(double));
+	s->credit = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->credit));
+	s->memcg_pending = calloc(o->nr_lines + 1, sizeof(*s->memcg_pending));
+	s->rss_local = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->rss_local));
 	s->mem_busy = calloc(s->nr_sockets, sizeof(*s->mem_busy));
 	r->sites = calloc(o->nr_sites + 1, sizeof(*r->sites));
 	r->locks = calloc(s->nr_inst, sizeof(*r->locks));
@@ -891,17 +933,21 @@ static int sim_alloc(struct sim *s, const struct pred_sim_opts *o, struct pred_r
 	    !s->credit || !s->memcg_pending || !s->rss_local || !s->mem_busy || !r->sites ||
 	    !r->locks)
 		return -ENOMEM;
-	for (i = 0; i <= (int)o->nr_lines; i++)
+	for (i = 0; i < (int)s->nr_slots; i++)
 		s->line_owner[i] = -1;
 	for (i = 0; i < s->nr_inst; i++) {
 		struct lock_inst *L = &s->li[i];
+		bool queued = i < nr_locks || i >= shared;
 
 		L->holder = -1;
 		L->word_owner = -1;
-		L->lock = i < nr_locks ? i : (i - nr_locks) / o->cpus;
-		L->cpu = i < nr_locks ? -1 : (i - nr_locks) % o->cpus;
+		if (i >= shared)
+			L->lock = (i - shared) / (s->nr_nodes - 1);
+		else
+			L->lock = i < nr_locks ? i : (i - nr_locks) / o->cpus;
+		L->cpu = queued ? -1 : (i - nr_locks) % o->cpus;
 		/* a private instance needs no queue: only its CPU takes it */
-		if (i < nr_locks) {
+		if (queued) {
 			L->wait = calloc(o->cpus, sizeof(int));
 			if (!L->wait)
 				return -ENOMEM;

@@ -439,8 +439,12 @@ static void make_costs(const struct pred_recording *rec, const struct pred_profi
 	}
 }
 
-/* The mean transfer between two of the @cpus, for the twin. */
-static double mean_xfer(const struct pred_cpu *topo, int cpus, const struct pred_costs *c)
+/*
+ * The mean transfer between two of the @cpus, for the twin; @node: two
+ * of one socket's.
+ */
+static double mean_xfer(const struct pred_cpu *topo, int cpus, const struct pred_costs *c,
+			bool node)
 {
 	double sum = 0;
 	long n = 0;
@@ -448,13 +452,72 @@ static double mean_xfer(const struct pred_cpu *topo, int cpus, const struct pred
 
 	for (i = 0; i < cpus; i++)
 		for (j = 0; j < cpus; j++) {
-			if (i == j)
+			if (i == j || (node && topo[i].socket != topo[j].socket))
 				continue;
 			sum += topo[i].socket != topo[j].socket ? c->xfer_remote :
 			       topo[i].core == topo[j].core ? c->xfer_smt : c->xfer_socket;
 			n++;
 		}
 	return n ? sum / n : 0;
+}
+
+/*
+ * The kernel's per-node objects among a recording's locks and lines:
+ * a memcg has a lruvec (its lru_lock, cost_lock, list heads) and a
+ * mem_cgroup_per_node (lru_zone_size[], the lines its stat updates read)
+ * per NUMA node, and a zone's lock and counters, like a pgdat's, are its
+ * node's.  The page_counter, the memcg's stats_updates, the global
+ * vmstat atomics and the mm's lines are one for the machine.  The
+ * recording ran on one node; on a target of several, a thread pinned to
+ * a node faults and frees memory of its own node (the default local
+ * policy), so it takes its node's lock and lines.  Into @lock_node and
+ * @line_node, 1 for each per-node one.
+ */
+static const char *const node_classes[] = { "lru_lock", "cost_lock", "zone->lock" };
+
+static bool node_class(const char *cls)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(node_classes); i++)
+		if (!strcmp(cls, node_classes[i]))
+			return true;
+	return false;
+}
+
+static void mark_line(u8 *line_node, const struct pred_recording *rec, u32 line)
+{
+	if (line != PRED_NO_LINE && line <= rec->nr_lines)
+		line_node[line] = 1;
+}
+
+static void node_flags(const struct pred_recording *rec, u8 *lock_node, u8 *line_node)
+{
+	int i, j;
+	u32 k;
+
+	for (i = 0; i < rec->nr_locks; i++) {
+		const struct pred_lock *l = &rec->locks[i];
+
+		if (l->scope != PRED_SHARED || !node_class(rec->sites[l->cls_site].cls))
+			continue;
+		lock_node[i] = 1;
+		for (j = 0; j < l->nr_lines; j++)
+			mark_line(line_node, rec, l->lines[j]);
+	}
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr_events; k++) {
+			const struct pred_event *e = &rec->traces[i].events[k];
+
+			/* a fold's zone or node atomic (line2 is the global one) */
+			if (e->kind == PRED_EV_VMSTAT_FOLD)
+				mark_line(line_node, rec, e->line);
+			if (e->kind == PRED_EV_PAIR_READ) {
+				mark_line(line_node, rec, e->line);
+				mark_line(line_node, rec, e->line2);
+				mark_line(line_node, rec, e->arg);
+			}
+		}
 }
 
 /*
@@ -508,9 +571,22 @@ static void twin_events(const struct pred_recording *rec, int cpus, double xf, d
  * refcount line the threads share is a queue too; the rest is delay.  A
  * ticket or test-and-set handoff grows with the waiters at the release,
  * which the MVA's queue length at the lock gives: a fixed point of the
- * two, where a qspinlock's constant handoff needs none.
+ * two, where a qspinlock's constant handoff needs none.  A per-node lock
+ * (node_flags()) is one queue per socket, each its socket's CPUs' with
+ * transfers between two of them: as one queue, its demand over the
+ * sockets, which is exact where it saturates.
  */
 #define TWIN_ITERATIONS 50
+
+static int nr_nodes(const struct pred_cpu *topo, int cpus)
+{
+	int i, n = 1;
+
+	for (i = 0; i < cpus; i++)
+		if (topo[i].socket + 1 > n)
+			n = topo[i].socket + 1;
+	return n;
+}
 
 static double twin_pages(const struct pred_recording *rec, const struct pred_cpu *topo,
 			 int cpus, const struct pred_costs *c, enum lock_impl impl,
@@ -520,13 +596,18 @@ static double twin_pages(const struct pred_recording *rec, const struct pred_cpu
 	double *d = calloc(nl + 1, sizeof(*d)), *base = calloc(nl + 1, sizeof(*base));
 	double *visits = calloc(nl + 1, sizeof(*visits)), *waiters = calloc(nl + 1, sizeof(*waiters));
 	double *resp = calloc(nl + 1, sizeof(*resp));
-	double xf = mean_xfer(topo, cpus, c), remote = cpus > 1 ? 1 - 1.0 / cpus : 0;
+	double xf = mean_xfer(topo, cpus, c, false), remote = cpus > 1 ? 1 - 1.0 / cpus : 0;
 	double z = 0, x = NAN, ops = 0, vma = 0;
-	int i, it;
+	int nodes = nr_nodes(topo, cpus), i, it;
+	double xfn = nodes > 1 ? mean_xfer(topo, cpus, c, true) : xf;
+	double remote_n = cpus > nodes ? 1 - (double)nodes / cpus : 0;
+	u8 *lock_node = calloc(nl + 1, 1), *line_node = calloc(rec->nr_lines + 1, 1);
 	u32 k;
 
-	if (!d || !base || !visits || !waiters || !resp)
+	if (!d || !base || !visits || !waiters || !resp || !lock_node || !line_node)
 		goto out;
+	if (nodes > 1)
+		node_flags(rec, lock_node, line_node);
 	for (i = 0; i < rec->nr_traces; i++)
 		for (k = 0; k < rec->traces[i].nr; k++) {
 			const struct pred_op *op = &rec->traces[i].ops[k];
@@ -540,15 +621,21 @@ static double twin_pages(const struct pred_recording *rec, const struct pred_cpu
 				z += h;
 				continue;
 			}
-			base[op->lock] += h + remote * (l->nr_lines * xf + xf);
+			if (lock_node[op->lock])
+				base[op->lock] += h + remote_n * (l->nr_lines * xfn + xfn);
+			else
+				base[op->lock] += h + remote * (l->nr_lines * xf + xf);
 			visits[op->lock]++;
 		}
 	twin_events(rec, cpus, remote * xf, base, &z, &vma);
 	d[nl] = vma / (ops ? ops : 1);
 	for (it = 0; it < TWIN_ITERATIONS; it++) {
-		for (i = 0; i < nl; i++)
-			d[i] = (base[i] + visits[i] * remote *
-				(pred_handoff(impl, c, xf, waiters[i]) - xf)) / ops;
+		for (i = 0; i < nl; i++) {
+			double r = lock_node[i] ? remote_n : remote, y = lock_node[i] ? xfn : xf;
+
+			d[i] = (base[i] + visits[i] * r * (pred_handoff(impl, c, y, waiters[i]) - y)) /
+			       ops / (lock_node[i] ? nodes : 1);
+		}
 		x = pred_mva(cpus, z / ops, nl + 1, d, resp);
 		if (impl == LOCK_QSPINLOCK || impl == LOCK_MUTEX)
 			break;
@@ -560,6 +647,8 @@ static double twin_pages(const struct pred_recording *rec, const struct pred_cpu
 		}
 	}
 out:
+	free(lock_node);
+	free(line_node);
 	free(d);
 	free(base);
 	free(visits);
@@ -685,6 +774,7 @@ static void merge_result(struct pred_result *r, const struct pred_result *w, int
  */
 #define REPLAY_WINDOWS 8
 
+
 static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo, int cpus,
 		   const struct pred_costs *c, const struct pred_model_opts *mo, u64 seed,
 		   struct pred_result *res)
@@ -693,6 +783,14 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 	u64 acq = mo->acquisitions ? mo->acquisitions : default_acquisitions(rec, cpus, period);
 	u64 ops = 0, per_cpu = acq / cpus, warm;
 	int i, nwin = 1, w, err = 0;
+	u8 *lock_node = calloc(rec->nr_locks + 1, 1), *line_node = calloc(rec->nr_lines + 1, 1);
+
+	if (!lock_node || !line_node) {
+		free(lock_node);
+		free(line_node);
+		return -ENOMEM;
+	}
+	node_flags(rec, lock_node, line_node);
 
 	for (i = 0; i < rec->nr_traces; i++)
 		ops = rec->traces[i].nr > ops ? rec->traces[i].nr : ops;
@@ -724,6 +822,7 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 			.flush_period_ns = rec->flush_period_ns,
 			.other_placement = mo->other_placement,
 			.one_process = rec->one_process, .shared_vma = mo->shared_vma,
+			.lock_node = lock_node, .line_node = line_node,
 		};
 		struct pred_result one;
 
@@ -742,6 +841,8 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 		res->acq_per_sec = res->elapsed_ns > 0 ? res->acquisitions * 1e9 / res->elapsed_ns : 0;
 		res->x_steady /= nwin;
 	}
+	free(lock_node);
+	free(line_node);
 	return err;
 }
 

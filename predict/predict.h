@@ -321,6 +321,15 @@ struct pred_sim_opts {
 	bool one_process;
 	/* what-if: every thread faults one VMA, whose refcount line they share */
 	bool shared_vma;
+	/*
+	 * The kernel keeps one per NUMA node (a socket of topo is a node):
+	 * per lock (nr_locks entries) and per line (nr_lines + 1), 1 for a
+	 * lock or line of a per-node object (a memcg's lruvec and its
+	 * mem_cgroup_per_node, a zone, a pgdat); NULL: none.  A CPU takes
+	 * its own node's, as a thread pinned there faults and frees memory
+	 * of its node.
+	 */
+	const u8 *lock_node, *line_node;
 	struct pred_source *src;
 };
 

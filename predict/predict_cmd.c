@@ -177,6 +177,10 @@ static void print_header(const struct pred_recording *rec, int nr_recs,
 	printf("machine: %s (%s): %d socket%s x %d cores x %d thread%s\n", pf->name, profile_path,
 	       pf->sockets, pf->sockets == 1 ? "" : "s", pf->cores_per_socket, pf->threads_per_core,
 	       pf->threads_per_core == 1 ? "" : "s");
+	if (pf->sockets > 1)
+		printf("one NUMA node a socket: lru_lock, cost_lock, zone->lock and the lines of "
+		       "their objects (lruvec, mem_cgroup_per_node, zone, pgdat) one per node, each "
+		       "CPU its own node's; the memcg's counters and the mm's lines one for all\n");
 	printf("recorded on %s: %u thread%s, %llu pages in %.3f s (%.0f pages/s); clock cost %u ns "
 	       "off each hold, recording's own %u ns off each work\n", rec->machine, rec->threads,
 	       rec->threads == 1 ? "" : "s", (unsigned long long)rec->pages, rec->seconds,

@@ -360,6 +360,60 @@ static void test_topology_transfers(void **state)
 }
 
 /*
+ * Per-node locks and lines on two sockets of two cores: one lock whose
+ * section writes one line, holds of 200, no work, every CPU queued.  As
+ * one lock for the machine the four go round in turn, each grant a
+ * handoff (a transfer and 5) and the line's transfer from the last
+ * holder, in-socket (45) and cross-socket (130) alternately: 380 a
+ * grant.  As the kernel's per-node lock each socket's two take turns on
+ * their own node's lock and line, 200 + 2 x 45 + 5, two at once.
+ */
+static void test_node_locks(void **state)
+{
+	static const struct pred_cpu topo[4] = {
+		{ 0, 0, 0 }, { 0, 1, 0 }, { 1, 0, 0 }, { 1, 1, 0 },
+	};
+	static const u8 one = 1;
+	struct pred_lock lock = { .scope = PRED_SHARED, .nr_lines = 1, .lines = { 0 } };
+	struct pred_costs c = zero_costs;
+	struct gen g;
+	struct pred_source src = { .next = gen_next, .arg = &g };
+	struct pred_sim_opts o = {
+		.cpus = 4, .impl = LOCK_QSPINLOCK, .costs = &c, .topo = topo, .nr_locks = 1,
+		.locks = &lock, .nr_sites = 1, .nr_lines = 1, .acquisitions = 10000,
+		.warmup = 100, .seed = 7, .src = &src,
+	};
+	struct pred_result r;
+
+	c.xfer_socket = 45;
+	c.xfer_remote = 130;
+	c.handoff_qspin = 5;
+	gen_init(&g, false, 0, 200, 1, 0);
+	assert_int_equal(pred_simulate(&o, &r), 0);
+	assert_int_equal(r.nr_locks, 5);
+	assert_true(rel_eq(r.x_steady * 380, 1));
+	pred_result_free(&r);
+
+	o.lock_node = &one;
+	o.line_node = (const u8 []){ 1, 0 };
+	gen_init(&g, false, 0, 200, 1, 0);
+	assert_int_equal(pred_simulate(&o, &r), 0);
+	/* the shared instance is node 0's; node 1's comes after the private ones */
+	assert_int_equal(r.nr_locks, 6);
+	assert_true(rel_eq(r.x_steady * 295, 2));
+	assert_true(r.locks[0].acquired + r.locks[5].acquired == r.acquisitions);
+	assert_true(llabs((long long)r.locks[0].acquired - (long long)r.locks[5].acquired) <= 1);
+	pred_result_free(&r);
+
+	/* the lock per node, the line one for the machine: cross-socket fetches come back */
+	o.line_node = (const u8 []){ 0, 0 };
+	gen_init(&g, false, 0, 200, 1, 0);
+	assert_int_equal(pred_simulate(&o, &r), 0);
+	assert_true(r.x_steady * 295 < 2 * 0.9);
+	pred_result_free(&r);
+}
+
+/*
  * A sibling queued for a lock spins on PAUSE and leaves its core to the
  * other thread, which then runs at full speed; a sibling that runs code
  * halves it (smt_speed 0.5).  Two cores of two threads on one lock,
@@ -1383,6 +1437,45 @@ static void test_twin_vma_line(void **state)
 }
 
 /*
+ * lru_lock is one per NUMA node at the target: a recording's lru_lock,
+ * held 500 with no work, on two sockets of two cores (transfers 40 in a
+ * socket, 100 across, handoffs 10 more) makes two locks, each its
+ * socket's two CPUs' in turn, 500 + 40 + 10 a grant: 2e9 / 550 pages/s.
+ * The same lock of another class is one for the machine, the four in
+ * turn across the sockets every other grant: 1e9 / 580.  The twin takes
+ * the per-node lock as one queue of half the demand, each visit's
+ * transfers those of one socket (40, from another CPU 1 time in 2).
+ */
+static void test_node_recording(void **state)
+{
+	struct pred_model_opts mo = { .impl = LOCK_QSPINLOCK };
+	struct pred_recording rec;
+	struct pred_profile pf;
+	struct pred_point pt;
+
+	synthetic_recording(&rec, 1000, 0, 500, 500);
+	exact_profile(&pf, 2, 3000, 3000);
+	pf.sockets = 2;
+	assert_int_equal(pred_model_point(&rec, &pf, 4, &mo, &pt), 0);
+	assert_true(fabs(pt.pages_per_sec * 550 / 2e9 - 1) < 1e-3);
+	assert_true(rel_eq(pt.twin_pages_per_sec, 1e9 / ((500 + 0.5 * 40 + 0.5 * 10) / 2)));
+	pred_point_free(&pt);
+	/* on one socket nothing changes: the four in turn, 500 + 40 + 10 */
+	pf.sockets = 1;
+	pf.cores_per_socket = 4;
+	assert_int_equal(pred_model_point(&rec, &pf, 4, &mo, &pt), 0);
+	assert_true(fabs(pt.pages_per_sec * 550 / 1e9 - 1) < 1e-3);
+	pred_point_free(&pt);
+	pf.sockets = 2;
+	pf.cores_per_socket = 2;
+	strcpy(rec.sites[0].cls, "other");
+	assert_int_equal(pred_model_point(&rec, &pf, 4, &mo, &pt), 0);
+	assert_true(fabs(pt.pages_per_sec * 580 / 1e9 - 1) < 1e-3);
+	pred_point_free(&pt);
+	pred_recording_free(&rec);
+}
+
+/*
  * Fewer acquisitions than a trace: the replay covers it in windows, not
  * only its start.  2000 acquisitions, a page each, work 3000 and holds
  * of 500 in the first half, 1500 in the second; one CPU simulating 1000
@@ -1531,6 +1624,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_handoff_rules),
 		cmocka_unit_test(test_sim_seed),
 		cmocka_unit_test(test_topology_transfers),
+		cmocka_unit_test(test_node_locks),
 		cmocka_unit_test(test_smt_spinning_sibling),
 		cmocka_unit_test(test_tas_socket_bias),
 		cmocka_unit_test(test_twin_lock_types),
@@ -1549,6 +1643,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_topology),
 		cmocka_unit_test(test_pool_points),
 		cmocka_unit_test(test_whole_path),
+		cmocka_unit_test(test_node_recording),
 		cmocka_unit_test(test_replay_windows),
 		cmocka_unit_test(test_warmup_a_pass),
 		cmocka_unit_test(test_aging_pass),
