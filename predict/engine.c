@@ -38,12 +38,18 @@
  * copy at once and waits for the farthest ack (one invalidation, a
  * transfer between the writer and its farthest sharer), even when the
  * writer owned the line: a lock's section pays it when it is granted,
- * once per line and hold, as it pays the line's transfer.  (A holder
- * writes its list heads all through its section, so reads in the middle
- * of it cost more invalidations than that; charging each one fully made
- * the holds run away at 20 CPUs, because a store waits for its
- * invalidation in the store buffer, not in the section, and that is not
- * modelled.)
+ * once per line and hold, as it pays the line's transfer.  A holder
+ * writes its section's lines all through the section (a list head per
+ * folio), so a read of one while its section runs is a steal: the
+ * holder's next store must take the line back and drop the copy, and as
+ * each folio's flag bit is a locked op that waits for the store buffer
+ * to drain, the section waits for it.  That is the line's next transfer
+ * after the reader's; the release comes that much later.  Readers that
+ * come before the holder has it back share the first one's copy, and
+ * the holder's store drops them all, so a section pays one steal per
+ * such window, and the line serving one transfer at a time bounds them
+ * (charging one per reader, before the line kept its sharers, made the
+ * holds run away at 20 CPUs).
  *
  * The address space's events (mm/memory.c) are costed where the kernel
  * pays them when the CPUs are threads of one process (one_process): the
@@ -119,6 +125,7 @@ struct vcpu {
 	int sibling;		/* the SMT sibling's index among the CPUs, -1: none */
 	bool spinning;		/* queued for a lock: waiting, not running code */
 	double irq_debt;	/* IPI handler time owed, taken at its next work */
+	double hold_extra;	/* its section's stalls on lines others took meanwhile */
 	u32 ev_at;		/* the next of op's events to look at in its work */
 	u32 steps_left;		/* events of op's work not yet reached */
 	double step;		/* the work between two of them */
@@ -157,6 +164,8 @@ struct sim {
 	u64 *line_sharers;
 	int sharer_words;
 	double *line_busy;	/* the end of the line's last transfer: it serves one at a time */
+	int *line_held;		/* the CPU whose section writes the line now, -1: none */
+	double *line_rfo;	/* when its holder's store gets it back from a reader, 0: none */
 	u32 *credit;		/* per CPU and counter: updates towards the next fold */
 	u32 *memcg_pending;	/* per line: a memcg's stats_updates since its flush */
 	int *rss_local;		/* per CPU and counter: the percpu_counter delta */
@@ -319,7 +328,10 @@ static double hold_time(struct sim *s, int cpu, struct lock_inst *L, double t, d
 	for (i = 0; i < l->nr_lines; i++) {
 		if (l->lines[i] > s->o->nr_lines)
 			continue;
-		*lines += write_cost(s, cpu, line_slot(s, cpu, l->lines[i]), t + *lines);
+		u32 slot = line_slot(s, cpu, l->lines[i]);
+
+		*lines += write_cost(s, cpu, slot, t + *lines);
+		s->line_held[slot] = cpu;
 	}
 	return h + *lines;
 }
@@ -491,9 +503,14 @@ static double invalidate(struct sim *s, int cpu, u32 line)
 }
 
 /* A write at @t: the line from its last writer, and its readers' copies invalidated. */
+static void rfo_done(struct sim *s, u32 line, double t);
+
 static double write_cost(struct sim *s, int cpu, u32 line, double t)
 {
-	double x = line_fetch(s, line, t, xfer(s, s->line_owner[line], cpu), true);
+	double x;
+
+	rfo_done(s, line, t);
+	x = line_fetch(s, line, t, xfer(s, s->line_owner[line], cpu), true);
 
 	x += invalidate(s, cpu, line);
 	s->line_owner[line] = cpu;
@@ -512,6 +529,35 @@ static double write_line(struct sim *s, int cpu, u32 line, double t)
 	return x;
 }
 
+/*
+ * @cpu took a copy of @line, which @holder's section writes, at @t: the
+ * holder's next store to it must get it back, its copies dropped, before
+ * the section goes on (a locked op, the next folio's flag bit, waits for
+ * the store buffer to drain).  That is the line's next transfer, after
+ * the reader's, and the holder's release comes that much later.  Readers
+ * that come before it ends share the copy; it drops them all.
+ */
+static void steal(struct sim *s, int cpu, int holder, u32 line, double t)
+{
+	double y = line_take(s, line, t, xfer(s, cpu, holder), true);
+
+	s->line_rfo[line] = t + y;
+	s->v[holder].hold_extra += y;
+	if (s->counting) {
+		s->r->steals++;
+		s->r->steal_ns += y;
+	}
+}
+
+/* A holder's pending store to @line got it back by @t: the copies are gone. */
+static void rfo_done(struct sim *s, u32 line, double t)
+{
+	if (s->line_rfo[line] > 0 && t >= s->line_rfo[line]) {
+		memset(sharers(s, line), 0, s->sharer_words * sizeof(u64));
+		s->line_rfo[line] = 0;
+	}
+}
+
 /* A read by @cpu at @t: free when the line is its own or it holds a copy. */
 static double read_line(struct sim *s, int cpu, u32 line, double t)
 {
@@ -521,11 +567,19 @@ static double read_line(struct sim *s, int cpu, u32 line, double t)
 	if (line == PRED_NO_LINE || line > s->o->nr_lines)
 		return 0;
 	line = line_slot(s, cpu, line);
+	rfo_done(s, line, t);
 	owner = s->line_owner[line];
 	if (owner < 0 || owner == cpu || is_sharer(s, line, cpu))
 		return 0;
-	/* the first read since the write waits its turn; the others share its copy */
-	x = line_fetch(s, line, t, xfer(s, owner, cpu), !has_sharers(s, line));
+	if (s->line_rfo[line] > 0) {
+		/* a copy another reader took from the holder, before the holder takes it back */
+		x = xfer(s, owner, cpu);
+	} else {
+		/* the first read since the write waits its turn; the others share its copy */
+		x = line_fetch(s, line, t, xfer(s, owner, cpu), !has_sharers(s, line));
+		if (s->line_held[line] == owner)
+			steal(s, cpu, owner, line, t + x);
+	}
 	sharers(s, line)[cpu / 64] |= 1ULL << (cpu % 64);
 	if (x > 0 && s->counting)
 		s->r->ev_xfers++;
@@ -578,6 +632,7 @@ static void prefetch_line(struct sim *s, int cpu, u32 line, double t)
 	/* the line's turn, not the prefetcher's wait: it runs on */
 	line_take(s, line, t, xfer(s, s->line_owner[line], cpu), true);
 	memset(sharers(s, line), 0, s->sharer_words * sizeof(u64));
+	s->line_rfo[line] = 0;
 	s->line_owner[line] = cpu;
 }
 
@@ -809,6 +864,7 @@ static void grant(struct sim *s, int cpu, struct lock_inst *L, double t, bool co
 	L->holder = cpu;
 	L->word_owner = cpu;
 	v->spinning = false;
+	v->hold_extra = 0;
 	v->hold = hold_with_events(s, cpu, L, t);
 	count_grant(s, cpu, t, contended);
 	heap_push(s, t + v->hold, cpu, EV_RELEASE);
@@ -869,11 +925,44 @@ static int dequeue(struct sim *s, struct lock_inst *L, int from)
 	return c;
 }
 
+/* The section's lines are no longer in its hands. */
+static void lines_released(struct sim *s, int cpu, const struct lock_inst *L)
+{
+	const struct pred_lock *l = lock_of(s, L->lock);
+	int i;
+
+	if (!l || l->scope == PRED_PRIVATE)
+		return;
+	for (i = 0; i < l->nr_lines; i++) {
+		u32 slot;
+
+		if (l->lines[i] > s->o->nr_lines)
+			continue;
+		slot = line_slot(s, cpu, l->lines[i]);
+		if (s->line_held[slot] == cpu)
+			s->line_held[slot] = -1;
+		/* the section's stores got it back before its end */
+		rfo_done(s, slot, INFINITY);
+	}
+}
+
 static void release(struct sim *s, int cpu, double t)
 {
 	struct vcpu *v = &s->v[cpu];
 	struct lock_inst *L = &s->li[v->inst];
 
+	/* stalls on lines taken during the section put the release off */
+	if (v->hold_extra > 0) {
+		double x = v->hold_extra;
+
+		v->hold_extra = 0;
+		v->hold += x;
+		if (s->counting && v->op.site < s->o->nr_sites)
+			s->r->sites[v->op.site].hold_total += x;
+		heap_push(s, t + x, cpu, EV_RELEASE);
+		return;
+	}
+	lines_released(s, cpu, L);
 	lock_area(s, L, t, -1);
 	if (s->counting) {
 		struct pred_lock_stat *ls = &s->r->locks[v->inst];
@@ -923,6 +1012,8 @@ static int sim_alloc(struct sim *s, const struct pred_sim_opts *o, struct pred_r
 	s->sharer_words = (o->cpus + 63) / 64;
 	s->line_sharers = calloc((size_t)s->nr_slots * s->sharer_words, sizeof(u64));
 	s->line_busy = calloc(s->nr_slots, sizeof(double));
+	s->line_held = malloc(s->nr_slots * sizeof(int));
+	s->line_rfo = calloc(s->nr_slots, sizeof(double));
 	s->credit = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->credit));
 	s->memcg_pending = calloc(o->nr_lines + 1, sizeof(*s->memcg_pending));
 	s->rss_local = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->rss_local));
@@ -930,11 +1021,12 @@ static int sim_alloc(struct sim *s, const struct pred_sim_opts *o, struct pred_r
 	r->sites = calloc(o->nr_sites + 1, sizeof(*r->sites));
 	r->locks = calloc(s->nr_inst, sizeof(*r->locks));
 	if (!s->heap || !s->v || !s->li || !s->line_owner || !s->line_sharers || !s->line_busy ||
+	    !s->line_held || !s->line_rfo ||
 	    !s->credit || !s->memcg_pending || !s->rss_local || !s->mem_busy || !r->sites ||
 	    !r->locks)
 		return -ENOMEM;
 	for (i = 0; i < (int)s->nr_slots; i++)
-		s->line_owner[i] = -1;
+		s->line_owner[i] = s->line_held[i] = -1;
 	for (i = 0; i < s->nr_inst; i++) {
 		struct lock_inst *L = &s->li[i];
 		bool queued = i < nr_locks || i >= shared;
@@ -969,6 +1061,8 @@ static void sim_free(struct sim *s)
 	free(s->line_owner);
 	free(s->line_sharers);
 	free(s->line_busy);
+	free(s->line_held);
+	free(s->line_rfo);
 	free(s->credit);
 	free(s->memcg_pending);
 	free(s->rss_local);

@@ -725,6 +725,8 @@ static void merge_result(struct pred_result *r, const struct pred_result *w, int
 	r->ev_xfers += w->ev_xfers;
 	r->ev_xfer_ns += w->ev_xfer_ns;
 	r->invalidations += w->invalidations;
+	r->steals += w->steals;
+	r->steal_ns += w->steal_ns;
 	r->inval_ns += w->inval_ns;
 	r->line_wait_ns += w->line_wait_ns;
 	for (i = 0; i < NR_PRED_EVENTS; i++)
@@ -941,6 +943,10 @@ static void point_figures(const struct pred_recording *rec, const struct pred_re
 				  res->ev_xfer_ns * ops / (rec->pages * (double)res->acquisitions) : 0;
 	pt->inval_ns_per_page = res->acquisitions ?
 				res->inval_ns * ops / (rec->pages * (double)res->acquisitions) : 0;
+	pt->steals_per_page = res->acquisitions ?
+			      res->steals * ops / (rec->pages * (double)res->acquisitions) : 0;
+	pt->steal_ns_per_page = res->acquisitions ?
+				res->steal_ns * ops / (rec->pages * (double)res->acquisitions) : 0;
 	pt->line_wait_ns_per_page = res->acquisitions ?
 				    res->line_wait_ns * ops / (rec->pages * (double)res->acquisitions) : 0;
 	/* each kind's time as a share of every CPU's: of the simulated CPU-time */
@@ -1103,12 +1109,14 @@ void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t l
 		 "(stat_threshold %d for %d CPUs), %.1f memcg batches to the atomic (flush "
 		 "threshold %u), %.1f page_counter writes, %.1f stat reads of a line pair; their "
 		 "transfers %.1f ns per page, writers' invalidations of lines read %.1f ns per page, "
-		 "waits for a line another CPU's transfer held %.1f ns per page",
+		 "waits for a line another CPU's transfer held %.1f ns per page, holders' stalls "
+		 "on section lines read in the section %.2f per page, %.1f ns per page",
 		 pt->ev_per_page[PRED_EV_VMSTAT_FOLD] * 1000, pt->vmstat_threshold, pt->cpus,
 		 pt->ev_per_page[PRED_EV_MEMCG_SPILL] * 1000,
 		 MEMCG_CHARGE_BATCH * (unsigned int)pt->cpus,
 		 pt->ev_per_page[PRED_EV_PAGE_COUNTER] * 1000, pt->ev_per_page[PRED_EV_PAIR_READ] * 1000,
-		 pt->ev_xfer_ns_per_page, pt->inval_ns_per_page, pt->line_wait_ns_per_page);
+		 pt->ev_xfer_ns_per_page, pt->inval_ns_per_page, pt->line_wait_ns_per_page,
+		 pt->steals_per_page, pt->steal_ns_per_page);
 }
 
 void pred_point_free(struct pred_point *pt)
@@ -1167,6 +1175,8 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 		json_object_set_new(e, "transfer_ns", json_real(pt->ev_xfer_ns_per_page));
 		json_object_set_new(e, "invalidation_ns", json_real(pt->inval_ns_per_page));
 		json_object_set_new(e, "line_wait_ns", json_real(pt->line_wait_ns_per_page));
+		json_object_set_new(e, "section_steals", json_real(pt->steals_per_page));
+		json_object_set_new(e, "section_steal_ns", json_real(pt->steal_ns_per_page));
 		json_object_set_new(j, "shared_line_events_per_page", e);
 		e = json_object();
 		json_object_set_new(e, "mm_counter_folds", json_real(pt->ev_share[PRED_EV_RSS]));

@@ -46,6 +46,8 @@ struct pred_point {
 	double ev_per_page[NR_PRED_EVENTS];
 	double ev_xfer_ns_per_page;	/* their line transfers */
 	double inval_ns_per_page;	/* writers' invalidations of lines read */
+	/* holders' stalls on section lines others read during the section */
+	double steals_per_page, steal_ns_per_page;
 	double line_wait_ns_per_page;	/* transfers' waits for a line busy with another's */
 	int vmstat_threshold;		/* stat_threshold at this N (first fold's zone) */
 	/* the time each event kind added, as a share of the CPUs' time */

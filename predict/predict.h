@@ -363,6 +363,9 @@ struct pred_result {
 	/* writes of a line another CPU had read: the invalidations, and their time */
 	u64 invalidations;
 	double inval_ns;
+	/* reads of a line a holder's section writes, in the section: its stalls getting it back */
+	u64 steals;
+	double steal_ns;
 	/* transfers that waited for a line busy with another's: the waits */
 	double line_wait_ns;
 	/*

@@ -2,8 +2,9 @@
 /*
  * The predictor's 128-byte pair reads (s3): the engine's rule on a
  * hand-made recording (a read of a line another CPU wrote costs the
- * reader one transfer, the writer's next section one invalidation; a
- * profile without pair prefetch costs neither; the other placement reads
+ * reader one transfer, the writer's next section one invalidation, or,
+ * read while the writer's section runs, that section the line taken
+ * back; a profile without pair prefetch costs neither; the other placement reads
  * the other partner), and what memcg lruvec stat updates record: one
  * event per mem_cgroup_per_node line read outside the object's own
  * lru_lock, its partner the list heads' or lru_zone_size[]'s line
@@ -99,12 +100,18 @@ static void test_pair_read_rule(void **state)
 {
 	struct pred_result r;
 
-	/* the partner is the list heads: one transfer to the reader, one invalidation */
+	/*
+	 * The partner is the list heads, read in the writer's first section
+	 * (1000-1100): one transfer to the reader, and the section takes the
+	 * line back (a steal, 40 ns more in it), so the next section finds
+	 * no copy to invalidate.
+	 */
 	pair_sim(LIST_LINE, OTHER_LINE, true, false, &r);
 	assert_true(r.ev_xfer_ns == XFER);
 	assert_int_equal(r.ev_xfers, 1);
-	assert_int_equal(r.invalidations, 1);
-	assert_true(r.inval_ns == XFER);
+	assert_int_equal(r.steals, 1);
+	assert_true(r.steal_ns == XFER);
+	assert_int_equal(r.invalidations, 0);
 	assert_true(extra_hold(&r) == XFER);
 	pred_result_free(&r);
 
@@ -112,6 +119,7 @@ static void test_pair_read_rule(void **state)
 	pair_sim(LIST_LINE, OTHER_LINE, false, false, &r);
 	assert_true(r.ev_xfer_ns == 0);
 	assert_int_equal(r.invalidations, 0);
+	assert_int_equal(r.steals, 0);
 	assert_true(extra_hold(&r) == 0);
 	pred_result_free(&r);
 
@@ -125,7 +133,8 @@ static void test_pair_read_rule(void **state)
 	/* and a recording placed badly the other way costs there */
 	pair_sim(OTHER_LINE, LIST_LINE, true, true, &r);
 	assert_true(r.ev_xfer_ns == XFER);
-	assert_int_equal(r.invalidations, 1);
+	assert_int_equal(r.steals, 1);
+	assert_int_equal(r.invalidations, 0);
 	assert_true(extra_hold(&r) == XFER);
 	pred_result_free(&r);
 }
@@ -133,13 +142,18 @@ static void test_pair_read_rule(void **state)
 /*
  * Three readers (CPUs 1-3, work 500, hold 10, private locks) read the
  * list heads' line, as a pair partner, at the start of their third and
- * fourth works (1020 ns, and about 500 ns later); the writer's first
- * section (1000-1100) wrote it, its second (at 2100) writes it again.
- * The first reader takes it from the writer (40 ns, the line busy until
- * 1060); the others find it shared and clean and are served side by
- * side once that transfer ends (80 ns each, not 80 and 120); the second
- * reads find their copies (no transfer); the writer's second section
- * drops the three copies at once, waiting for the farthest ack (40 ns).
+ * fourth works (1020 ns, and about 550 ns later); the writer's first
+ * section (1000-1100) writes it, its second (at 2140) writes it again.
+ * The first reader takes it from the writer in its section (40 ns, the
+ * line busy until 1060), and the section takes it back (40 more, to
+ * 1100, its release put off to 1140: one steal); the other two share
+ * the first's copy before that (40 each, no wait); the writer's stores
+ * drop all three.  The fourth works' reads find the line clean and out
+ * of any section: the first takes it (40, the line busy for that long),
+ * the others find it shared and are served side by side once that
+ * transfer ends (80 each, not 80 and 120), and the writer's second
+ * section drops the three copies at once, waiting for the farthest ack
+ * (40 ns).
  */
 static u64 sharer_n[4];
 
@@ -179,12 +193,14 @@ static void test_line_sharers(void **state)
 	assert_int_equal(pred_simulate(&o, &r), 0);
 	assert_true(r.sites[0].acquired >= 2);
 	assert_int_equal(r.ev_seen[PRED_EV_PAIR_READ], 6);
-	assert_int_equal(r.ev_xfers, 3);
-	assert_true(r.ev_xfer_ns == XFER + 2 * 2 * XFER);
+	assert_int_equal(r.ev_xfers, 6);
+	assert_true(r.ev_xfer_ns == 3 * XFER + XFER + 2 * 2 * XFER);
 	assert_true(r.line_wait_ns == 2 * XFER);
+	assert_int_equal(r.steals, 1);
+	assert_true(r.steal_ns == XFER);
 	assert_int_equal(r.invalidations, 1);
 	assert_true(r.inval_ns == XFER);
-	assert_true(extra_hold(&r) == XFER);
+	assert_true(extra_hold(&r) == 2 * XFER);
 	pred_result_free(&r);
 }
 
