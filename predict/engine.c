@@ -28,8 +28,13 @@
  *
  * Reads share a line instead of taking it.  A memcg stat update reads a
  * line of mem_cgroup_per_node; a CPU that prefetches 128-byte pairs (the
- * profile's adjacent_line_prefetch) fetches its partner too, which may
- * be a line lru_lock's holders write.  Each line keeps the set of CPUs
+ * profile's adjacent_line_prefetch) fetches its partner too when that
+ * read misses, and the partner may be a line lru_lock's holders write.
+ * The read-mostly line itself no CPU writes, so a reader holds it from
+ * its first read on, unless a store's miss on its partner takes the pair
+ * whole (the profile's pair_rfo: the s3 mail's c2c found the line no CPU
+ * writes taking a third of all HITMs), which drops every other copy of
+ * it.  Each line keeps the set of CPUs
  * holding a copy since its last write.  A read of a line another CPU
  * wrote last costs the reader a transfer, unless it holds a copy, and
  * adds it to the set; the first such read waits its turn at the line
@@ -505,15 +510,42 @@ static double invalidate(struct sim *s, int cpu, u32 line)
 /* A write at @t: the line from its last writer, and its readers' copies invalidated. */
 static void rfo_done(struct sim *s, u32 line, double t);
 
+/*
+ * On a pair_rfo machine a store's miss on slot @line takes its pair
+ * partner too, as the prefetcher completes the pair: the partner becomes
+ * @cpu's and the other copies are dropped, at no wait of @cpu's.
+ */
+static void pair_take(struct sim *s, int cpu, u32 line)
+{
+	u32 id, p;
+
+	if (!s->o->costs->pair_rfo || !s->o->line_partner)
+		return;
+	id = line % (s->o->nr_lines + 1);
+	p = s->o->line_partner[id];
+	if (p == PRED_NO_LINE || p > s->o->nr_lines)
+		return;
+	p = line_slot(s, cpu, p);
+	if (s->line_held[p] >= 0 && s->line_held[p] != cpu)
+		return;
+	memset(sharers(s, p), 0, s->sharer_words * sizeof(u64));
+	s->line_rfo[p] = 0;
+	s->line_owner[p] = cpu;
+}
+
 static double write_cost(struct sim *s, int cpu, u32 line, double t)
 {
 	double x;
+	bool missed;
 
 	rfo_done(s, line, t);
+	missed = s->line_owner[line] != cpu || has_sharers(s, line);
 	x = line_fetch(s, line, t, xfer(s, s->line_owner[line], cpu), true);
 
 	x += invalidate(s, cpu, line);
 	s->line_owner[line] = cpu;
+	if (missed)
+		pair_take(s, cpu, line);
 	return x;
 }
 
@@ -541,6 +573,7 @@ static void steal(struct sim *s, int cpu, int holder, u32 line, double t)
 {
 	double y = line_take(s, line, t, xfer(s, cpu, holder), true);
 
+	pair_take(s, holder, line);
 	s->line_rfo[line] = t + y;
 	s->v[holder].hold_extra += y;
 	if (s->counting) {
@@ -559,11 +592,12 @@ static void rfo_done(struct sim *s, u32 line, double t)
 }
 
 /* A read by @cpu at @t: free when the line is its own or it holds a copy. */
-static double read_line(struct sim *s, int cpu, u32 line, double t)
+static double read_line_miss(struct sim *s, int cpu, u32 line, double t, bool *miss)
 {
 	int owner;
 	double x;
 
+	*miss = false;
 	if (line == PRED_NO_LINE || line > s->o->nr_lines)
 		return 0;
 	line = line_slot(s, cpu, line);
@@ -571,6 +605,7 @@ static double read_line(struct sim *s, int cpu, u32 line, double t)
 	owner = s->line_owner[line];
 	if (owner < 0 || owner == cpu || is_sharer(s, line, cpu))
 		return 0;
+	*miss = true;
 	if (s->line_rfo[line] > 0) {
 		/* a copy another reader took from the holder, before the holder takes it back */
 		x = xfer(s, owner, cpu);
@@ -586,12 +621,26 @@ static double read_line(struct sim *s, int cpu, u32 line, double t)
 	return x;
 }
 
-/* A pair read: the line, and with pair prefetch its partner in this placement. */
+static double read_line(struct sim *s, int cpu, u32 line, double t)
+{
+	bool miss;
+
+	return read_line_miss(s, cpu, line, t, &miss);
+}
+
+/*
+ * A pair read: the line, and with pair prefetch its partner in this
+ * placement, which the prefetcher fetches only when the line itself
+ * missed: a reader that holds the line never asks for it.  A line no
+ * CPU writes is held from the first read on, unless a write of its
+ * partner takes it (pair_rfo).
+ */
 static double pair_read(struct sim *s, int cpu, const struct pred_event *e, double t)
 {
-	double x = read_line(s, cpu, e->line, t);
+	bool miss;
+	double x = read_line_miss(s, cpu, e->line, t, &miss);
 
-	if (s->o->costs->pair_prefetch)
+	if (s->o->costs->pair_prefetch && miss)
 		x += read_line(s, cpu, s->o->other_placement ? e->arg : e->line2, t + x);
 	return x;
 }

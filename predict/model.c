@@ -420,6 +420,8 @@ static void make_costs(const struct pred_recording *rec, const struct pred_profi
 	c->tas_beta = pred_value_draw(&p[PP_TAS_BETA], rng, central);
 	c->smt_speed = pred_value_draw(&p[PP_SMT_SPEED], rng, central);
 	c->pair_prefetch = pred_value_draw(&p[PP_PAIR_PREFETCH], rng, central) >= 0.5;
+	c->pair_rfo = c->pair_prefetch && p[PP_PAIR_RFO].given &&
+		      pred_value_draw(&p[PP_PAIR_RFO], rng, central) >= 0.5;
 	/* GB/s is bytes per ns */
 	c->mem_bw = p[PP_MEM_BW_SOCKET].given ? pred_value_draw(&p[PP_MEM_BW_SOCKET], rng, central) : 0;
 	c->ipi_target_ns = p[PP_IPI_TARGET].given ? pred_value_draw(&p[PP_IPI_TARGET], rng, central) : 0;
@@ -473,6 +475,31 @@ static double mean_xfer(const struct pred_cpu *topo, int cpus, const struct pred
  * policy), so it takes its node's lock and lines.  Into @lock_node and
  * @line_node, 1 for each per-node one.
  */
+/*
+ * Each pair read's line and its partner in the placement simulated, both
+ * ways, into @partner (nr_lines + 1 entries): the pairs a store's miss
+ * takes whole on a pair_rfo machine.
+ */
+static void pair_partners(const struct pred_recording *rec, bool other, u32 *partner)
+{
+	int i;
+	u32 k;
+
+	for (k = 0; k <= rec->nr_lines; k++)
+		partner[k] = PRED_NO_LINE;
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr_events; k++) {
+			const struct pred_event *e = &rec->traces[i].events[k];
+			u32 p = other ? e->arg : e->line2;
+
+			if (e->kind != PRED_EV_PAIR_READ || e->line > rec->nr_lines ||
+			    p > rec->nr_lines)
+				continue;
+			partner[e->line] = p;
+			partner[p] = e->line;
+		}
+}
+
 static const char *const node_classes[] = { "lru_lock", "cost_lock", "zone->lock" };
 
 static bool node_class(const char *cls)
@@ -786,13 +813,16 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 	u64 ops = 0, per_cpu = acq / cpus, warm;
 	int i, nwin = 1, w, err = 0;
 	u8 *lock_node = calloc(rec->nr_locks + 1, 1), *line_node = calloc(rec->nr_lines + 1, 1);
+	u32 *partner = malloc((rec->nr_lines + 1) * sizeof(*partner));
 
-	if (!lock_node || !line_node) {
+	if (!lock_node || !line_node || !partner) {
 		free(lock_node);
 		free(line_node);
+		free(partner);
 		return -ENOMEM;
 	}
 	node_flags(rec, lock_node, line_node);
+	pair_partners(rec, mo->other_placement, partner);
 
 	for (i = 0; i < rec->nr_traces; i++)
 		ops = rec->traces[i].nr > ops ? rec->traces[i].nr : ops;
@@ -824,7 +854,7 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 			.flush_period_ns = rec->flush_period_ns,
 			.other_placement = mo->other_placement,
 			.one_process = rec->one_process, .shared_vma = mo->shared_vma,
-			.lock_node = lock_node, .line_node = line_node,
+			.lock_node = lock_node, .line_node = line_node, .line_partner = partner,
 		};
 		struct pred_result one;
 
@@ -845,6 +875,7 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 	}
 	free(lock_node);
 	free(line_node);
+	free(partner);
 	return err;
 }
 

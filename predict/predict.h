@@ -226,6 +226,12 @@ enum pred_param {
 	PP_MEM_BW_SOCKET,
 	PP_IPI_TARGET,
 	PP_LOCKED_RMW,
+	/*
+	 * 1: a store's miss takes the other line of its 128-byte pair as its
+	 * own too (the pair prefetcher completing an RFO), dropping the other
+	 * CPUs' copies of it; absent: 0
+	 */
+	PP_PAIR_RFO,
 	NR_PRED_PARAMS,
 };
 
@@ -284,7 +290,8 @@ struct pred_costs {
 	 */
 	const double *lock_hold_scale;
 	double smt_speed;	/* work and holds of a CPU whose sibling is busy */
-	bool pair_prefetch;	/* a read also fetches its line's 128-byte partner */
+	bool pair_prefetch;	/* a read's miss also fetches its line's 128-byte partner */
+	bool pair_rfo;		/* a write's miss also takes the partner, other copies dropped */
 	double mem_bw;		/* a socket's DRAM bandwidth, bytes per ns; 0: not costed */
 	double ipi_target_ns;	/* a TLB flush IPI's handler time on its target */
 };
@@ -330,6 +337,13 @@ struct pred_sim_opts {
 	 * of its node.
 	 */
 	const u8 *lock_node, *line_node;
+	/*
+	 * Per line (nr_lines + 1), the line a pair read reads beside it in
+	 * this placement, where a read's partner is that line, else
+	 * PRED_NO_LINE; NULL: none.  A write that takes a line takes this
+	 * one too on a pair_rfo profile.
+	 */
+	const u32 *line_partner;
 	struct pred_source *src;
 };
 

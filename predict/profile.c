@@ -43,6 +43,7 @@ static const char *const param_names[NR_PRED_PARAMS] = {
 	[PP_MEM_BW_SOCKET] = "mem_bw_socket_gbs",
 	[PP_IPI_TARGET] = "ipi_target_ns",
 	[PP_LOCKED_RMW] = "locked_rmw_ns",
+	[PP_PAIR_RFO] = "pair_rfo",
 };
 
 const char *pred_param_name(enum pred_param p)

@@ -21,6 +21,7 @@ smt_speed = 0.62 [0.55 0.7] source: scaling-model.md 5.3: f_smt about 0.55-0.7 p
 core_speed = 1 [0.7 1.2] source: unknown against the recording machine (2.1 GHz without turbo): scaling-model.md 5.3 r_cpu band, widened low for the base clock
 locked_rmw_ns = 9.08 [8.57 12.7] source: uops.info CMPXCHG_LOCK (M64, R64), Alder Lake-P (Raptor Lake's P-core is its Golden Cove): 19 cycles, latency and measured loop throughput (19.07), at the mail's 2.1 GHz; low end 18 cycles (the Alder Lake-E latency) at 2.1 GHz, high end 19 cycles on an E-core at its 1.5 GHz base
 adjacent_line_prefetch = 1 [1 1] source: Intel 64 and IA-32 Optimization Reference Manual, L2 spatial prefetcher (Sandy Bridge on): a line fetched to L2 brings the other line of its 128-byte pair (the s3 mail's [1])
+# pair_rfo (a store's miss taking its 128-byte pair whole) has no source for this CPU: left out, 0
 # No memory bandwidth (mem_bw_socket_gbs) and no TLB flush IPI handler time
 # (ipi_target_ns): no published figure for this machine was found, so page
 # clearing's memory traffic and the IPI handler are left out of its predictions.

@@ -21,6 +21,7 @@ freq_all_busy_mhz = 2900 [2700 3100] source: Intel Xeon Scalable spec update, al
 smt_speed = 0.62 [0.55 0.7] source: scaling-model.md 5.3: f_smt about 0.55-0.7 per thread when both siblings are busy
 core_speed = 1 [0.8 1.2] source: unknown against the recording machine: scaling-model.md 5.3 r_cpu with a +-20% band when the target is unavailable; --single-thread-rate replaces it
 adjacent_line_prefetch = 1 [1 1] source: Intel 64 and IA-32 Optimization Reference Manual, L2 spatial prefetcher (Sandy Bridge on): a line fetched to L2 brings the other line of its 128-byte pair (the s3 mail's [1])
+pair_rfo = 1 [1 1] source: the s3 mail's perf c2c on this machine: the first 64 bytes of mem_cgroup_per_node, a line no CPU writes, took over a third of all HITMs, which a store's miss on its pair partner taking the pair whole makes (Intel's manual gives the spatial prefetcher for every line fetched to L2, an RFO's too, not the state it brings the partner in: UNVERIFIED)
 # The DRAM bandwidth a socket's page clearing draws on: the FD.io CSIT report's
 # Intel MLC 3.5 figures for a 2-socket Skylake-SP (2 x 28 cores, 6 channels of
 # DDR4-2666 a socket), quoted in shared/reference/scaling-costs.md 3.  A clear is

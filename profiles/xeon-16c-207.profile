@@ -19,6 +19,7 @@ freq_all_busy_mhz = 3100 [2800 3500] source: all-core turbo of 16-core Emerald R
 smt_speed = 0.62 [0.55 0.7] source: scaling-model.md 5.3: f_smt about 0.55-0.7 per thread when both siblings are busy
 core_speed = 1 [0.8 1.2] source: unknown against the recording machine: scaling-model.md 5.3 r_cpu with a +-20% band; --single-thread-rate replaces it
 adjacent_line_prefetch = 1 [1 1] source: Intel 64 and IA-32 Optimization Reference Manual, L2 spatial prefetcher (Sandy Bridge on): a line fetched to L2 brings the other line of its 128-byte pair (the s3 mail's [1])
+# pair_rfo (a store's miss taking its 128-byte pair whole) has no source for this CPU: left out, 0
 # No memory bandwidth (mem_bw_socket_gbs) and no TLB flush IPI handler time
 # (ipi_target_ns): no published figure for this machine was found, so page
 # clearing's memory traffic and the IPI handler are left out of its predictions.

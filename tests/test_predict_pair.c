@@ -4,7 +4,9 @@
  * hand-made recording (a read of a line another CPU wrote costs the
  * reader one transfer, the writer's next section one invalidation, or,
  * read while the writer's section runs, that section the line taken
- * back; a profile without pair prefetch costs neither; the other placement reads
+ * back; the partner fetched only when the line itself missed, which a
+ * line no CPU writes does only where a store takes the pair whole; a
+ * profile without pair prefetch costs neither; the other placement reads
  * the other partner), and what memcg lruvec stat updates record: one
  * event per mem_cgroup_per_node line read outside the object's own
  * lru_lock, its partner the list heads' or lru_zone_size[]'s line
@@ -62,11 +64,13 @@ static u32 pair_events(struct pred_source *src, int cpu, const struct pred_event
 	return cpu == 1 && g->n[1] == 3;
 }
 
-static void pair_sim(u32 partner, u32 other, bool prefetch, bool other_placement,
+static void pair_sim(u32 partner, u32 other, bool prefetch, bool rfo, bool other_placement,
 		     struct pred_result *r)
 {
 	struct pred_costs c = { .work_scale = 1, .hold_scale = 1, .xfer_socket = XFER,
-				.pair_prefetch = prefetch };
+				.pair_prefetch = prefetch, .pair_rfo = rfo };
+	u32 pairs[4] = { PRED_NO_LINE, PRED_NO_LINE, PRED_NO_LINE, PRED_NO_LINE };
+	u32 p = other_placement ? other : partner;
 	struct pred_lock locks[2] = {
 		{ .scope = PRED_SHARED, .nr_lines = 1, .lines = { LIST_LINE } },
 		{ .scope = PRED_PRIVATE },
@@ -79,9 +83,11 @@ static void pair_sim(u32 partner, u32 other, bool prefetch, bool other_placement
 	struct pred_sim_opts o = {
 		.cpus = 2, .impl = LOCK_QSPINLOCK, .costs = &c, .nr_locks = 2, .locks = locks,
 		.nr_sites = 2, .nr_lines = 3, .acquisitions = 40, .src = &src,
-		.other_placement = other_placement,
+		.other_placement = other_placement, .line_partner = pairs,
 	};
 
+	pairs[READ_LINE] = p;
+	pairs[p] = READ_LINE;
 	assert_int_equal(pred_simulate(&o, r), 0);
 	/* the writer's sections ran after the read */
 	assert_true(r->sites[0].acquired >= 3);
@@ -101,22 +107,36 @@ static void test_pair_read_rule(void **state)
 	struct pred_result r;
 
 	/*
-	 * The partner is the list heads, read in the writer's first section
-	 * (1000-1100): one transfer to the reader, and the section takes the
-	 * line back (a steal, 40 ns more in it), so the next section finds
-	 * no copy to invalidate.
+	 * The partner is the list heads.  The writer's first section
+	 * (1000-1100) writes them, and its miss takes their pair whole, the
+	 * read-mostly line too (pair_rfo).  The reader's read in that
+	 * section misses the read-mostly line (a transfer from the writer),
+	 * so the prefetcher fetches the list heads (another), and the
+	 * section takes them back (a steal, 40 ns more in it); the next
+	 * section finds no copy to invalidate.
 	 */
-	pair_sim(LIST_LINE, OTHER_LINE, true, false, &r);
-	assert_true(r.ev_xfer_ns == XFER);
-	assert_int_equal(r.ev_xfers, 1);
+	pair_sim(LIST_LINE, OTHER_LINE, true, true, false, &r);
+	assert_true(r.ev_xfer_ns == 2 * XFER);
+	assert_int_equal(r.ev_xfers, 2);
 	assert_int_equal(r.steals, 1);
 	assert_true(r.steal_ns == XFER);
 	assert_int_equal(r.invalidations, 0);
 	assert_true(extra_hold(&r) == XFER);
 	pred_result_free(&r);
 
+	/*
+	 * A store that takes only its own line: the read-mostly line, which
+	 * no CPU writes, stays in the reader's cache, and a hit prefetches
+	 * nothing.
+	 */
+	pair_sim(LIST_LINE, OTHER_LINE, true, false, false, &r);
+	assert_true(r.ev_xfer_ns == 0);
+	assert_int_equal(r.steals, 0);
+	assert_true(extra_hold(&r) == 0);
+	pred_result_free(&r);
+
 	/* a CPU that does not prefetch pairs: the list heads are never read */
-	pair_sim(LIST_LINE, OTHER_LINE, false, false, &r);
+	pair_sim(LIST_LINE, OTHER_LINE, false, false, false, &r);
 	assert_true(r.ev_xfer_ns == 0);
 	assert_int_equal(r.invalidations, 0);
 	assert_int_equal(r.steals, 0);
@@ -124,15 +144,15 @@ static void test_pair_read_rule(void **state)
 	pred_result_free(&r);
 
 	/* placed the other way, the partner is the line nobody writes */
-	pair_sim(LIST_LINE, OTHER_LINE, true, true, &r);
+	pair_sim(LIST_LINE, OTHER_LINE, true, true, true, &r);
 	assert_true(r.ev_xfer_ns == 0);
 	assert_int_equal(r.invalidations, 0);
 	assert_true(extra_hold(&r) == 0);
 	pred_result_free(&r);
 
 	/* and a recording placed badly the other way costs there */
-	pair_sim(OTHER_LINE, LIST_LINE, true, true, &r);
-	assert_true(r.ev_xfer_ns == XFER);
+	pair_sim(OTHER_LINE, LIST_LINE, true, true, true, &r);
+	assert_true(r.ev_xfer_ns == 2 * XFER);
 	assert_int_equal(r.steals, 1);
 	assert_int_equal(r.invalidations, 0);
 	assert_true(extra_hold(&r) == XFER);
@@ -141,7 +161,7 @@ static void test_pair_read_rule(void **state)
 
 /*
  * Three readers (CPUs 1-3, work 500, hold 10, private locks) read the
- * list heads' line, as a pair partner, at the start of their third and
+ * list heads' line itself (no pair prefetch), at the start of their third and
  * fourth works (1020 ns, and about 550 ns later); the writer's first
  * section (1000-1100) writes it, its second (at 2140) writes it again.
  * The first reader takes it from the writer in its section (40 ns, the
@@ -174,13 +194,12 @@ static u32 sharer_events(struct pred_source *src, int cpu, const struct pred_eve
 
 static void test_line_sharers(void **state)
 {
-	struct pred_costs c = { .work_scale = 1, .hold_scale = 1, .xfer_socket = XFER,
-				.pair_prefetch = true };
+	struct pred_costs c = { .work_scale = 1, .hold_scale = 1, .xfer_socket = XFER };
 	struct pred_lock locks[2] = {
 		{ .scope = PRED_SHARED, .nr_lines = 1, .lines = { LIST_LINE } },
 		{ .scope = PRED_PRIVATE },
 	};
-	struct pred_event ev = { .op = 1, .line = READ_LINE, .line2 = LIST_LINE,
+	struct pred_event ev = { .op = 1, .line = LIST_LINE, .line2 = READ_LINE,
 				 .arg = OTHER_LINE, .kind = PRED_EV_PAIR_READ };
 	struct pred_source src = { .next = sharer_next, .events = sharer_events, .arg = &ev };
 	struct pred_sim_opts o = {
