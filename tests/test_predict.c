@@ -1211,6 +1211,13 @@ static void test_profile(void **state)
 	assert_true(pf.p[PP_XFER_REMOTE].lo == 134 && pf.p[PP_XFER_REMOTE].hi == 134);
 	assert_string_equal(pf.p[PP_SMT_SPEED].source, "k");
 	assert_true(pf.p[PP_PAIR_PREFETCH].v == 1);
+	/* pair_rfo is optional: absent, not given (0) */
+	assert_false(pf.p[PP_PAIR_RFO].given);
+	assert_int_equal(asprintf(&text, "%spair_rfo = 1 [1 1] source: n\n", good_profile) > 0, 1);
+	assert_int_equal(read_profile_text(text, &again), 0);
+	free(text);
+	assert_true(again.p[PP_PAIR_RFO].given && again.p[PP_PAIR_RFO].v == 1);
+	assert_string_equal(again.p[PP_PAIR_RFO].source, "n");
 
 	/* what it writes, it reads back */
 	f = fmemopen(buf, sizeof(buf), "w");
