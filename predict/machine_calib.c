@@ -4,8 +4,8 @@
  * pinned to chosen processors measure a cache line's one-way transfer
  * per class of pair (SMT siblings, one socket, two sockets), each lock
  * implementation's handoff against the number of waiters, the clock's
- * cost, a locked cmpxchg on a line the core holds, and the speed of a
- * busy loop with one and with every processor busy (the frequency the
+ * cost, a locked cmpxchg on a line the core holds, whether a store's
+ * miss takes its 128-byte pair whole, and the speed of a busy loop with one and with every processor busy (the frequency the
  * system keeps, where it does not show it).
  * Each value is the median of repetitions, its range their spread.
  */
@@ -443,6 +443,153 @@ static void pair_prefetch(struct pred_profile *pf)
 		    "lrulab calibrate: no vendor_id in /proc/cpuinfo; no pair prefetch assumed");
 }
 
+/*
+ * ---- pair_rfo: does a store's miss take its 128-byte pair whole? ----
+ *
+ * Two threads on two cores take turns.  The reader loads line R, then
+ * line W (which leaves W shared, so the writer's next store to it
+ * misses), and hands over; the writer stores to W, drains its store
+ * buffer with a locked op and hands back.  R is never written.  Where a
+ * store's miss on W takes W's pair partner whole, R in W's pair is gone
+ * from the reader's cache at every turn, and the reader's load of it is
+ * one more transfer a round than with R in another pair.  The flag the
+ * two hand over with is in a pair of its own, and the reader's handover
+ * depends on the value R gave, so that load is on the round's path.
+ */
+#define PAIR_ROUNDS 100000
+
+/* R in another pair; beside W; beside W and stored to as well (the probe's check) */
+enum pair_rfo_mode { PAIR_FAR, PAIR_ADJACENT, PAIR_WRITTEN };
+
+struct pair_rfo {
+	u64 w[16] __attribute__((aligned(128)));	/* W: line 0; R beside it: line 1 */
+	u64 far[16] __attribute__((aligned(128)));	/* R in a pair of its own */
+	u64 flag[16] __attribute__((aligned(128)));
+	u64 drain __attribute__((aligned(128)));
+	int cpu[2];
+	int mode;		/* enum pair_rfo_mode */
+	pthread_barrier_t start;
+	u64 ns;
+};
+
+struct pair_rfo_arg {
+	struct pair_rfo *pr;
+	int side;
+};
+
+static void *pair_rfo_thread(void *p)
+{
+	struct pair_rfo_arg *a = p;
+	struct pair_rfo *pr = a->pr;
+	volatile u64 *r = pr->mode == PAIR_FAR ? &pr->far[0] : &pr->w[8];
+	u64 t0 = 0, i, v = 0;
+
+	pin(pr->cpu[a->side]);
+	pthread_barrier_wait(&pr->start);
+	t0 = lrulab_now_ns();
+	for (i = 0; i < PAIR_ROUNDS; i++) {
+		u64 want = 2 * i + a->side;
+
+		while (__atomic_load_n(&pr->flag[0], __ATOMIC_ACQUIRE) != want)
+			__builtin_ia32_pause();
+		if (!a->side) {
+			u64 z;
+
+			/*
+			 * W's address depends on R's value (z is 0, which the
+			 * compiler cannot see), so the two misses do not overlap,
+			 * and the handover waits for both.
+			 */
+			v = *r;
+			z = v;
+			__asm__ volatile("" : "+r"(z));
+			z -= v;
+			v += __atomic_load_n(&pr->w[z], __ATOMIC_RELAXED);
+			z = v;
+			__asm__ volatile("" : "+r"(z));
+			z -= v;
+			__atomic_store_n(&pr->flag[z], want + 1, __ATOMIC_RELEASE);
+		} else {
+			__atomic_store_n(&pr->w[0], i, __ATOMIC_RELAXED);
+			if (pr->mode == PAIR_WRITTEN)
+				*r = i;
+			__atomic_fetch_add(&pr->drain, 1, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&pr->flag[0], want + 1, __ATOMIC_RELEASE);
+		}
+	}
+	if (!a->side)
+		pr->ns = lrulab_now_ns() - t0;
+	return NULL;
+}
+
+/* ns a round between CPUs @a and @b, R placed as @mode says */
+static double pair_rfo_round(int a, int b, int mode)
+{
+	struct pair_rfo *pr = aligned_alloc(128, sizeof(*pr));
+	struct pair_rfo_arg args[2] = { { pr, 0 }, { pr, 1 } };
+	pthread_t t[2];
+	double ns;
+	int i;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->cpu[0] = a;
+	pr->cpu[1] = b;
+	pr->mode = mode;
+	pthread_barrier_init(&pr->start, NULL, 2);
+	for (i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, pair_rfo_thread, &args[i]);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&pr->start);
+	ns = (double)pr->ns / PAIR_ROUNDS;
+	free(pr);
+	return ns;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return v[n / 2];
+}
+
+/*
+ * What a round pays more with R beside W than apart, the median of REPS
+ * runs of each, alternated; 1 where it is over half a transfer.  The
+ * probe checks itself: with the writer storing to R too, the round must
+ * pay that half transfer, or the probe cannot see one and the key is
+ * left out, as it is without a pair of cores or pair prefetch.
+ */
+static void measure_pair_rfo(const struct topo *t, struct pred_profile *pf)
+{
+	struct pred_value *v = &pf->p[PP_PAIR_RFO];
+	double adj[REPS], far[REPS], wr[REPS], x = pf->p[PP_XFER_SOCKET].v, d, dw;
+	struct pair p;
+	int i, on;
+
+	if (!pf->p[PP_PAIR_PREFETCH].v || find_pair(t, PP_XFER_SOCKET, &p))
+		return;
+	for (i = 0; i < REPS; i++) {
+		adj[i] = pair_rfo_round(p.a, p.b, PAIR_ADJACENT);
+		far[i] = pair_rfo_round(p.a, p.b, PAIR_FAR);
+		wr[i] = pair_rfo_round(p.a, p.b, PAIR_WRITTEN);
+	}
+	d = median(adj, REPS) - median(far, REPS);
+	dw = median(wr, REPS) - far[REPS / 2];
+	if (dw <= x / 2) {
+		fprintf(stderr, "%s: pair_rfo not measured: the probe's check, a line both stored "
+			"to and loaded, cost %+.1f ns a turn, not over half a transfer (%.1f)\n",
+			PROG, dw, x / 2);
+		return;
+	}
+	on = d > x / 2;
+	set(v, on, on, on, "");
+	snprintf(v->source, sizeof(v->source), "lrulab calibrate: CPU %d loads a never-written "
+		 "line, then one CPU %d stores to, in turns: %+.1f ns a turn with the two in one "
+		 "128-byte pair than apart (%.1f, %.1f; medians of %d), against half a transfer, "
+		 "%.1f; the probe's check, the line stored to as well: %+.1f", p.a, p.b, d,
+		 adj[REPS / 2], far[REPS / 2], REPS, x / 2, dw);
+}
+
 static void measure_xfer(const struct topo *t, struct pred_profile *pf)
 {
 	static const int cls[] = { PP_XFER_SOCKET, PP_XFER_SMT, PP_XFER_REMOTE };
@@ -641,6 +788,7 @@ int cmd_calibrate(int argc, char **argv)
 	measure_speed(&t, &pf);
 	pred_measure_locked_rmw(&pf.p[PP_LOCKED_RMW]);
 	pair_prefetch(&pf);
+	measure_pair_rfo(&t, &pf);
 	lockstat_set_mode(LOCKSTAT_SAMPLED);
 	if (!strcmp(out, "-")) {
 		pred_profile_write(stdout, &pf);

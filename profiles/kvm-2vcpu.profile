@@ -20,7 +20,7 @@ freq_all_busy_mhz = 2667 [2534 2667] source: lrulab calibrate: a busy loop 16.73
 smt_speed = 1 [1 1] source: no SMT siblings here; unused
 core_speed = 1 [1 1] source: the recording machine itself
 adjacent_line_prefetch = 1 [1 1] source: lrulab calibrate: /proc/cpuinfo vendor_id GenuineIntel; Intel's optimization manual: the L2 spatial prefetcher fetches 128-byte aligned pairs
-pair_rfo = 0 [0 0] source: lrulab on this machine, bench fault-free --type shmem 4K at 2 threads, release against the pncold build (the read-mostly line paired with a cold one), 5 rounds alternated on 2026-12-03: +2.2% median (0.87-1.10), where a store taking the pair whole predicts +18%
+pair_rfo = 0 [0 0] source: lrulab calibrate's probe, three runs on 2026-12-03: -20.4 to +20.0 ns a turn with the two lines in one 128-byte pair than apart, against half a transfer (33-48 ns), its check +110 ns; and lrulab itself, bench fault-free --type shmem 4K at 2 threads, release against the pncold build, 5 rounds alternated: +2.2% median (0.87-1.10), where a store taking the pair whole predicts +18%
 # No memory bandwidth (mem_bw_socket_gbs) and no TLB flush IPI handler time
 # (ipi_target_ns): no published figure for this machine was found, so page
 # clearing's memory traffic and the IPI handler are left out of its predictions.
