@@ -320,16 +320,16 @@ test "$(tr -d ' \n' <$tmp/results/s2-mglru-cmpxchg-skip.json | grep -o '"fitted"
 # writes is one predict reads; pair_rfo is 0 or 1 from its probe, or left
 # out with the one line that says why
 if [ "$(nproc)" -ge 2 ]; then
-"$LRULAB" calibrate --out $tmp/c.profile --name ci >"$out" 2>"$err" || fail "calibrate failed"
-"$LRULAB" predict --recording $tmp/r.rec --cpus 2 --machine $tmp/c.profile --draws 0 \
-	>"$out" 2>>"$err" || fail "predict does not read calibrate's profile"
-if grep -q '^pair_rfo' $tmp/c.profile; then
-	grep -q "^pair_rfo = [01] \[[01] [01]\] source: lrulab calibrate: CPU " $tmp/c.profile ||
-		fail "calibrate: pair_rfo line"
-elif grep -q '^adjacent_line_prefetch = 1' $tmp/c.profile; then
-	grep -q '^lrulab calibrate: pair_rfo not measured: ' "$err" ||
-		fail "calibrate: pair_rfo neither measured nor said why"
-fi
+	"$LRULAB" calibrate --out $tmp/c.profile --name ci >"$out" 2>"$err" || fail "calibrate failed"
+	"$LRULAB" predict --recording $tmp/r.rec --cpus 2 --machine $tmp/c.profile --draws 0 \
+		>"$out" 2>>"$err" || fail "predict does not read calibrate's profile"
+	if grep -q '^pair_rfo' $tmp/c.profile; then
+		grep -q "^pair_rfo = [01] \[[01] [01]\] source: lrulab calibrate: CPU " $tmp/c.profile ||
+			fail "calibrate: pair_rfo line"
+	elif grep -q '^adjacent_line_prefetch = 1' $tmp/c.profile; then
+		grep -q '^lrulab calibrate: pair_rfo not measured: ' "$err" ||
+			fail "calibrate: pair_rfo neither measured nor said why"
+	fi
 fi
 
 if [ "$fails" -ne 0 ]; then
