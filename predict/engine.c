@@ -281,7 +281,6 @@ static u32 line_slot(const struct sim *s, int cpu, u32 line)
 static int instance(const struct sim *s, int cpu, int lock)
 {
 	const struct pred_lock *l = lock_of(s, lock);
-
 	int node;
 
 	if (l && l->scope == PRED_PRIVATE)
@@ -331,10 +330,11 @@ static double hold_time(struct sim *s, int cpu, struct lock_inst *L, double t, d
 	if (!l || l->scope == PRED_PRIVATE)
 		return h;
 	for (i = 0; i < l->nr_lines; i++) {
+		u32 slot;
+
 		if (l->lines[i] > s->o->nr_lines)
 			continue;
-		u32 slot = line_slot(s, cpu, l->lines[i]);
-
+		slot = line_slot(s, cpu, l->lines[i]);
 		*lines += write_cost(s, cpu, slot, t + *lines);
 		s->line_held[slot] = cpu;
 	}
@@ -507,7 +507,6 @@ static double invalidate(struct sim *s, int cpu, u32 line)
 	return inv;
 }
 
-/* A write at @t: the line from its last writer, and its readers' copies invalidated. */
 static void rfo_done(struct sim *s, u32 line, double t);
 
 /*
@@ -533,6 +532,7 @@ static void pair_take(struct sim *s, int cpu, u32 line)
 	s->line_owner[p] = cpu;
 }
 
+/* A write at @t: the line from its last writer, and its readers' copies invalidated. */
 static double write_cost(struct sim *s, int cpu, u32 line, double t)
 {
 	double x;

@@ -5,8 +5,9 @@
  * per class of pair (SMT siblings, one socket, two sockets), each lock
  * implementation's handoff against the number of waiters, the clock's
  * cost, a locked cmpxchg on a line the core holds, whether a store's
- * miss takes its 128-byte pair whole, and the speed of a busy loop with one and with every processor busy (the frequency the
- * system keeps, where it does not show it).
+ * miss takes its 128-byte pair whole, and the speed of a busy loop with
+ * one and with every processor busy (the frequency the system keeps,
+ * where it does not show it).
  * Each value is the median of repetitions, its range their spread.
  */
 #define _GNU_SOURCE
@@ -113,23 +114,29 @@ static void *pp_thread(void *p)
 	return NULL;
 }
 
+/* @fn on two threads, one with @a0 and one with @a1, until both end */
+static void run_two(void *(*fn)(void *), void *a0, void *a1)
+{
+	pthread_t t[2];
+
+	pthread_create(&t[0], NULL, fn, a0);
+	pthread_create(&t[1], NULL, fn, a1);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+}
+
 /* one-way transfer between @a and @b: a round trip is two */
 static double xfer_once(int a, int b)
 {
 	struct pingpong *pp = aligned_alloc(128, sizeof(*pp));
 	struct pp_arg args[2] = { { pp, 0 }, { pp, 1 } };
-	pthread_t t[2];
 	double ns;
-	int i;
 
 	memset(pp, 0, sizeof(*pp));
 	pp->cpu[0] = a;
 	pp->cpu[1] = b;
 	pthread_barrier_init(&pp->start, NULL, 2);
-	for (i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, pp_thread, &args[i]);
-	for (i = 0; i < 2; i++)
-		pthread_join(t[i], NULL);
+	run_two(pp_thread, &args[0], &args[1]);
 	pthread_barrier_destroy(&pp->start);
 	ns = (double)pp->ns / PINGS / 2;
 	free(pp);
@@ -527,19 +534,14 @@ static double pair_rfo_round(int a, int b, int mode)
 {
 	struct pair_rfo *pr = aligned_alloc(128, sizeof(*pr));
 	struct pair_rfo_arg args[2] = { { pr, 0 }, { pr, 1 } };
-	pthread_t t[2];
 	double ns;
-	int i;
 
 	memset(pr, 0, sizeof(*pr));
 	pr->cpu[0] = a;
 	pr->cpu[1] = b;
 	pr->mode = mode;
 	pthread_barrier_init(&pr->start, NULL, 2);
-	for (i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, pair_rfo_thread, &args[i]);
-	for (i = 0; i < 2; i++)
-		pthread_join(t[i], NULL);
+	run_two(pair_rfo_thread, &args[0], &args[1]);
 	pthread_barrier_destroy(&pr->start);
 	ns = (double)pr->ns / PAIR_ROUNDS;
 	free(pr);
@@ -562,7 +564,7 @@ static double median(double *v, int n)
 static void measure_pair_rfo(const struct topo *t, struct pred_profile *pf)
 {
 	struct pred_value *v = &pf->p[PP_PAIR_RFO];
-	double adj[REPS], far[REPS], wr[REPS], x = pf->p[PP_XFER_SOCKET].v, d, dw;
+	double adj[REPS], far[REPS], wr[REPS], x = pf->p[PP_XFER_SOCKET].v, ma, mf, d, dw;
 	struct pair p;
 	int i, on;
 
@@ -573,8 +575,10 @@ static void measure_pair_rfo(const struct topo *t, struct pred_profile *pf)
 		far[i] = pair_rfo_round(p.a, p.b, PAIR_FAR);
 		wr[i] = pair_rfo_round(p.a, p.b, PAIR_WRITTEN);
 	}
-	d = median(adj, REPS) - median(far, REPS);
-	dw = median(wr, REPS) - far[REPS / 2];
+	ma = median(adj, REPS);
+	mf = median(far, REPS);
+	d = ma - mf;
+	dw = median(wr, REPS) - mf;
 	if (dw <= x / 2) {
 		fprintf(stderr, "%s: pair_rfo not measured: the probe's check, a line both stored "
 			"to and loaded, cost %+.1f ns a turn, not over half a transfer (%.1f)\n",
@@ -587,7 +591,7 @@ static void measure_pair_rfo(const struct topo *t, struct pred_profile *pf)
 		 "line, then one CPU %d stores to, in turns: %+.1f ns a turn with the two in one "
 		 "128-byte pair than apart (%.1f, %.1f; medians of %d), against half a transfer, "
 		 "%.1f; the probe's check, the line stored to as well: %+.1f", p.a, p.b, d,
-		 adj[REPS / 2], far[REPS / 2], REPS, x / 2, dw);
+		 ma, mf, REPS, x / 2, dw);
 }
 
 static void measure_xfer(const struct topo *t, struct pred_profile *pf)

@@ -464,18 +464,6 @@ static double mean_xfer(const struct pred_cpu *topo, int cpus, const struct pred
 }
 
 /*
- * The kernel's per-node objects among a recording's locks and lines:
- * a memcg has a lruvec (its lru_lock, cost_lock, list heads) and a
- * mem_cgroup_per_node (lru_zone_size[], the lines its stat updates read)
- * per NUMA node, and a zone's lock and counters, like a pgdat's, are its
- * node's.  The page_counter, the memcg's stats_updates, the global
- * vmstat atomics and the mm's lines are one for the machine.  The
- * recording ran on one node; on a target of several, a thread pinned to
- * a node faults and frees memory of its own node (the default local
- * policy), so it takes its node's lock and lines.  Into @lock_node and
- * @line_node, 1 for each per-node one.
- */
-/*
  * Each pair read's line and its partner in the placement simulated, both
  * ways, into @partner (nr_lines + 1 entries): the pairs a store's miss
  * takes whole on a pair_rfo machine.
@@ -500,6 +488,18 @@ static void pair_partners(const struct pred_recording *rec, bool other, u32 *par
 		}
 }
 
+/*
+ * The kernel's per-node objects among a recording's locks and lines:
+ * a memcg has a lruvec (its lru_lock, cost_lock, list heads) and a
+ * mem_cgroup_per_node (lru_zone_size[], the lines its stat updates read)
+ * per NUMA node, and a zone's lock and counters, like a pgdat's, are its
+ * node's.  The page_counter, the memcg's stats_updates, the global
+ * vmstat atomics and the mm's lines are one for the machine.  The
+ * recording ran on one node; on a target of several, a thread pinned to
+ * a node faults and frees memory of its own node (the default local
+ * policy), so it takes its node's lock and lines.  Into @lock_node and
+ * @line_node, 1 for each per-node one.
+ */
 static const char *const node_classes[] = { "lru_lock", "cost_lock", "zone->lock" };
 
 static bool node_class(const char *cls)
@@ -802,7 +802,6 @@ static void merge_result(struct pred_result *r, const struct pred_result *w, int
  * pages/s in 400K acquisitions where the settled rate is 5.9M.
  */
 #define REPLAY_WINDOWS 8
-
 
 static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo, int cpus,
 		   const struct pred_costs *c, const struct pred_model_opts *mo, u64 seed,
