@@ -317,7 +317,10 @@ static void repro_usage(FILE *f)
 		   "speed, which no mail gives, from one published row each, the one the locks\n"
 		   "weigh least in (s0: each workload's 20-thread after row; s4: 16K after), the\n"
 		   "same factor over lrulab's for both sides; that row is marked fitted and the\n"
-		   "others check it.  Without it the speed is lrulab's own here (or, with\n"
+		   "others check it.  With --calibrate (lru_lock's holds and the work the\n"
+		   "kernel's, as measured here) the factor is the target core's speed over this\n"
+		   "machine's, holds and work alike, fitted once for s0 on shmem's row: anon's\n"
+		   "rows check it.  Without --fit the speed is lrulab's own here (or, with\n"
 		   "--calibrate, this machine's kernel's).\n"
 		   "--quick: tiny runs, for tests, written under results/quick unless --out;\n"
 		   "a --quick run never replaces a full run's table.\n");

@@ -36,6 +36,8 @@ struct s0_published {
 extern const struct s0_published s0_published[REPRO_S0_MAIL_ROWS];
 /* s0: "52.8% of all cycles spent spinning on lru_lock" (80 threads, shmem, before) */
 #define S0_PUBLISHED_LRU_SPIN_PCT 52.8
+/* and about 25% of the hold in folio_batch_move_lru and folios_put_refs in the stat updates */
+#define S0_PUBLISHED_STAT_HOLD_PCT 25.0
 
 /*
  * s4-mthp-lru-cache.txt, "[RFC PATCH v3] mm: enable lru cache for smaller

@@ -408,6 +408,10 @@ static void make_costs(const struct pred_recording *rec, const struct pred_profi
 	double speed = pred_value_draw(&p[PP_CORE_SPEED], rng, central), fn = f1;
 	int busy = busy_cores(topo, cpus);
 
+	/* drawn all the same, so that every other value keeps its draw */
+	if (mo->core_speed > 0)
+		speed = mo->core_speed;
+
 	if (cores > 1)
 		fn = f1 - (f1 - fall) * (busy - 1) / (cores - 1);
 	memset(c, 0, sizeof(*c));

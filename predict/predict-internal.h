@@ -18,6 +18,11 @@ struct pred_model_opts {
 	 * fault-free --perf-hold); 0: lrulab's own holds.
 	 */
 	double lru_hold_ratio;
+	/*
+	 * The target core's speed over the recording machine's, holds and
+	 * work alike, in place of the profile's core_speed; 0: the profile's.
+	 */
+	double core_speed;
 	/* what-if: every thread faults one VMA (its refcount line shared) */
 	bool shared_vma;
 };

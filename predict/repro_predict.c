@@ -208,20 +208,33 @@ static void ratio_note(const struct repro_opts *ro, struct repro_table *t, const
 				 type, (PAGE_SIZE << order) >> 10);
 }
 
-/* Both sides at @cpus; @rate[2]: their one-thread rates (--fit), or NULL */
+/*
+ * The target's speed, --fit's one free parameter: with lrulab's own
+ * holds the one-thread rate (the work outside the locks set for it), with
+ * the kernel's holds and work as measured here (--calibrate) the core's
+ * speed over this machine's, which takes holds and work alike; zeros:
+ * the profile's.
+ */
+struct speed {
+	double rate, core;
+};
+
+/* Both sides at @cpus; @sp[2]: their speeds (--fit), or NULL */
 static int points(const struct side *s, const struct pred_profile *pf, int cpus,
-		  double ratio, const double *rate, struct pred_point *before,
+		  double ratio, const struct speed *sp, struct pred_point *before,
 		  struct pred_point *after)
 {
 	struct pred_model_opts mo = {
 		.impl = s[0].rec[0].lock_impl, .draws = repro_draws, .seed = 1,
-		.lru_hold_ratio = ratio, .single_thread_rate = rate ? rate[0] : 0,
+		.lru_hold_ratio = ratio, .single_thread_rate = sp ? sp[0].rate : 0,
+		.core_speed = sp ? sp[0].core : 0,
 	};
 
 	if (pred_model_pooled(s[0].rec, s[0].nr, pf, cpus, &mo, before))
 		return -1;
 	mo.impl = s[1].rec[0].lock_impl;
-	mo.single_thread_rate = rate ? rate[1] : 0;
+	mo.single_thread_rate = sp ? sp[1].rate : 0;
+	mo.core_speed = sp ? sp[1].core : 0;
 	if (pred_model_pooled(s[1].rec, s[1].nr, pf, cpus, &mo, after)) {
 		pred_point_free(before);
 		return -1;
@@ -260,6 +273,8 @@ struct side_fig {
 	char bottleneck[192];	/* the busiest shared lock, and its load */
 	double load;
 	double vma;		/* the CPUs' share in the VMA refcount line's visits */
+	double hold_pp;		/* lru_lock's hold per page, ns: every site's, stalls in */
+	double steal_pp;	/* of which holders' stalls on lines read in the section */
 };
 
 /* the share of the CPUs' time spent waiting for lru_lock, as perf's cycles see it */
@@ -269,15 +284,24 @@ static double spin_share(double wait_ns_per_page, double pps, int cpus)
 }
 
 /*
+ * lru_lock's hold per page over every lock instance: with one lock a
+ * node, each serving its node's pages, also each node's serial time a page
+ */
+static double lru_hold_per_page(const struct pred_point *pt)
+{
+	return pt->table.pages ? (double)pt->table.lru.hold_total_ns / pt->table.pages : 0;
+}
+
+/*
  * A side at @cpus: both placements of mem_cgroup_per_node (as recorded,
  * and 64 bytes the other way), averaged, as the s0 and s3 mails' 7 memcgs
  * a run landed at both; each its recordings pooled, each draw of the
- * machine the same for every side and placement.  @rate: the one-thread
- * rate --fit chose (0: the profile's core speed); @draws 0: the central
- * figures only, which --fit bisects on.
+ * machine the same for every side and placement.  @sp: the speed --fit
+ * chose (zeros: the profile's); @draws 0: the central figures only,
+ * which --fit bisects on.
  */
 static int placements_fig(const struct side *s, const struct pred_profile *pf, int cpus,
-			  double ratio, double rate, int draws, struct side_fig *f)
+			  double ratio, const struct speed *sp, int draws, struct side_fig *f)
 {
 	struct pred_point pt[2];
 	int k, d;
@@ -287,7 +311,7 @@ static int placements_fig(const struct side *s, const struct pred_profile *pf, i
 		struct pred_model_opts mo = {
 			.impl = s->rec[0].lock_impl, .draws = draws, .seed = 1,
 			.other_placement = k, .lru_hold_ratio = ratio,
-			.single_thread_rate = rate,
+			.single_thread_rate = sp->rate, .core_speed = sp->core,
 		};
 
 		if (pred_model_pooled(s->rec, s->nr, pf, cpus, &mo, &pt[k])) {
@@ -306,6 +330,8 @@ static int placements_fig(const struct side *s, const struct pred_profile *pf, i
 				    spin_share(pt[1].draws_lru_wait[d], pt[1].draws[d], cpus)) / 2;
 	}
 	f->vma = (pt[0].ev_share[PRED_EV_VMA_REFCNT] + pt[1].ev_share[PRED_EV_VMA_REFCNT]) / 2;
+	f->hold_pp = (lru_hold_per_page(&pt[0]) + lru_hold_per_page(&pt[1])) / 2;
+	f->steal_pp = (pt[0].steal_ns_per_page + pt[1].steal_ns_per_page) / 2;
 	k = pt[1].load > pt[0].load;
 	snprintf(f->bottleneck, sizeof(f->bottleneck), "%s", pt[k].bottleneck);
 	f->load = pt[k].load;
@@ -315,21 +341,21 @@ static int placements_fig(const struct side *s, const struct pred_profile *pf, i
 }
 
 /*
- * A side's central pages/s at @cpus with one-thread rate @rate, both
- * placements averaged (s0) or as recorded (s4).
+ * A side's central pages/s at @cpus at speed @sp, both placements
+ * averaged (s0) or as recorded (s4).
  */
 static int central_pps(const struct side *s, const struct pred_profile *pf, int cpus,
-		       double ratio, double rate, bool placements, double *pps)
+		       double ratio, const struct speed *sp, bool placements, double *pps)
 {
 	struct side_fig f;
 	struct pred_point pt;
 	struct pred_model_opts mo = {
 		.impl = s->rec[0].lock_impl, .seed = 1, .lru_hold_ratio = ratio,
-		.single_thread_rate = rate,
+		.single_thread_rate = sp->rate, .core_speed = sp->core,
 	};
 
 	if (placements) {
-		if (placements_fig(s, pf, cpus, ratio, rate, 0, &f))
+		if (placements_fig(s, pf, cpus, ratio, sp, 0, &f))
 			return -1;
 		*pps = f.pps;
 		return 0;
@@ -342,35 +368,54 @@ static int central_pps(const struct side *s, const struct pred_profile *pf, int 
 }
 
 /*
- * --fit: the target's one-thread speed, which no mail gives, as a factor
- * over the profile's own (lrulab's here at the profile's core speed):
- * the factor at which side @fs's central prediction at @cpus makes the
+ * --fit: the target's speed, which no mail gives, as a factor.  With
+ * lrulab's own holds (@ratio 0) it is over lrulab's one-thread rate here
+ * and sets the work outside the locks alone: lrulab's holds are no
+ * kernel's, whatever the speed.  With the kernel's (@ratio > 0, measured
+ * here beside the kernel's work, --calibrate) it is the core's speed
+ * over this machine's, which the holds take as the work does.  The
+ * factor at which side @fs's central prediction at @cpus makes the
  * published @want pages/s, by bisection on its logarithm (pages/s rise
  * with the speed).  Both sides take the same factor, so the switch's
- * effect at one thread is lrulab's, recorded alternately here.  Into
- * @rate[2] the sides' one-thread rates, *@factor the factor; 1 when no
- * factor up to FIT_MAX reaches @want (the model's ceiling at @cpus is
- * below the published figure), with @rate[] 0 and *@ceiling that
- * ceiling.  0 fitted, 1 not reachable, -1 after one error line.
+ * effect at one thread is the one recorded alternately here.  Into
+ * @sp[2] the sides' speeds, *@factor the factor; 1 when no factor up to
+ * FIT_MAX reaches @want (the model's ceiling at @cpus is below the
+ * published figure), with @sp[] zeros and *@ceiling that ceiling.  0
+ * fitted, 1 not reachable, -1 after one error line.
  */
 #define FIT_MIN 1e-3
 #define FIT_MAX 8.0
 #define FIT_TOLERANCE 1.002
 
+static struct speed speed_at(double factor, const double own[2], int k, bool core)
+{
+	struct speed sp = { 0, 0 };
+
+	if (core)
+		sp.core = factor;
+	else
+		sp.rate = factor * own[k];
+	return sp;
+}
+
 static int fit_speed(const struct side s[2], int fs, const struct pred_profile *pf, int cpus,
-		     double ratio, bool placements, double want, double rate[2],
+		     double ratio, bool placements, double want, struct speed sp[2],
 		     double *factor, double *ceiling)
 {
-	double own[2], lo = FIT_MIN, hi = FIT_MAX, got;
+	static const struct speed none;
+	double own[2] = { 0, 0 }, lo = FIT_MIN, hi = FIT_MAX, got;
+	bool core = ratio > 0;
+	struct speed at;
 	int k;
 
-	for (k = 0; k < 2; k++)
-		if (central_pps(&s[k], pf, 1, ratio, 0, placements, &own[k]) || own[k] <= 0)
+	for (k = 0; !core && k < 2; k++)
+		if (central_pps(&s[k], pf, 1, ratio, &none, placements, &own[k]) || own[k] <= 0)
 			return -1;
-	if (central_pps(&s[fs], pf, cpus, ratio, hi * own[fs], placements, &got))
+	at = speed_at(hi, own, fs, core);
+	if (central_pps(&s[fs], pf, cpus, ratio, &at, placements, &got))
 		return -1;
 	if (got < want) {
-		rate[0] = rate[1] = 0;
+		sp[0] = sp[1] = none;
 		*factor = 0;
 		*ceiling = got;
 		return 1;
@@ -378,7 +423,8 @@ static int fit_speed(const struct side s[2], int fs, const struct pred_profile *
 	while (hi / lo > FIT_TOLERANCE) {
 		double mid = sqrt(lo * hi);
 
-		if (central_pps(&s[fs], pf, cpus, ratio, mid * own[fs], placements, &got))
+		at = speed_at(mid, own, fs, core);
+		if (central_pps(&s[fs], pf, cpus, ratio, &at, placements, &got))
 			return -1;
 		if (got < want)
 			lo = mid;
@@ -387,20 +433,28 @@ static int fit_speed(const struct side s[2], int fs, const struct pred_profile *
 	}
 	*factor = sqrt(lo * hi);
 	for (k = 0; k < 2; k++)
-		rate[k] = *factor * own[k];
+		sp[k] = speed_at(*factor, own, k, core);
 	return 0;
 }
 
-/* --fit's outcome, one note: what was fitted on which row, or why nothing was */
-static void fit_note(struct repro_table *t, const char *what, int fitted, const double rate[2],
-		     double factor, double ceiling, double want)
+/*
+ * --fit's outcome, one note: what was fitted on which row, or why nothing
+ * was; @core: the core's speed was the factor (the kernel's holds)
+ */
+static void fit_note(struct repro_table *t, const char *what, int fitted, bool core,
+		     const struct speed sp[2], double factor, double ceiling, double want)
 {
-	if (fitted == 0)
+	if (fitted == 0 && core)
+		repro_table_note(t, "fitted: %s: the target's core speed, %.3f x this machine's, which lru_lock's holds (the kernel's, as measured here) take as the work does (the kernel's: --calibrate's fault work), so that the predicted after row makes the mail's %.2fM pages/s; that figure is no check, the others are",
+				 what, factor, want / 1e6);
+	else if (fitted == 0)
 		repro_table_note(t, "fitted: %s: the target's one-thread speed, %.3f x lrulab's here (%.0fK pages/s before, %.0fK after), so that the predicted after row makes the mail's %.2fM pages/s; that figure is no check, the others are",
-				 what, factor, rate[0] / 1e3, rate[1] / 1e3, want / 1e6);
+				 what, factor, sp[0].rate / 1e3, sp[1].rate / 1e3, want / 1e6);
 	else
-		repro_table_note(t, "fitted: %s: no speed up to %g x lrulab's here makes the mail's %.2fM (the model's ceiling there: %.2fM, a miss); its rows are predicted at lrulab's own speed",
-				 what, FIT_MAX, want / 1e6, ceiling / 1e6);
+		repro_table_note(t, "fitted: %s: no %s up to %g x %s here makes the mail's %.2fM (the model's ceiling there: %.2fM, a miss); its rows are predicted at %s",
+				 what, core ? "core speed" : "speed", FIT_MAX,
+				 core ? "this machine's" : "lrulab's", want / 1e6, ceiling / 1e6,
+				 core ? "this machine's speed" : "lrulab's own speed");
 }
 
 /*
@@ -450,25 +504,25 @@ static const struct s0_published *s0_row(const char *type, int threads)
 /*
  * --fit for one workload of s0: fitted on its 20-thread after row, the
  * one the locks weigh least in (the fewest threads; the stats out of the
- * hold).  @rate[] stays 0 without --fit or when the fit cannot reach.
+ * hold).  @sp[] stays zeros without --fit or when the fit cannot reach.
  */
 static int s0_fit(const struct repro_opts *ro, struct repro_table *t, const struct side s[2],
-		  const struct pred_profile *pf, const char *type, double ratio, double rate[2])
+		  const struct pred_profile *pf, const char *type, double ratio, struct speed sp[2])
 {
 	const struct s0_published *p = s0_row(type, 20);
 	double factor, ceiling;
 	char what[48];
 	int fitted;
 
-	rate[0] = rate[1] = 0;
+	memset(sp, 0, 2 * sizeof(*sp));
 	if (!ro->fit || !p)
 		return 1;
-	fitted = fit_speed(s, 1, pf, p->mail_threads, ratio, true, p->after, rate, &factor,
+	fitted = fit_speed(s, 1, pf, p->mail_threads, ratio, true, p->after, sp, &factor,
 			   &ceiling);
 	if (fitted < 0)
 		return -1;
 	snprintf(what, sizeof(what), "%s, %d threads", type, p->mail_threads);
-	fit_note(t, what, fitted, rate, factor, ceiling, p->after);
+	fit_note(t, what, fitted, ratio > 0, sp, factor, ceiling, p->after);
 	return fitted;
 }
 
@@ -535,8 +589,56 @@ static void s0_spin_row(struct repro_table *t, const struct side_fig f[2])
 			 100 * f[0].spin, S0_PUBLISHED_LRU_SPIN_PCT, 100 * f[1].spin);
 }
 
+/*
+ * The mail's other figure from that profile: about a quarter of the hold
+ * is the stat updates the patch takes out.  Beside it the hold per page
+ * the prediction takes out, and the bound the mail's own rate sets on a
+ * node's lock if it is saturated, as the spin share says: a node's lock
+ * serves its node's share of the pages one hold at a time.
+ */
+static void s0_hold_note(struct repro_table *t, const struct pred_profile *pf,
+			 const struct s0_published *p80, const struct side_fig f[2])
+{
+	double bound = pf->sockets / p80->before * 1e9;
+
+	if (f[0].hold_pp <= 0)
+		return;
+	repro_table_note(t, "check: shmem 80 lru_lock's hold per page (a node's lock, its node's pages) predicted %.0f ns before, %.0f ns after: the patch takes %.1f%% of it out (mail: about %.0f%% of the hold in folio_batch_move_lru and folios_put_refs is the stat updates); saturated, as the mail's %.1f%% spin says, the mail's before rate gives a node's lock %.0f ns a page (%d nodes / %.2fM/s); of the predicted hold, holders' stalls on their lines read by others %.0f ns before, %.0f ns after",
+			 f[0].hold_pp, f[1].hold_pp, 100 * (1 - f[1].hold_pp / f[0].hold_pp),
+			 S0_PUBLISHED_STAT_HOLD_PCT, S0_PUBLISHED_LRU_SPIN_PCT, bound, pf->sockets,
+			 p80->before / 1e6, f[0].steal_pp, f[1].steal_pp);
+}
+
+/*
+ * A core's speed is the machine's, not a workload's: with the kernel's
+ * holds it is fitted once, on shmem's row, and anon's rows check it.
+ * What anon's own row would have fitted says how far the two disagree.
+ */
+static int s0_core_taken(struct repro_table *t, const struct side s[2],
+			 const struct pred_profile *pf, double ratio, const struct speed *core,
+			 struct speed sp[2])
+{
+	const struct s0_published *p = s0_row("anon", 20);
+	struct speed own[2];
+	double factor, ceiling;
+	int fitted = fit_speed(s, 1, pf, p->mail_threads, ratio, true, p->after, own, &factor,
+			       &ceiling);
+
+	if (fitted < 0)
+		return -1;
+	sp[0] = sp[1] = *core;
+	if (fitted)
+		repro_table_note(t, "fitted: anon takes the core speed fitted on shmem's row, %.3f x this machine's (one machine): every anon row checks it; anon's own 20-thread after row reaches no core speed up to %g x (ceiling %.2fM)",
+				 core->core, FIT_MAX, ceiling / 1e6);
+	else
+		repro_table_note(t, "fitted: anon takes the core speed fitted on shmem's row, %.3f x this machine's (one machine): every anon row checks it; anon's own 20-thread after row would fit %.3f x, %.2f of shmem's",
+				 core->core, factor, factor / core->core);
+	return 0;
+}
+
 static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 {
+	struct speed core = { 0, 0 };
 	struct pred_profile pf;
 	int k;
 
@@ -544,7 +646,8 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 		return -1;
 	for (k = 0; k < 2; k++) {
 		const char *type = k ? "anon" : "shmem";
-		double each[REPRO_RATIO_RUNS], ratio, rate[2];
+		double each[REPRO_RATIO_RUNS], ratio;
+		struct speed sp[2];
 		struct side_fig f20[2], f80[2];
 		struct side s[2];
 		int err = 0, nr_each, fitted = 1, j;
@@ -559,21 +662,27 @@ static int predict_s0(const struct repro_opts *ro, struct repro_table *t)
 		}
 		if (record_sides(ro, "fault-free", !k, 0, "lru-stat-batch", s))
 			err = -1;
-		if (!err) {
-			fitted = s0_fit(ro, t, s, &pf, type, ratio, rate);
+		if (!err && k && ratio > 0 && core.core > 0) {
+			err = s0_core_taken(t, s, &pf, ratio, &core, sp);
+		} else if (!err) {
+			fitted = s0_fit(ro, t, s, &pf, type, ratio, sp);
 			err = fitted < 0;
+			if (!fitted && ratio > 0)
+				core = sp[0];
 		}
 		for (j = 0; !err && j < 2; j++)
-			if (placements_fig(&s[j], &pf, 20, ratio, rate[j], repro_draws, &f20[j]) ||
-			    placements_fig(&s[j], &pf, 80, ratio, rate[j], repro_draws, &f80[j]))
+			if (placements_fig(&s[j], &pf, 20, ratio, &sp[j], repro_draws, &f20[j]) ||
+			    placements_fig(&s[j], &pf, 80, ratio, &sp[j], repro_draws, &f80[j]))
 				err = -1;
 		if (!err) {
 			const struct s0_published *p20 = s0_row(type, 20), *p80 = s0_row(type, 80);
 
 			s0_pages_row(t, &pf, p20, f20, fitted == 0);
 			s0_pages_row(t, &pf, p80, f80, false);
-			if (!k)
+			if (!k) {
 				s0_spin_row(t, f80);
+				s0_hold_note(t, &pf, p80, f80);
+			}
 			s0_ratio_note(t, type, p20, p80, f20, f80);
 		}
 		side_free(&s[0]);
@@ -612,26 +721,28 @@ static bool contended_saturated(const struct pred_point *pt)
  * --fit for s4: on the mail's folio size (@mail, sizes come 16K first)
  * the factor that makes its after run take the mail's 16.29 s, the side
  * lru_lock weighs least in; the other sizes take that factor over their
- * own one-thread speed (*@factor, 0 when the fit cannot reach).  @rate[]
- * the sides' rates; 0, 1 (not fitted) or -1 after one error line.
+ * own one-thread speed, or take it as the core's speed (*@factor, 0 when
+ * the fit cannot reach).  @sp[] the sides' speeds; 0, 1 (not fitted) or
+ * -1 after one error line.
  */
 static int s4_fit(struct repro_table *t, const struct side s[2], const struct pred_profile *pf,
-		  double ratio, bool mail, double *factor, double rate[2])
+		  double ratio, bool mail, double *factor, struct speed sp[2])
 {
-	double want = S4_MAIL_PAGES / S4_REAL_AFTER, own, ceiling;
+	static const struct speed none;
+	double want = S4_MAIL_PAGES / S4_REAL_AFTER, own[2] = { 0, 0 }, ceiling;
 	int k, fitted;
 
 	if (!mail) {
-		for (k = 0; k < 2 && *factor > 0; k++) {
-			if (central_pps(&s[k], pf, 1, ratio, 0, false, &own))
+		for (k = 0; k < 2 && *factor > 0 && ratio <= 0; k++)
+			if (central_pps(&s[k], pf, 1, ratio, &none, false, &own[k]))
 				return -1;
-			rate[k] = *factor * own;
-		}
+		for (k = 0; k < 2 && *factor > 0; k++)
+			sp[k] = speed_at(*factor, own, k, ratio > 0);
 		return 1;
 	}
-	fitted = fit_speed(s, 1, pf, S4_MAIL_THREADS, ratio, false, want, rate, factor, &ceiling);
+	fitted = fit_speed(s, 1, pf, S4_MAIL_THREADS, ratio, false, want, sp, factor, &ceiling);
 	if (fitted >= 0)
-		fit_note(t, "16K, 20 threads", fitted, rate, *factor, ceiling, want);
+		fit_note(t, "16K, 20 threads", fitted, ratio > 0, sp, *factor, ceiling, want);
 	return fitted;
 }
 
@@ -656,7 +767,7 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 		struct pred_point b, a;
 		struct repro_row *row;
 		double cb[PRED_MAX_DRAWS], ca[PRED_MAX_DRAWS], each[REPRO_RATIO_RUNS], ratio;
-		double rate[2];
+		struct speed sp[2];
 		char prefix[64], name[48];
 		int d, at, nr_each, err = 0, fitted = 1;
 
@@ -671,9 +782,9 @@ static int predict_s4(const struct repro_opts *ro, struct repro_table *t)
 		if (record_sides(ro, "mmap-madvise", false, order, "mthp-lru-cache", s))
 			err = -1;
 		if (!err && ro->fit)
-			fitted = s4_fit(t, s, &pf, ratio, mail, &factor, rate);
+			fitted = s4_fit(t, s, &pf, ratio, mail, &factor, sp);
 		if (fitted < 0 || (!err && points(s, &pf, S4_MAIL_THREADS, ratio,
-						  factor > 0 ? rate : NULL, &b, &a)))
+						  factor > 0 ? sp : NULL, &b, &a)))
 			err = -1;
 		if (!err) {
 			/* the run's time: after its measured row, else first of its size */

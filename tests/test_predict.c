@@ -1379,6 +1379,21 @@ static void test_whole_path(void **state)
 	assert_int_equal(pred_model_point(&rec, &pf, 20, &mo, &pt), 0);
 	assert_true(rel_eq(pt.pages_per_sec, 1e9 / (1500 + 40 + 10)));
 	pred_point_free(&pt);
+
+	/*
+	 * --fit's core speed with the kernel's holds: a core twice this
+	 * machine's halves holds and work alike, where the one-thread rate
+	 * stretched the work alone.  One CPU: work 1500, hold 2 x 500 / 2,
+	 * 500K pages/s; 20 CPUs (x 1.5 the clock): holds of 750 saturate.
+	 */
+	mo.single_thread_rate = 0;
+	mo.core_speed = 2;
+	assert_int_equal(pred_model_point(&rec, &pf, 1, &mo, &pt), 0);
+	assert_true(rel_eq(pt.pages_per_sec, 1e9 / (1500 + 500)));
+	pred_point_free(&pt);
+	assert_int_equal(pred_model_point(&rec, &pf, 20, &mo, &pt), 0);
+	assert_true(rel_eq(pt.pages_per_sec, 1e9 / (750 + 40 + 10)));
+	pred_point_free(&pt);
 	pred_recording_free(&rec);
 }
 
