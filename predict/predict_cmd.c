@@ -27,7 +27,7 @@ struct predict_args {
 	int nr_files;
 	long recordings;			/* --recordings: made here */
 	bool recordings_given;
-	double single_thread_rate, lru_hold_ratio;
+	double single_thread_rate, lru_hold_ratio, core_speed;
 	long draws, seed, acquisitions;
 	bool json, threads_given, seconds_given, memcgs_given, other_placement;
 };
@@ -37,7 +37,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: lrulab predict WORKLOAD [bench options] --cpus N[,N...] --machine PROFILE\n"
 "                      [--single-thread-rate PAGES_PER_SEC] [--lru-hold-ratio R]\n"
-"                      [--draws N] [--seed N]\n"
+"                      [--core-speed S] [--draws N] [--seed N]\n"
 "                      [--acquisitions N] [--recordings K] [--placement recorded|other]\n"
 "                      [--save FILE] [--json]\n"
 "       lrulab predict --recording FILE [--recording FILE...] --cpus N[,N...]\n"
@@ -55,7 +55,9 @@ static void usage(FILE *f)
 "locks so that one CPU makes that many pages/s (e.g. the target kernel's own).\n"
 "--lru-hold-ratio R multiplies lru_lock's recorded holds by R, the kernel's hold\n"
 "per page over lrulab's that `lrulab host fault-free --perf-hold` measures on this\n"
-"machine (default: lrulab's own holds).\n"
+"machine (default: lrulab's own holds).  --core-speed S: the target's core S times\n"
+"this machine's, holds and work alike, in place of the profile's core_speed (what\n"
+"repro --fit --calibrate fits).\n"
 "--save FILE keeps the recordings (FILE, FILE.2, FILE.3, ...).  --placement other:\n"
 "the memcg stat reads of mem_cgroup_per_node lines take the 128-byte pair partners\n"
 "the object would have had 64 bytes the other way (on a profile with\n"
@@ -65,7 +67,7 @@ static void usage(FILE *f)
 static bool takes_value(const char *opt)
 {
 	static const char *const v[] = { "--cpus", "--machine", "--single-thread-rate",
-		"--lru-hold-ratio",
+		"--lru-hold-ratio", "--core-speed",
 		"--draws", "--seed", "--acquisitions", "--recording", "--recordings", "--save",
 		"--placement" };
 	size_t i;
@@ -118,6 +120,8 @@ static int own_option(struct predict_args *a, const char *opt, const char *val)
 		return parse_double(PROG, opt, val, 1, 1e12, &a->single_thread_rate);
 	} else if (!strcmp(opt, "--lru-hold-ratio")) {
 		return parse_double(PROG, opt, val, 0.01, 100, &a->lru_hold_ratio);
+	} else if (!strcmp(opt, "--core-speed")) {
+		return parse_double(PROG, opt, val, 0.01, 100, &a->core_speed);
 	} else if (!strcmp(opt, "--draws")) {
 		return parse_long(PROG, opt, val, 0, PRED_MAX_DRAWS, &a->draws);
 	} else if (!strcmp(opt, "--seed")) {
@@ -199,6 +203,9 @@ static void print_header(const struct pred_recording *rec, int nr_recs,
 	if (a->lru_hold_ratio > 0)
 		printf("lru_lock's holds x %.3g: the kernel's hold per page over lrulab's (--lru-hold-ratio)\n",
 		       a->lru_hold_ratio);
+	if (a->core_speed > 0)
+		printf("the core %.3g x this machine's, holds and work alike, in place of the profile's core_speed (--core-speed)\n",
+		       a->core_speed);
 	if (nr_recs > 1)
 		printf("%d recordings (the first described above): figures of the median one, the "
 		       "band over every recording's draws\n", nr_recs);
@@ -379,7 +386,7 @@ int cmd_predict(int argc, char **argv)
 	}
 	mo = (struct pred_model_opts){
 		.impl = impl, .single_thread_rate = a.single_thread_rate,
-		.lru_hold_ratio = a.lru_hold_ratio,
+		.lru_hold_ratio = a.lru_hold_ratio, .core_speed = a.core_speed,
 		.draws = (int)a.draws, .seed = (u64)a.seed, .acquisitions = (u64)a.acquisitions,
 		.other_placement = a.other_placement,
 	};

@@ -297,7 +297,7 @@ static double lru_hold_per_page(const struct pred_point *pt)
  * and 64 bytes the other way), averaged, as the s0 and s3 mails' 7 memcgs
  * a run landed at both; each its recordings pooled, each draw of the
  * machine the same for every side and placement.  @sp: the speed --fit
- * chose (zeros: the profile's); @draws 0: the central figures only,
+ * chose (NULL or zeros: the profile's); @draws 0: the central figures only,
  * which --fit bisects on.
  */
 static int placements_fig(const struct side *s, const struct pred_profile *pf, int cpus,
@@ -311,7 +311,7 @@ static int placements_fig(const struct side *s, const struct pred_profile *pf, i
 		struct pred_model_opts mo = {
 			.impl = s->rec[0].lock_impl, .draws = draws, .seed = 1,
 			.other_placement = k, .lru_hold_ratio = ratio,
-			.single_thread_rate = sp->rate, .core_speed = sp->core,
+			.single_thread_rate = sp ? sp->rate : 0, .core_speed = sp ? sp->core : 0,
 		};
 
 		if (pred_model_pooled(s->rec, s->nr, pf, cpus, &mo, &pt[k])) {
@@ -1161,7 +1161,7 @@ static int s3_type_rows(const char *type, const struct side *sides,
 		if (strcmp(p->type, type))
 			continue;
 		for (k = 0; k < S3_SIDES; k++) {
-			if (placements_fig(&sides[k], pf, p->mail_threads, 0, 0, repro_draws, &f[k]))
+			if (placements_fig(&sides[k], pf, p->mail_threads, 0, NULL, repro_draws, &f[k]))
 				return -1;
 			nd = f[k].nr_draws < nd ? f[k].nr_draws : nd;
 		}

@@ -42,6 +42,8 @@ expect 2 "$P" "$LRULAB" predict fault-free --cpus 1,2
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 0 --machine $M
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $M --draws 65
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $M --single-thread-rate x
+expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $M --core-speed 0
+grep -qx "$P: --core-speed: 0 is out of range \[0.01, 100\]" "$err" || fail "--core-speed 0: wrong error"
 expect 2 "$P" "$LRULAB" predict nosuch --cpus 2 --machine $M
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $M --bogus
 expect 2 "$P" "$LRULAB" predict fault-free --cpus 2 --machine $M --threads 1,2
@@ -176,6 +178,13 @@ grep -q '"lock":"ticket"' "$out" || fail "predict: a ticket recording not simula
 "$LRULAB" predict --recording $tmp/r.rec --cpus 16 --machine skylake-2s-80 --draws 2 \
 	--json >$tmp/b 2>"$err"
 cmp -s $tmp/a $tmp/b || fail "predict: same seed, different output"
+# --core-speed 2: one CPU's holds and work take half the time, twice the pages/s
+r1=$("$LRULAB" predict --recording $tmp/r.rec --cpus 1 --machine skylake-2s-80 --draws 0 \
+	--json 2>"$err" | jq .predicted_pages_per_sec)
+r2=$("$LRULAB" predict --recording $tmp/r.rec --cpus 1 --machine skylake-2s-80 --draws 0 \
+	--core-speed 2 --json 2>"$err" | jq .predicted_pages_per_sec)
+awk -v a="$r1" -v b="$r2" 'BEGIN { exit !(a > 0 && b / a > 1.999 && b / a < 2.001) }' ||
+	fail "predict --core-speed 2: $r2 pages/s against $r1"
 # two recordings pooled: the median one's figures (the same file twice:
 # its own), every recording's draws
 "$LRULAB" predict --recording $tmp/r.rec --recording $tmp/r.rec --cpus 16 \
