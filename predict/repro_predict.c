@@ -153,7 +153,8 @@ static struct repro_row *insert_row(struct repro_table *t, const char *unit,
  * under perf record, lrulab with the calibrated fault work; the median
  * of REPRO_RATIO_RUNS, each in *@each.  0 (lrulab's own holds) without
  * --calibrate or when every run failed.  Five: one run's lru_lock share
- * is some 200 samples, a few percent either way.
+ * is some 200 samples, a few percent either way; --quick takes one short
+ * run, whose figure means nothing.
  */
 #define REPRO_RATIO_RUNS 5
 
@@ -162,11 +163,12 @@ static double kernel_hold_ratio(const struct repro_opts *ro, bool shmem, unsigne
 {
 	const char *work = repro_fault_work(ro, "fault-free", shmem ? "shmem" : "anon", order);
 	struct host_opts o = {
-		.shmem = shmem, .folio_order = order, .mem = 16UL << 20, .seconds = 1,
+		.shmem = shmem, .folio_order = order, .mem = 16UL << 20,
+		.seconds = ro->quick ? 0.2 : 1,
 		.fault_work_ns = work ? strtoul(work, NULL, 10) : 0,
 	};
 	double v[REPRO_RATIO_RUNS];
-	int k;
+	int k, runs = ro->quick ? 1 : REPRO_RATIO_RUNS;
 
 	*nr = 0;
 	if (!ro->calibrate)
@@ -176,7 +178,7 @@ static double kernel_hold_ratio(const struct repro_opts *ro, bool shmem, unsigne
 			shmem ? "shmem" : "anon", (PAGE_SIZE << order) >> 10);
 		fflush(ro->progress);
 	}
-	for (k = 0; k < REPRO_RATIO_RUNS; k++)
+	for (k = 0; k < runs; k++)
 		if (!host_lru_hold_ratio(REPRO_PROG, &o, &each[*nr])) {
 			v[*nr] = each[*nr];
 			(*nr)++;

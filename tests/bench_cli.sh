@@ -503,6 +503,14 @@ good 'the mail.s is 2G: --s2-mem 2G runs that' repro s2 --quick --reps 1 --out "
 # the work found named in the table's notes
 good 'fault work matched to this machine.s kernel: shmem 4K [0-9]* ns, anon 4K [0-9]* ns' \
 	repro s0 --quick --calibrate --out "$tmp/res"
+# --fit with --calibrate fits the core's speed once, on shmem's row, and
+# anon's rows take it (where perf can measure the kernel's hold here)
+if "$LRULAB" repro s0 --quick --predict --fit --calibrate --out "$tmp/res" >"$out" 2>"$err" &&
+	grep -q "lru_lock's holds x [0-9.]*, the kernel's over lrulab's" "$out"; then
+	grep -q "^   fitted: shmem, 20 threads: the target's core speed, [0-9.]* x this machine's" "$out" &&
+		grep -q "^   fitted: anon takes the core speed fitted on shmem's row, [0-9.]* x this machine's (one machine)" "$out" ||
+		fail "repro s0 --fit --calibrate: no core speed fitted once"
+fi
 [ -s "$tmp/res/s1-vmstat-scan-cost.json" ] || fail "repro s1: no s1-vmstat-scan-cost.json"
 good 'swap: async' repro s1 --quick --swap-io async --reps 1 --out "$tmp/res"
 [ -s "$tmp/res/s1-vmstat-scan-cost-async.json" ] ||
