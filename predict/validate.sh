@@ -5,6 +5,16 @@
 # (`lrulab host fault-free`), ROUNDS rounds alternating the runs of each
 # shape.  Each run is taken under the measurement lock.
 #
+# The host check is predicted twice: at lrulab's own speed and holds
+# (pred1, pred2), and at the kernel's (kpred1, kpred2): the work set for
+# the host's measured one-thread rate that round (--single-thread-rate),
+# lru_lock's holds times the kernel/lrulab ratio `host fault-free
+# --perf-hold` measures once per shape before the rounds (the hold
+# column; empty where perf could not, and the holds stay lrulab's).  The
+# kernel runs a page several times slower than lrulab, so its lock is a
+# smaller share of a page and it scales better at two threads than
+# lrulab does: only the second is the kernel's scaling predicted.
+#
 #   predict/validate.sh [LRULAB] [ROUNDS] > out.tsv
 #
 # On a machine shared with other work two threads do not always get two
@@ -19,7 +29,7 @@
 # SHAPES (e.g. "anon-16K shmem-4K") runs only those shapes.
 #
 # Columns: shape round bench1 bench2 bench1_cpu bench2_cpu pred1 pred2
-#          band2_lo band2_hi host1 host2 host1_cpu host2_cpu
+#          band2_lo band2_hi host1 host2 host1_cpu host2_cpu hold kpred1 kpred2
 set -u
 L=${1:-build/release/lrulab}
 R=${2:-5}
@@ -32,7 +42,15 @@ lock=/tmp/lrulab-measure.lock
 num() { jq -r "$1" | sed -n "${2:-1}p"; }
 cpu='.pages / ((.user_s + .sys_s) / .threads)'
 
-printf 'shape\tround\tbench1\tbench2\tbench1_cpu\tbench2_cpu\tpred1\tpred2\tband2_lo\tband2_hi\thost1\thost2\thost1_cpu\thost2_cpu\n'
+printf 'shape\tround\tbench1\tbench2\tbench1_cpu\tbench2_cpu\tpred1\tpred2\tband2_lo\tband2_hi\thost1\thost2\thost1_cpu\thost2_cpu\thold\tkpred1\tkpred2\n'
+# the kernel/lrulab hold ratio of each shape, once: "hold_anon_4K=2.5 ..."
+holds=
+for shape in $S; do
+	set -- $(echo "$shape" | tr - ' ')
+	x=$(flock $lock $L host fault-free --type $1 --folio-size $2 --perf-hold --seconds 1 2>/dev/null |
+		sed -n 's/^lru_lock hold per page, kernel \/ lrulab: \([0-9.]*\) .*/\1/p')
+	holds="$holds hold_$1_$2=$x"
+done
 for r in $(seq 1 "$R"); do
 	for shape in $S; do
 		set -- $(echo "$shape" | tr - ' ')
@@ -44,6 +62,10 @@ for r in $(seq 1 "$R"); do
 		p=$(flock $lock $L predict fault-free $o --node-mem $N --cpus 1,2 --machine $M \
 			--draws 8 --json)
 		h=$(flock $lock $L host fault-free $o --threads 1,2 --seconds 0.5 --json 2>/dev/null)
+		hold=$(for kv in $holds; do case $kv in "hold_$1_$2="*) echo "${kv#*=}";; esac; done)
+		rate=$(echo "$h" | num "$cpu" 1)
+		k=$(flock $lock $L predict fault-free $o --node-mem $N --cpus 1,2 --machine $M \
+			--draws 0 --single-thread-rate "${rate%.*}" ${hold:+--lru-hold-ratio $hold} --json)
 		printf '%s-%s\t%d' "$1" "$2" "$r"
 		printf '\t%.0f' "$(echo "$b" | num .pages_per_sec 1)" "$(echo "$b" | num .pages_per_sec 2)" \
 			"$(echo "$b" | num "$cpu" 1)" "$(echo "$b" | num "$cpu" 2)" \
@@ -52,6 +74,9 @@ for r in $(seq 1 "$R"); do
 			"$(echo "$p" | num .band_low 2)" "$(echo "$p" | num .band_high 2)" \
 			"$(echo "$h" | num .pages_per_sec 1)" "$(echo "$h" | num .pages_per_sec 2)" \
 			"$(echo "$h" | num "$cpu" 1)" "$(echo "$h" | num "$cpu" 2)"
+		printf '\t%s' "${hold:-}"
+		printf '\t%.0f' "$(echo "$k" | num .predicted_pages_per_sec 1)" \
+			"$(echo "$k" | num .predicted_pages_per_sec 2)"
 		printf '\n'
 	done
 done
