@@ -55,15 +55,29 @@ void repro_predict_register(repro_predict_fn fn)
 	repro_predictor = fn;
 }
 
+/*
+ * A note past the table's room is not dropped unsaid: the last slot
+ * counts what was left out; one past its length ends in "...".
+ */
 void repro_table_note(struct repro_table *t, const char *fmt, ...)
 {
+	char *n;
 	va_list ap;
+	int len;
 
-	if (t->nr_notes >= (int)ARRAY_SIZE(t->notes))
+	if (t->nr_notes >= REPRO_MAX_NOTES) {
+		t->notes_left_out++;
+		snprintf(t->notes[REPRO_MAX_NOTES - 1], REPRO_NOTE_LEN,
+			 "(%d notes left out: a table holds %d)", t->notes_left_out + 1,
+			 REPRO_MAX_NOTES);
 		return;
+	}
+	n = t->notes[t->nr_notes++];
 	va_start(ap, fmt);
-	vsnprintf(t->notes[t->nr_notes++], sizeof(t->notes[0]), fmt, ap);
+	len = vsnprintf(n, REPRO_NOTE_LEN, fmt, ap);
 	va_end(ap);
+	if (len >= REPRO_NOTE_LEN)
+		memcpy(n + REPRO_NOTE_LEN - 4, "...", 4);
 }
 
 /* ---- running cells ---- */

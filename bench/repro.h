@@ -151,6 +151,9 @@ struct repro_row {
 	const char *const *site_fns;
 };
 
+#define REPRO_MAX_NOTES	32
+#define REPRO_NOTE_LEN	640
+
 struct repro_table {
 	const char *seed;
 	const char *title;
@@ -160,8 +163,9 @@ struct repro_table {
 	bool oversubscribed;
 	json_t *runs;		/* every run's JSON object, by cell */
 	json_t *extra;		/* seed-specific additions to the JSON table */
-	char notes[16][320];
+	char notes[REPRO_MAX_NOTES][REPRO_NOTE_LEN];
 	int nr_notes;
+	int notes_left_out;	/* past REPRO_MAX_NOTES: the last slot says how many */
 };
 
 struct repro_cell {

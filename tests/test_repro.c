@@ -269,6 +269,31 @@ static void test_plot_no_bar(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/*
+ * Notes: one past the length is cut with "...", and past the table's
+ * room the last slot counts the ones left out.
+ */
+static void test_notes(void **state)
+{
+	struct repro_table *t = calloc(1, sizeof(*t));
+	char long_note[REPRO_NOTE_LEN + 100];
+	int i;
+
+	assert_non_null(t);
+	memset(long_note, 'x', sizeof(long_note) - 1);
+	long_note[sizeof(long_note) - 1] = 0;
+	repro_table_note(t, "%s", long_note);
+	assert_int_equal(strlen(t->notes[0]), REPRO_NOTE_LEN - 1);
+	assert_string_equal(t->notes[0] + REPRO_NOTE_LEN - 4, "...");
+	assert_int_equal(t->notes[0][REPRO_NOTE_LEN - 5], 'x');
+	for (i = 1; i < REPRO_MAX_NOTES + 2; i++)
+		repro_table_note(t, "note %d", i);
+	assert_int_equal(t->nr_notes, REPRO_MAX_NOTES);
+	assert_string_equal(t->notes[REPRO_MAX_NOTES - 2], "note 30");
+	assert_string_equal(t->notes[REPRO_MAX_NOTES - 1], "(3 notes left out: a table holds 32)");
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_better_and_any_machine),
 		cmocka_unit_test(test_plot),
 		cmocka_unit_test(test_plot_no_bar),
+		cmocka_unit_test(test_notes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
