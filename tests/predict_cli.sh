@@ -178,10 +178,12 @@ grep -q '"lock":"ticket"' "$out" || fail "predict: a ticket recording not simula
 "$LRULAB" predict --recording $tmp/r.rec --cpus 16 --machine skylake-2s-80 --draws 2 \
 	--json >$tmp/b 2>"$err"
 cmp -s $tmp/a $tmp/b || fail "predict: same seed, different output"
-# --core-speed 2: one CPU's holds and work take half the time, twice the pages/s
-r1=$("$LRULAB" predict --recording $tmp/r.rec --cpus 1 --machine skylake-2s-80 --draws 0 \
+# --core-speed 2: one CPU's holds and work take half the time, twice the
+# pages/s, on a profile without a memory bandwidth (a clear's wait for
+# DRAM, where one is given, does not shrink with the core)
+r1=$("$LRULAB" predict --recording $tmp/r.rec --cpus 1 --machine kvm-2vcpu --draws 0 \
 	--json 2>"$err" | jq .predicted_pages_per_sec)
-r2=$("$LRULAB" predict --recording $tmp/r.rec --cpus 1 --machine skylake-2s-80 --draws 0 \
+r2=$("$LRULAB" predict --recording $tmp/r.rec --cpus 1 --machine kvm-2vcpu --draws 0 \
 	--core-speed 2 --json 2>"$err" | jq .predicted_pages_per_sec)
 awk -v a="$r1" -v b="$r2" 'BEGIN { exit !(a > 0 && b / a > 1.999 && b / a < 2.001) }' ||
 	fail "predict --core-speed 2: $r2 pages/s against $r1"
