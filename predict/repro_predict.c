@@ -21,6 +21,12 @@
 #define REPRO_DRAWS 6
 /* per side: the band holds the spread between recordings too */
 #define REPRO_RECORDINGS 3
+/*
+ * With --fit the lock is saturated at the fitted speed, so a row goes as
+ * one over the recorded hold, and one side's median of three recordings
+ * held 20% over the others' in one run of four: five a side.
+ */
+#define REPRO_FIT_RECORDINGS 5
 /* s1's usemem recordings take seconds each */
 #define REPRO_S1_RECORDINGS 2
 
@@ -34,7 +40,7 @@ static int repro_recordings = REPRO_RECORDINGS;
 static int repro_s1_recordings = REPRO_S1_RECORDINGS;
 
 struct side {
-	struct pred_recording rec[REPRO_RECORDINGS];
+	struct pred_recording rec[REPRO_FIT_RECORDINGS];
 	int nr;
 };
 
@@ -1365,7 +1371,7 @@ static int repro_predict(const struct repro_opts *ro, struct repro_table *t, con
 	int err;
 
 	repro_draws = ro->quick ? 2 : REPRO_DRAWS;
-	repro_recordings = ro->quick ? 1 : REPRO_RECORDINGS;
+	repro_recordings = ro->quick ? 1 : ro->fit ? REPRO_FIT_RECORDINGS : REPRO_RECORDINGS;
 	repro_s1_recordings = ro->quick ? 1 : REPRO_S1_RECORDINGS;
 
 	if (!strcmp(which, "s0"))
