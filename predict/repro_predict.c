@@ -349,8 +349,8 @@ static int placements_fig(const struct side *s, const struct pred_profile *pf, i
 }
 
 /*
- * A side's central pages/s at @cpus at speed @sp, both placements
- * averaged (s0) or as recorded (s4).
+ * A side's central pages/s at @cpus at speed @sp (NULL: the profile's),
+ * both placements averaged (s0) or as recorded (s4).
  */
 static int central_pps(const struct side *s, const struct pred_profile *pf, int cpus,
 		       double ratio, const struct speed *sp, bool placements, double *pps)
@@ -359,7 +359,7 @@ static int central_pps(const struct side *s, const struct pred_profile *pf, int 
 	struct pred_point pt;
 	struct pred_model_opts mo = {
 		.impl = s->rec[0].lock_impl, .seed = 1, .lru_hold_ratio = ratio,
-		.single_thread_rate = sp->rate, .core_speed = sp->core,
+		.single_thread_rate = sp ? sp->rate : 0, .core_speed = sp ? sp->core : 0,
 	};
 
 	if (placements) {
@@ -410,20 +410,19 @@ static int fit_speed(const struct side s[2], int fs, const struct pred_profile *
 		     double ratio, bool placements, double want, struct speed sp[2],
 		     double *factor, double *ceiling)
 {
-	static const struct speed none;
 	double own[2] = { 0, 0 }, lo = FIT_MIN, hi = FIT_MAX, got;
 	bool core = ratio > 0;
 	struct speed at;
 	int k;
 
 	for (k = 0; !core && k < 2; k++)
-		if (central_pps(&s[k], pf, 1, ratio, &none, placements, &own[k]) || own[k] <= 0)
+		if (central_pps(&s[k], pf, 1, ratio, NULL, placements, &own[k]) || own[k] <= 0)
 			return -1;
 	at = speed_at(hi, own, fs, core);
 	if (central_pps(&s[fs], pf, cpus, ratio, &at, placements, &got))
 		return -1;
 	if (got < want) {
-		sp[0] = sp[1] = none;
+		memset(sp, 0, 2 * sizeof(*sp));
 		*factor = 0;
 		*ceiling = got;
 		return 1;
@@ -736,13 +735,12 @@ static bool contended_saturated(const struct pred_point *pt)
 static int s4_fit(struct repro_table *t, const struct side s[2], const struct pred_profile *pf,
 		  double ratio, bool mail, double *factor, struct speed sp[2])
 {
-	static const struct speed none;
 	double want = S4_MAIL_PAGES / S4_REAL_AFTER, own[2] = { 0, 0 }, ceiling;
 	int k, fitted;
 
 	if (!mail) {
 		for (k = 0; k < 2 && *factor > 0 && ratio <= 0; k++)
-			if (central_pps(&s[k], pf, 1, ratio, &none, false, &own[k]))
+			if (central_pps(&s[k], pf, 1, ratio, NULL, false, &own[k]))
 				return -1;
 		for (k = 0; k < 2 && *factor > 0; k++)
 			sp[k] = speed_at(*factor, own, k, ratio > 0);
