@@ -1209,6 +1209,11 @@ void pred_topology(const struct pred_profile *pf, int cpus, struct pred_cpu *out
 			c /= pf->threads_per_core;
 			out[i].socket = c / pf->cores_per_socket % pf->sockets;
 			out[i].core = c % pf->cores_per_socket;
+		} else if (pf->order == PRED_ORDER_SOCKET_RR) {
+			out[i].socket = c % pf->sockets;
+			c /= pf->sockets;
+			out[i].core = c % pf->cores_per_socket;
+			out[i].thread = c / pf->cores_per_socket % pf->threads_per_core;
 		} else {
 			out[i].thread = c / cores;
 			c %= cores;

@@ -247,6 +247,7 @@ struct pred_value {
 enum pred_cpu_order {
 	PRED_ORDER_SMT_LAST,	/* Intel servers: every core once, then the siblings */
 	PRED_ORDER_SMT_ADJACENT,/* siblings numbered next to each other */
+	PRED_ORDER_SOCKET_RR,	/* sockets take turns (round-robin MADT), siblings last */
 };
 
 struct pred_profile {
@@ -257,6 +258,7 @@ struct pred_profile {
 };
 
 const char *pred_param_name(enum pred_param p);
+const char *pred_cpu_order_name(enum pred_cpu_order o);
 /* 0, or -1 after one error line naming @path, the line and what is wrong. */
 int pred_profile_read(const char *prog, const char *path, struct pred_profile *pf);
 /* @pf as the text format pred_profile_read() reads */

@@ -46,6 +46,18 @@ static const char *const param_names[NR_PRED_PARAMS] = {
 	[PP_PAIR_RFO] = "pair_rfo",
 };
 
+const char *pred_cpu_order_name(enum pred_cpu_order o)
+{
+	switch (o) {
+	case PRED_ORDER_SMT_ADJACENT:
+		return "smt-adjacent";
+	case PRED_ORDER_SOCKET_RR:
+		return "socket-interleaved";
+	default:
+		return "smt-last";
+	}
+}
+
 const char *pred_param_name(enum pred_param p)
 {
 	return (unsigned int)p < NR_PRED_PARAMS ? param_names[p] : "?";
@@ -154,8 +166,10 @@ static const char *parse_line(char *key, char *val, struct pred_profile *pf,
 			pf->order = PRED_ORDER_SMT_LAST;
 		else if (!strcmp(val, "smt-adjacent"))
 			pf->order = PRED_ORDER_SMT_ADJACENT;
+		else if (!strcmp(val, "socket-interleaved"))
+			pf->order = PRED_ORDER_SOCKET_RR;
 		else
-			return "cpu_order is smt-last or smt-adjacent";
+			return "cpu_order is smt-last, smt-adjacent or socket-interleaved";
 		return NULL;
 	}
 	if (!strcmp(key, "lock_local_ns") || !strcmp(key, "clock_read_ns"))
@@ -247,8 +261,7 @@ void pred_profile_write(FILE *f, const struct pred_profile *pf)
 		fprintf(f, "description = %s\n", pf->description);
 	fprintf(f, "sockets = %d\ncores_per_socket = %d\nthreads_per_core = %d\n",
 		pf->sockets, pf->cores_per_socket, pf->threads_per_core);
-	fprintf(f, "cpu_order = %s\n",
-		pf->order == PRED_ORDER_SMT_ADJACENT ? "smt-adjacent" : "smt-last");
+	fprintf(f, "cpu_order = %s\n", pred_cpu_order_name(pf->order));
 	for (i = 0; i < NR_PRED_PARAMS; i++) {
 		const struct pred_value *v = &pf->p[i];
 

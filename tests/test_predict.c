@@ -1272,6 +1272,14 @@ static void test_topology(void **state)
 	pred_topology(&pf, 80, c);
 	assert_true(c[1].socket == 0 && c[1].core == 0 && c[1].thread == 1);
 	assert_true(c[40].socket == 1 && c[40].core == 0 && c[40].thread == 0);
+	pf.order = PRED_ORDER_SOCKET_RR;
+	pred_topology(&pf, 80, c);
+	assert_true(c[0].socket == 0 && c[0].core == 0 && c[0].thread == 0);
+	assert_true(c[1].socket == 1 && c[1].core == 0 && c[1].thread == 0);
+	assert_true(c[19].socket == 1 && c[19].core == 9 && c[19].thread == 0);
+	assert_true(c[39].socket == 1 && c[39].core == 19 && c[39].thread == 0);
+	assert_true(c[40].socket == 0 && c[40].core == 0 && c[40].thread == 1);
+	assert_true(c[79].socket == 1 && c[79].core == 19 && c[79].thread == 1);
 }
 
 /* ---- the whole path: a recording, a profile, N CPUs ---- */
