@@ -74,6 +74,7 @@ void readahead_events(unsigned long ev[NR_RA_EVENTS]);
 						 * --swap-latency US: the swap device */
 #define BENCH_OPT_PATTERN	(1U << 4)	/* --pattern, --fadvise: file reads */
 #define BENCH_OPT_PROCS		(1U << 5)	/* --procs N[,N...], --passes N: mglru-age */
+#define BENCH_OPT_VMA		(1U << 6)	/* --vma shared|own: anon ranges' VMAs */
 /* mglru-age's one shared file may be larger than a thread's region */
 #define BENCH_MAX_SHARED_MEM	(4UL << 30)
 
@@ -98,6 +99,7 @@ struct bench_opts {
 	unsigned long node_mem;		/* --node-mem: the node's bytes; 0: 4 GiB */
 	unsigned long max;		/* --max: leaf memory.max, bytes; 0: the workload's */
 	unsigned int folio_order;	/* anon mTHP order: 0, 2, 3 or 4 */
+	bool vma_own;			/* anon: a guard after each thread's range, a VMA each */
 	double seconds;			/* per run, split across the memcgs */
 	long loops;			/* > 0: passes per thread instead of --seconds */
 	long memcgs;			/* fresh memcgs run one after the other */
@@ -360,6 +362,8 @@ const struct bench_workload *bench_find_workload(const char *name);
 int bench_parse_threads(const char *prog, const char *s,
 			long threads[BENCH_MAX_THREAD_COUNTS], int *nr);
 int bench_parse_folio_size(const char *prog, const char *s, unsigned int *order);
+/* --vma own's guard after @t's range: 0, or -errno. */
+int bench_vma_guard(struct bench_thread *t);
 /*
  * The largest --threads times --mem, and the model's page entries,
  * against what the machine has available: 0, or -1 after one error line.

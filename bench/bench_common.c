@@ -54,6 +54,18 @@ static void fmt_gib(char *buf, size_t len, unsigned long long bytes)
  * more than the machine has available would swap or be OOM-killed
  * half-way, so it is refused before anything is allocated.
  */
+/*
+ * --vma own: a PROT_NONE page after the thread's anonymous range, as a
+ * program that keeps its threads' ranges apart maps, so that each is a
+ * VMA of its own and its refcount line the thread's.
+ */
+int bench_vma_guard(struct bench_thread *t)
+{
+	if (t->o->vma_own && !do_mmap_guard(t->mm, PAGE_SIZE))
+		return -errno;
+	return 0;
+}
+
 int bench_check_memory(const char *prog, const struct bench_opts *o)
 {
 	unsigned long long need, ws, node, avail = host_mem_available();

@@ -62,6 +62,7 @@ static const struct option bench_long_options[] = {
 	{ "profile-hold", no_argument, NULL, 'p' },
 	{ "record", required_argument, NULL, 'r' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "vma", required_argument, NULL, 'v' },
 	{ "procs", required_argument, NULL, 'P' },
 	{ "passes", required_argument, NULL, 'Z' },
 	{ "show", required_argument, NULL, 'O' },
@@ -80,6 +81,8 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 		fprintf(f, " [--type shmem|anon]");
 	if (!w || (w->opts & BENCH_OPT_MAX))
 		fprintf(f, " [--max SIZE]");
+	if (!w || (w->opts & BENCH_OPT_VMA))
+		fprintf(f, " [--vma shared|own]");
 	if (!w || (w->opts & BENCH_OPT_SWAP))
 		fprintf(f, " [--swap zstd|copy]\n       [--swap-io sync|async] [--swap-latency US]");
 	if (!w || (w->opts & BENCH_OPT_PATTERN))
@@ -203,7 +206,7 @@ unsigned int bench_lru_gen_caps(const struct bench_opts *o)
 int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 		char **argv, struct bench_opts *o)
 {
-	bool seconds_given = false, loops_given = false, work_given = false;
+	bool seconds_given = false, loops_given = false, work_given = false, vma_given = false;
 	unsigned long folio_bytes;
 	double d;
 	long v;
@@ -260,6 +263,20 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 					prog, optarg);
 				return 2;
 			}
+			break;
+		case 'v':
+			if (!(w->opts & BENCH_OPT_VMA)) {
+				fprintf(stderr, "%s: --vma: %s maps no anonymous ranges of its threads\n",
+					prog, w->name);
+				return 2;
+			}
+			if (strcmp(optarg, "shared") && strcmp(optarg, "own")) {
+				fprintf(stderr, "%s: --vma: unknown layout '%s' (shared or own)\n",
+					prog, optarg);
+				return 2;
+			}
+			o->vma_own = !strcmp(optarg, "own");
+			vma_given = true;
 			break;
 		case 'P':
 		case 'Z':
@@ -499,6 +516,11 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 	}
 	if (o->shmem && o->folio_order) {
 		fprintf(stderr, "%s: --folio-size: shmem files use 4K folios only\n", prog);
+		return 2;
+	}
+	if (o->shmem && vma_given) {
+		fprintf(stderr, "%s: --vma: anon only (a shmem file's mapping is a VMA of its own)\n",
+			prog);
 		return 2;
 	}
 	folio_bytes = PAGE_SIZE << o->folio_order;

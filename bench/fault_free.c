@@ -44,7 +44,7 @@ static int fault_free_setup(struct bench_thread *t)
 	if (!t->start)
 		return -errno;
 	t->vma = find_vma(t->mm, t->start);
-	return 0;
+	return bench_vma_guard(t);
 }
 
 /*
@@ -103,7 +103,7 @@ const struct bench_workload fault_free_workload = {
 		   "memory over and over: a shmem file per thread whose hole is punched, or an\n"
 		   "anonymous region that is zapped (s0, s3).  --memcgs fresh memcgs run one\n"
 		   "after the other and pages/s is their mean, as in the mails.",
-	.opts = BENCH_OPT_TYPE,
+	.opts = BENCH_OPT_TYPE | BENCH_OPT_VMA,
 	.defaults = fault_free_defaults,
 	.setup = fault_free_setup,
 	.pass = fault_free_pass,

@@ -67,6 +67,7 @@ struct host_worker {
 	const struct host_opts *o;
 	struct host_phase *ph;
 	char *region;
+	unsigned long mapped;	/* the region and the slack kept above it */
 	int memfd;
 	unsigned long pages, warmup_pages;
 	u64 start_ns, end_ns;
@@ -123,8 +124,18 @@ static int region_map(struct host_worker *hw)
 	}
 	if (start > res)
 		munmap(res, start - res);
-	if (res + span > start + len)
-		munmap(start + len, res + span - (start + len));
+	/*
+	 * A region of anon memory with another's right after it would merge
+	 * into one VMA: --vma own keeps the PROT_NONE slack above it, which
+	 * never merges with a writable mapping.
+	 */
+	hw->mapped = len;
+	if (res + span > start + len) {
+		if (hw->o->shmem || !hw->o->vma_own)
+			munmap(start + len, res + span - (start + len));
+		else
+			hw->mapped = res + span - start;
+	}
 	hw->region = start;
 	/* 4K folios whatever the THP settings say; larger ones as prepared */
 	if (!hw->o->folio_order && madvise(start, len, MADV_NOHUGEPAGE))
@@ -169,15 +180,17 @@ static int anon_regions_map(struct host_worker *hw, long threads, const struct h
 		munmap(start, len);
 		return err;
 	}
-	for (i = 0; i < threads; i++)
+	for (i = 0; i < threads; i++) {
 		hw[i].region = start + i * o->mem;
+		hw[i].mapped = o->mem;
+	}
 	return 0;
 }
 
 static void region_unmap(struct host_worker *hw)
 {
 	if (hw->region)
-		munmap(hw->region, hw->o->mem);
+		munmap(hw->region, hw->mapped);
 	if (hw->memfd >= 0)
 		close(hw->memfd);
 	hw->region = NULL;
@@ -277,7 +290,7 @@ int host_fault_free_run(const struct host_opts *o, long threads, struct host_res
 	r->oversubscribed = threads > r->cpus;
 	for (i = 0; i < threads; i++)
 		hw[i] = (struct host_worker){ .index = (int)i, .o = o, .ph = &ph, .memfd = -1 };
-	if (!o->shmem) {
+	if (!o->shmem && !o->vma_own) {
 		r->err = anon_regions_map(hw, threads, o, &r->failed);
 		if (r->err) {
 			free(hw);
@@ -416,7 +429,7 @@ json_t *host_result_json(const struct host_opts *o, const struct host_result *r)
 
 enum {
 	OPT_TYPE = 1, OPT_FOLIO_SIZE, OPT_THREADS, OPT_SECONDS, OPT_MEM, OPT_PERF_LOCK,
-	OPT_PERF_HOLD, OPT_FAULT_WORK, OPT_JSON,
+	OPT_PERF_HOLD, OPT_FAULT_WORK, OPT_JSON, OPT_VMA,
 };
 
 static const struct cmd_opt fault_free_opts[] = {
@@ -426,6 +439,8 @@ static const struct cmd_opt fault_free_opts[] = {
 	{ "threads", "N[,N...]", OPT_THREADS, "thread counts, one run each (default the processors)" },
 	{ "seconds", "S", OPT_SECONDS, "per run (default 1)" },
 	{ "mem", "SIZE", OPT_MEM, "per thread (default 16M)" },
+	{ "vma", "shared|own", OPT_VMA,
+	  "anon: the threads' regions one VMA (default, as lrulab's) or a VMA each" },
 	{ "json", NULL, OPT_JSON, "one JSON object per thread count" },
 	{ "perf-lock", NULL, OPT_PERF_LOCK,
 	  "under perf lock record: the kernel's perf lock contention table, then lrulab's" },
@@ -482,7 +497,7 @@ static int fault_free_parse(const char *prog, int argc, char **argv, struct host
 	struct cmd_parser cp;
 	const char *arg;
 	unsigned long avail;
-	bool work_given = false, threads_given = false;
+	bool work_given = false, threads_given = false, vma_given = false;
 	long v, most = 0;
 	double d;
 	int c, i;
@@ -541,10 +556,24 @@ static int fault_free_parse(const char *prog, int argc, char **argv, struct host
 		case OPT_JSON:
 			o->json = true;
 			break;
+		case OPT_VMA:
+			if (strcmp(arg, "shared") && strcmp(arg, "own")) {
+				fprintf(stderr, "%s: --vma: unknown layout '%s' (shared or own)\n",
+					prog, arg);
+				return 2;
+			}
+			o->vma_own = !strcmp(arg, "own");
+			vma_given = true;
+			break;
 		}
 	}
 	if (cmd_parse_end(&cp))
 		return 2;
+	if (vma_given && o->shmem) {
+		fprintf(stderr, "%s: --vma: anon only (a shmem file's mapping is a VMA of its own)\n",
+			prog);
+		return 2;
+	}
 	if (o->perf_hold && fault_free_hold_check(prog, o, threads_given))
 		return 2;
 	if (o->mem % (PAGE_SIZE << o->folio_order)) {

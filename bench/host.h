@@ -28,6 +28,7 @@ struct host_opts {
 	bool perf_lock;
 	bool perf_hold;
 	unsigned long fault_work_ns;	/* lrulab's side of --perf-lock and --perf-hold */
+	bool vma_own;			/* anon: each thread's region a VMA of its own */
 };
 
 struct host_result {

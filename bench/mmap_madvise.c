@@ -39,7 +39,7 @@ static int mmap_madvise_setup(struct bench_thread *t)
 	if (!t->start)
 		return -errno;
 	t->vma = find_vma(t->mm, t->start);
-	return 0;
+	return bench_vma_guard(t);
 }
 
 static int mmap_madvise_pass(struct bench_thread *t)
@@ -84,6 +84,7 @@ const struct bench_workload mmap_madvise_workload = {
 		   "writes every page, drops it with MADV_DONTNEED, --loops times (the mail's\n"
 		   "LOOP_COUNT), with --folio-size mTHP folios (16K by default).",
 	.report_time = true,
+	.opts = BENCH_OPT_VMA,
 	.defaults = mmap_madvise_defaults,
 	.setup = mmap_madvise_setup,
 	.pass = mmap_madvise_pass,

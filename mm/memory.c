@@ -390,6 +390,15 @@ unsigned long do_mmap_anon(struct mm_struct *mm, unsigned long len, unsigned int
 	return vma ? vma->vm_start : 0;
 }
 
+unsigned long do_mmap_guard(struct mm_struct *mm, unsigned long len)
+{
+	struct vm_area_struct *vma = mm ? vma_create(mm, len, 0, NULL, 0, 0) : NULL;
+
+	if (!mm)
+		errno = EINVAL;
+	return vma ? vma->vm_start : 0;
+}
+
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
 {
 	struct vm_area_struct *vma, *found = NULL;

@@ -26,7 +26,11 @@
 # The model's node gets this machine's memory (MemTotal, or NODE_MEM,
 # e.g. 4G): its watermarks decide how much the per-CPU page lists keep,
 # and so whether 16K frees go back under zone->lock, as on the host.
-# SHAPES (e.g. "anon-16K shmem-4K") runs only those shapes.
+# SHAPES (e.g. "anon-16K shmem-4K") runs only those shapes.  A shape
+# TYPE-SIZE-own gives each thread's anon range a VMA of its own (--vma
+# own): beside TYPE-SIZE in the same round, host2 over host2 and kpred2
+# over kpred2 are what one VMA for all the threads costs the kernel and
+# the model (the VMA refcount line).
 #
 # Columns: shape round bench1 bench2 bench1_cpu bench2_cpu pred1 pred2
 #          band2_lo band2_hi host1 host2 host1_cpu host2_cpu hold kpred1 kpred2
@@ -34,7 +38,7 @@ set -u
 L=${1:-build/release/lrulab}
 R=${2:-5}
 M=${PREDICT_MACHINE:-profiles/kvm-2vcpu.profile}
-S=${SHAPES:-anon-4K anon-16K shmem-4K}
+S=${SHAPES:-anon-4K anon-4K-own anon-16K shmem-4K}
 N=${NODE_MEM:-$(awk '/^MemTotal:/ { print $2 "K" }' /proc/meminfo)}
 lock=/tmp/lrulab-measure.lock
 
@@ -47,14 +51,14 @@ printf 'shape\tround\tbench1\tbench2\tbench1_cpu\tbench2_cpu\tpred1\tpred2\tband
 holds=
 for shape in $S; do
 	set -- $(echo "$shape" | tr - ' ')
-	x=$(flock $lock $L host fault-free --type $1 --folio-size $2 --perf-hold --seconds 1 2>/dev/null |
+	x=$(flock $lock $L host fault-free --type $1 --folio-size $2 ${3:+--vma $3} --perf-hold --seconds 1 2>/dev/null |
 		sed -n 's/^lru_lock hold per page, kernel \/ lrulab: \([0-9.]*\) .*/\1/p')
-	holds="$holds hold_$1_$2=$x"
+	holds="$holds hold_$1_$2${3:+_$3}=$x"
 done
 for r in $(seq 1 "$R"); do
 	for shape in $S; do
 		set -- $(echo "$shape" | tr - ' ')
-		o="--type $1 --folio-size $2"
+		o="--type $1 --folio-size $2 ${3:+--vma $3}"
 		b=$(for t in 1 2; do
 			flock $lock $L bench fault-free $o --node-mem $N --threads $t --seconds 0.5 \
 				--memcgs 1 --json
@@ -62,11 +66,11 @@ for r in $(seq 1 "$R"); do
 		p=$(flock $lock $L predict fault-free $o --node-mem $N --cpus 1,2 --machine $M \
 			--draws 8 --json)
 		h=$(flock $lock $L host fault-free $o --threads 1,2 --seconds 0.5 --json 2>/dev/null)
-		hold=$(for kv in $holds; do case $kv in "hold_$1_$2="*) echo "${kv#*=}";; esac; done)
+		hold=$(for kv in $holds; do case $kv in "hold_$1_$2${3:+_$3}="*) echo "${kv#*=}";; esac; done)
 		rate=$(echo "$h" | num "$cpu" 1)
 		k=$(flock $lock $L predict fault-free $o --node-mem $N --cpus 1,2 --machine $M \
 			--draws 0 --single-thread-rate "${rate%.*}" ${hold:+--lru-hold-ratio $hold} --json)
-		printf '%s-%s\t%d' "$1" "$2" "$r"
+		printf '%s\t%d' "$shape" "$r"
 		printf '\t%.0f' "$(echo "$b" | num .pages_per_sec 1)" "$(echo "$b" | num .pages_per_sec 2)" \
 			"$(echo "$b" | num "$cpu" 1)" "$(echo "$b" | num "$cpu" 2)" \
 			"$(echo "$p" | num .predicted_pages_per_sec 1)" \

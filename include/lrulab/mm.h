@@ -271,6 +271,12 @@ void mmput(struct mm_struct *mm);
  * it grows (the bench maps before its threads' start barrier).
  */
 unsigned long do_mmap_anon(struct mm_struct *mm, unsigned long len, unsigned int order);
+/*
+ * mmap(NULL, @len, PROT_NONE, ...): a VMA no access may touch, whose
+ * flags no anonymous range shares, so the ranges mapped on either side
+ * of it stay VMAs of their own.  Its address, or 0 with errno set.
+ */
+unsigned long do_mmap_guard(struct mm_struct *mm, unsigned long len);
 /* The VMA that holds @addr, or NULL. */
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 /* do_mmap_anon()'s VMA: a new one, or the one the range merged into. */
