@@ -254,6 +254,38 @@ static void *host_worker_fn(void *arg)
 	return NULL;
 }
 
+/*
+ * The VMAs the threads' regions lie in, as /proc/self/maps lists them
+ * while the threads run: one for anon's shared layout, one a thread
+ * with --vma own (a neighbour that merged in, a thread's stack, counts
+ * no more); -1 where the file cannot be read.
+ */
+static int region_vmas(const struct host_worker *hw, long threads)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long lo, hi;
+	char line[512];
+	int n = 0;
+	long i;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		for (i = 0; i < threads; i++) {
+			unsigned long s = (unsigned long)hw[i].region, e = s + hw[i].o->mem;
+
+			if (hw[i].region && s < hi && e > lo) {
+				n++;
+				break;
+			}
+		}
+	}
+	fclose(f);
+	return n;
+}
+
 static double tv_sec(struct timeval tv)
 {
 	return tv.tv_sec + tv.tv_usec / 1e6;
@@ -306,6 +338,7 @@ int host_fault_free_run(const struct host_opts *o, long threads, struct host_res
 		}
 	}
 	pthread_barrier_wait(&ph.ready);
+	r->vmas = region_vmas(hw, threads);
 	host_read_vmstat(&vm_before);
 	host_read_mthp(&mthp_before);
 	getrusage(RUSAGE_SELF, &ru0);
@@ -400,6 +433,9 @@ json_t *host_result_json(const struct host_opts *o, const struct host_result *r)
 	json_object_set_new(j, "kernel", json_string(host_kernel()));
 	json_object_set_new(j, "workload", json_string("fault-free"));
 	json_object_set_new(j, "type", json_string(o->shmem ? "shmem" : "anon"));
+	if (!o->shmem)
+		json_object_set_new(j, "vma", json_string(o->vma_own ? "own" : "shared"));
+	json_object_set_new(j, "vmas", json_integer(r->vmas));
 	json_object_set_new(j, "backing", json_string(host_backing(o)));
 	json_object_set_new(j, "threads", json_integer(r->threads));
 	json_object_set_new(j, "cpus", json_integer(r->cpus));

@@ -41,6 +41,7 @@ struct host_result {
 	double pages_per_sec;
 	double user_s, sys_s;
 	struct bench_deltas vmstat;	/* /proc/vmstat: the whole machine */
+	int vmas;			/* /proc/self/maps' lines over the threads' regions */
 	struct bench_deltas mthp;	/* hugepages-*kB/stats */
 	int err;			/* -errno of the first failed call */
 	const char *failed;		/* that call */

@@ -696,7 +696,7 @@ static double ipi_round(struct sim *s, int cpu)
 
 		if (j == cpu)
 			continue;
-		send += xfer(s, j, cpu);
+		send += xfer(s, j, cpu) + s->o->costs->ipi_send_ns;
 		ack = send + 2 * xfer(s, cpu, j) + h + xfer(s, j, cpu);
 		if (ack > slowest)
 			slowest = ack;

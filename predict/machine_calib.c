@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
 
 #include "bench/bench.h"
 #include "tools/commands.h"
@@ -705,6 +707,128 @@ static void measure_speed(const struct topo *t, struct pred_profile *pf)
 	set(&pf->p[PP_CORE_SPEED], 1, 1, 1, "the recording machine itself");
 }
 
+/* ---- a TLB flush's IPI round ---- */
+
+#define IPI_CALLS 2000
+
+struct ipi_spin {
+	int cpu;
+	u64 count __attribute__((aligned(128)));
+	int stop;
+	pthread_barrier_t start;
+};
+
+/* the target: in the process, busy, its progress in count */
+static void *ipi_spinner(void *p)
+{
+	struct ipi_spin *sp = p;
+	u64 n = 0;
+
+	pin(sp->cpu);
+	pthread_barrier_wait(&sp->start);
+	while (!__atomic_load_n(&sp->stop, __ATOMIC_RELAXED))
+		if (!(++n & 255))
+			__atomic_store_n(&sp->count, n, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static long membarrier_call(int cmd)
+{
+	return syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+/* the spinner's iterations per ns over @ns, nothing else asked of it */
+static double spin_rate(struct ipi_spin *sp, u64 ns)
+{
+	u64 c0 = __atomic_load_n(&sp->count, __ATOMIC_RELAXED), t0 = lrulab_now_ns(), t1;
+
+	spin_for(ns);
+	t1 = lrulab_now_ns();
+	return (double)(__atomic_load_n(&sp->count, __ATOMIC_RELAXED) - c0) / (double)(t1 - t0);
+}
+
+/* one round of IPI_CALLS: the call's time less a syscall's, and the target's loss */
+static void ipi_round_once(struct ipi_spin *sp, double *round, double *lost)
+{
+	double before = spin_rate(sp, 20000000), after;
+	u64 c0, c1, t0, t1, t2;
+	int i;
+
+	c0 = __atomic_load_n(&sp->count, __ATOMIC_RELAXED);
+	t0 = lrulab_now_ns();
+	for (i = 0; i < IPI_CALLS; i++)
+		membarrier_call(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+	t1 = lrulab_now_ns();
+	c1 = __atomic_load_n(&sp->count, __ATOMIC_RELAXED);
+	for (i = 0; i < IPI_CALLS; i++)
+		syscall(__NR_getppid);
+	t2 = lrulab_now_ns();
+	after = spin_rate(sp, 20000000);
+	*round = ((double)(t1 - t0) - (double)(t2 - t1)) / IPI_CALLS;
+	*lost = ((double)(t1 - t0) - (double)(c1 - c0) / ((before + after) / 2)) / IPI_CALLS;
+	if (*lost < 0)
+		*lost = 0;
+}
+
+/*
+ * membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) IPIs every other CPU
+ * that runs the process and waits for each, through the same
+ * smp_call_function_many() a TLB flush's IPI round takes: the spinner's
+ * time lost per call is a target's, and the caller's wait, less a
+ * syscall's and the round's three line transfers and the target's
+ * part, the flusher's send.  The flush itself (an INVLPG or a CR3
+ * write) is left out: a tiny part of an IPI's cost.
+ */
+static void measure_ipi(const struct topo *t, struct pred_profile *pf)
+{
+	double rounds[REPS], lost[REPS], send[REPS], x = pf->p[PP_XFER_SOCKET].v;
+	struct ipi_spin *sp;
+	struct pair pr;
+	pthread_t th;
+	char src[400];
+	int i;
+
+	if (t->n < 2) {
+		fprintf(stderr, "%s: ipi_target_ns and ipi_send_ns not measured: one processor, no IPI to send\n",
+			PROG);
+		return;
+	}
+	if (membarrier_call(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)) {
+		fprintf(stderr, "%s: ipi_target_ns and ipi_send_ns not measured: membarrier: %s\n",
+			PROG, strerror(errno));
+		return;
+	}
+	pr.a = 0;
+	pr.b = find_pair(t, PP_XFER_SOCKET, &pr) ? 1 : pr.b;
+	sp = aligned_alloc(128, sizeof(*sp));
+	memset(sp, 0, sizeof(*sp));
+	sp->cpu = pr.b;
+	pthread_barrier_init(&sp->start, NULL, 2);
+	pthread_create(&th, NULL, ipi_spinner, sp);
+	pin(pr.a);
+	pthread_barrier_wait(&sp->start);
+	spin_for(10000000);
+	for (i = 0; i < REPS; i++) {
+		ipi_round_once(sp, &rounds[i], &lost[i]);
+		send[i] = rounds[i] - lost[i] - 3 * x > 0 ? rounds[i] - lost[i] - 3 * x : 0;
+	}
+	__atomic_store_n(&sp->stop, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	pthread_barrier_destroy(&sp->start);
+	free(sp);
+	snprintf(src, sizeof(src), "lrulab calibrate: membarrier(PRIVATE_EXPEDITED) from CPU %d, "
+		 "an IPI round of smp_call_function_many() as a TLB flush's, to CPU %d spinning "
+		 "in the process: the spinner's time lost per call, median of %d (range: min-max); "
+		 "the flush's own INVLPG left out", pr.a, pr.b, REPS);
+	qsort(lost, REPS, sizeof(lost[0]), cmp_double);
+	set(&pf->p[PP_IPI_TARGET], lost[REPS / 2], lost[0], lost[REPS - 1], src);
+	snprintf(src, sizeof(src), "lrulab calibrate: the same call's time less a getppid's, "
+		 "the target's and three line transfers (xfer_socket_ns): the flusher's own part "
+		 "of the round, median of %d (range: min-max)", REPS);
+	qsort(send, REPS, sizeof(send[0]), cmp_double);
+	set(&pf->p[PP_IPI_SEND], send[REPS / 2], send[0], send[REPS - 1], src);
+}
+
 enum { OPT_OUT = 1, OPT_NAME };
 
 static const struct cmd_opt calibrate_opts[] = {
@@ -718,7 +842,8 @@ static const struct cmd_spec calibrate_spec = {
 	.about = "Measures this machine (line transfer per class of processor pair, lock\n"
 		 "handoff against waiters per implementation, the clock's cost, busy-loop speed\n"
 		 "with one and with every processor busy, a locked cmpxchg on a line the core\n"
-		 "holds) and writes it as a machine profile for lrulab predict --machine.",
+		 "holds, an IPI round's time on its target and on its sender, through\n"
+		 "membarrier's) and writes it as a machine profile for lrulab predict --machine.",
 	.opts = calibrate_opts,
 };
 
@@ -793,6 +918,7 @@ int cmd_calibrate(int argc, char **argv)
 	pred_measure_locked_rmw(&pf.p[PP_LOCKED_RMW]);
 	pair_prefetch(&pf);
 	measure_pair_rfo(&t, &pf);
+	measure_ipi(&t, &pf);
 	lockstat_set_mode(LOCKSTAT_SAMPLED);
 	if (!strcmp(out, "-")) {
 		pred_profile_write(stdout, &pf);

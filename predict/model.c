@@ -429,6 +429,7 @@ static void make_costs(const struct pred_recording *rec, const struct pred_profi
 	/* GB/s is bytes per ns */
 	c->mem_bw = p[PP_MEM_BW_SOCKET].given ? pred_value_draw(&p[PP_MEM_BW_SOCKET], rng, central) : 0;
 	c->ipi_target_ns = p[PP_IPI_TARGET].given ? pred_value_draw(&p[PP_IPI_TARGET], rng, central) : 0;
+	c->ipi_send_ns = p[PP_IPI_SEND].given ? pred_value_draw(&p[PP_IPI_SEND], rng, central) : 0;
 	c->hold_scale = f1 / fn / speed;
 	c->work_scale = c->hold_scale * plain_factor(rec);
 	if (mo->single_thread_rate > 0) {
@@ -1032,6 +1033,7 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 		goto out;
 	pred_topology(pf, cpus, topo);
 	pt->bw_costed = pf->p[PP_MEM_BW_SOCKET].given;
+	pt->ipi_costed = pf->p[PP_IPI_TARGET].given || pf->p[PP_IPI_SEND].given;
 	make_costs(rec, pf, topo, cpus, mo, scales, &rng, true, &c);
 	err = run_sim(rec, topo, cpus, &c, mo, 0, &res);
 	if (err)
@@ -1129,10 +1131,11 @@ void pred_point_mm_describe(const struct pred_point *pt, char *buf, size_t len)
 		snprintf(clear, sizeof(clear), "not costed (no bandwidth in the profile)");
 	snprintf(buf, len, "the address space's share of the CPUs' time at %d CPUs: mm counter "
 		 "folds %.2f%%, tlb_flush_pending %.2f%%, TLB flushes %.2f%% (%.2f IPIs per 1000 "
-		 "pages), PTE tables' pgtables_bytes %.2f%%, VMA refcount %.2f%%, clearing's wait "
+		 "pages%s), PTE tables' pgtables_bytes %.2f%%, VMA refcount %.2f%%, clearing's wait "
 		 "for memory %s; lru_lock spin %.1f%%",
 		 pt->cpus, 100 * f[PRED_EV_RSS], 100 * f[PRED_EV_TLB_PENDING],
 		 100 * f[PRED_EV_TLB_FLUSH], 1000 * pt->ipis_per_page,
+		 pt->ipi_costed ? "" : ", their line transfers only: no IPI time in the profile",
 		 100 * f[PRED_EV_PTE_TABLE], 100 * f[PRED_EV_VMA_REFCNT], clear,
 		 100 * pt->lru_wait_ns_per_page * pt->pages_per_sec / 1e9 / pt->cpus);
 }

@@ -232,6 +232,12 @@ enum pred_param {
 	 * CPUs' copies of it; absent: 0
 	 */
 	PP_PAIR_RFO,
+	/*
+	 * Optional: the flusher's time to send a TLB flush IPI to one target
+	 * (the APIC write; in a guest without IPI virtualisation, a VM exit),
+	 * ns, besides the round's line transfers
+	 */
+	PP_IPI_SEND,
 	NR_PRED_PARAMS,
 };
 
@@ -296,6 +302,7 @@ struct pred_costs {
 	bool pair_rfo;		/* a write's miss also takes the partner, other copies dropped */
 	double mem_bw;		/* a socket's DRAM bandwidth, bytes per ns; 0: not costed */
 	double ipi_target_ns;	/* a TLB flush IPI's handler time on its target */
+	double ipi_send_ns;	/* the flusher's time to send it to one target */
 };
 
 /* An acquisition's source: the recording, or a generator (tests). */

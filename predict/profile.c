@@ -44,6 +44,7 @@ static const char *const param_names[NR_PRED_PARAMS] = {
 	[PP_IPI_TARGET] = "ipi_target_ns",
 	[PP_LOCKED_RMW] = "locked_rmw_ns",
 	[PP_PAIR_RFO] = "pair_rfo",
+	[PP_IPI_SEND] = "ipi_send_ns",
 };
 
 const char *pred_cpu_order_name(enum pred_cpu_order o)

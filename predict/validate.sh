@@ -30,7 +30,9 @@
 # TYPE-SIZE-own gives each thread's anon range a VMA of its own (--vma
 # own): beside TYPE-SIZE in the same round, host2 over host2 and kpred2
 # over kpred2 are what one VMA for all the threads costs the kernel and
-# the model (the VMA refcount line).
+# the model (the VMA refcount line).  TYPE-SIZE-memM frees every M
+# (--mem M a thread): a MADV_DONTNEED, and so a TLB flush's IPI round to
+# the other CPU, every M of faults.
 #
 # Columns: shape round bench1 bench2 bench1_cpu bench2_cpu pred1 pred2
 #          band2_lo band2_hi host1 host2 host1_cpu host2_cpu hold kpred1 kpred2
@@ -38,10 +40,12 @@ set -u
 L=${1:-build/release/lrulab}
 R=${2:-5}
 M=${PREDICT_MACHINE:-profiles/kvm-2vcpu.profile}
-S=${SHAPES:-anon-4K anon-4K-own anon-16K shmem-4K}
+S=${SHAPES:-anon-4K anon-4K-own anon-4K-mem64K anon-4K-mem16K anon-16K shmem-4K}
 N=${NODE_MEM:-$(awk '/^MemTotal:/ { print $2 "K" }' /proc/meminfo)}
 lock=/tmp/lrulab-measure.lock
 
+# a shape's third part as options: own, or memM
+extra() { case ${1:-} in own) echo "--vma own";; mem*) echo "--mem ${1#mem}";; esac; }
 # FILTER [LINE]: jq FILTER of the LINE-th JSON object read
 num() { jq -r "$1" | sed -n "${2:-1}p"; }
 cpu='.pages / ((.user_s + .sys_s) / .threads)'
@@ -51,14 +55,14 @@ printf 'shape\tround\tbench1\tbench2\tbench1_cpu\tbench2_cpu\tpred1\tpred2\tband
 holds=
 for shape in $S; do
 	set -- $(echo "$shape" | tr - ' ')
-	x=$(flock $lock $L host fault-free --type $1 --folio-size $2 ${3:+--vma $3} --perf-hold --seconds 1 2>/dev/null |
+	x=$(flock $lock $L host fault-free --type $1 --folio-size $2 $(extra ${3:-}) --perf-hold --seconds 1 2>/dev/null |
 		sed -n 's/^lru_lock hold per page, kernel \/ lrulab: \([0-9.]*\) .*/\1/p')
 	holds="$holds hold_$1_$2${3:+_$3}=$x"
 done
 for r in $(seq 1 "$R"); do
 	for shape in $S; do
 		set -- $(echo "$shape" | tr - ' ')
-		o="--type $1 --folio-size $2 ${3:+--vma $3}"
+		o="--type $1 --folio-size $2 $(extra ${3:-})"
 		b=$(for t in 1 2; do
 			flock $lock $L bench fault-free $o --node-mem $N --threads $t --seconds 0.5 \
 				--memcgs 1 --json

@@ -21,6 +21,11 @@ smt_speed = 1 [1 1] source: no SMT siblings here; unused
 core_speed = 1 [1 1] source: the recording machine itself
 adjacent_line_prefetch = 1 [1 1] source: lrulab calibrate: /proc/cpuinfo vendor_id GenuineIntel; Intel's optimization manual: the L2 spatial prefetcher fetches 128-byte aligned pairs
 pair_rfo = 0 [0 0] source: lrulab calibrate's probe, three runs on 2026-12-03: -20.4 to +20.0 ns a turn with the two lines in one 128-byte pair than apart, against half a transfer (33-48 ns), its check +110 ns; and lrulab itself, bench fault-free --type shmem 4K at 2 threads, release against the pncold build, 5 rounds alternated: +2.2% median (0.87-1.10), where a store taking the pair whole predicts +18%
-# No memory bandwidth (mem_bw_socket_gbs) and no TLB flush IPI handler time
-# (ipi_target_ns): no published figure for this machine was found, so page
-# clearing's memory traffic and the IPI handler are left out of its predictions.
+# No memory bandwidth (mem_bw_socket_gbs): no published figure for this
+# machine was found, so page clearing's memory traffic is left out of its
+# predictions.  A TLB flush's IPI round is measured (lrulab calibrate,
+# through membarrier's IPIs): in this guest an IPI costs its target and its
+# sender microseconds, the VM exits of an interrupt without IPI
+# virtualisation, a hundred times the round's line transfers.
+ipi_target_ns = 7219 [4941 11330] source: lrulab calibrate, four runs on 2026-12-03: membarrier(PRIVATE_EXPEDITED) from CPU 0, an IPI round of smp_call_function_many() as a TLB flush's, to CPU 1 spinning in the process: the spinner's time lost per call, medians 6124-11330 (their median), range every run's min-max
+ipi_send_ns = 3210 [1964 6006] source: lrulab calibrate, the same four runs: the call's time less a getppid's, the target's and three line transfers: the flusher's own part of the round, medians 2823-4890 (their median), range every run's min-max

@@ -726,6 +726,17 @@ good 'pages faulted and freed' $F --threads 1 --seconds 0.02 --mem 256K
 good 'OVERSUBSCRIBED' $F --threads "$over" --seconds 0.02 --mem 64K
 good '"oversubscribed":true' $F --threads "$over" --seconds 0.02 --mem 64K --json
 good '"engine":"lrulab"' bench fault-free --threads 1 --loops 1 --mem 64K --json
+# --vma: anon's threads' regions one VMA (as /proc/self/maps shows it) or one each
+good '"vma":"shared","vmas":1,' $F --type anon --threads 2 --seconds 0.02 --mem 256K --json
+good '"vma":"own","vmas":2,' $F --type anon --vma own --threads 2 --seconds 0.02 --mem 256K --json
+good 'pages faulted and freed' bench fault-free --type anon --vma own --threads 2 --loops 1 --mem 256K
+good 'pages faulted and freed' bench mmap-madvise --vma own --threads 2 --loops 1
+exact 2 "$H: --vma: anon only (a shmem file's mapping is a VMA of its own)" $F --vma own
+exact 2 "$H: --vma: unknown layout 'x' (shared or own)" $F --type anon --vma x
+exact 2 "lrulab bench: --vma: anon only (a shmem file's mapping is a VMA of its own)" \
+	bench fault-free --vma own
+exact 2 "lrulab bench: --vma: unknown layout 'x' (shared or own)" bench fault-free --type anon --vma x
+exact 2 "lrulab bench: --vma: usemem maps no anonymous ranges of its threads" bench usemem --vma own
 
 # --calibrate: the host's rate, the work chosen, in text and in the JSON of each run
 good 'host kernel ' bench fault-free --type anon --threads 1 --seconds 0.02 --mem 256K --calibrate

@@ -239,6 +239,21 @@ expect 2 "$C" "$LRULAB" calibrate --bogus
 	>"$out" 2>"$err" || fail "calibrated profile does not load"
 grep -q '^adjacent_line_prefetch = [01] \[[01] [01]\] source: lrulab calibrate: ' $tmp/me.profile ||
 	fail "calibrate: no adjacent_line_prefetch"
+# an IPI round, through membarrier's, where there is another processor to send one to
+if [ "$(nproc)" -ge 2 ]; then
+	for k in ipi_target_ns ipi_send_ns; do
+		grep -q "^$k = [0-9.e+]* \[[0-9.e+]* [0-9.e+]*\] source: lrulab calibrate: " $tmp/me.profile ||
+			fail "calibrate: no $k"
+	done
+fi
+# the IPI's times: kvm-2vcpu's measured, skylake-2s-80 without any, which it says
+"$LRULAB" predict --recording $tmp/r.rec --cpus 2 --machine skylake-2s-80 --draws 0 >"$out" 2>"$err" ||
+	fail "predict skylake-2s-80 failed"
+grep -q 'IPIs per 1000 pages, their line transfers only: no IPI time in the profile)' "$out" ||
+	fail "predict: skylake-2s-80's IPI rounds not said to be their transfers only"
+"$LRULAB" predict --recording $tmp/r.rec --cpus 2 --machine kvm-2vcpu --draws 0 >"$out" 2>"$err" ||
+	fail "predict kvm-2vcpu failed"
+grep -q 'IPIs per 1000 pages)' "$out" || fail "predict: kvm-2vcpu's IPI rounds not costed"
 # an --out that cannot be written is bad input, found before the minutes of measuring
 expect 2 "$C" "$LRULAB" calibrate --out /nonexistent/dir/x.profile
 ls $tmp | grep -q "me.profile.tmp-" && fail "calibrate: a temporary file left"

@@ -9,6 +9,7 @@
  * socket's bandwidth, and nothing shared when the CPUs are processes).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -196,6 +197,32 @@ static void test_record_vma_shared(void **state)
 	shmem_file_free(file);
 }
 
+/* --vma own: a PROT_NONE guard after each range keeps every one a VMA of its own */
+static void test_vma_guard(void **state)
+{
+	struct mm_struct *mm = mm_alloc(memcg);
+	struct vm_area_struct *first, *second;
+	unsigned long a0, a1;
+	u32 n;
+
+	a0 = do_mmap_anon(mm, PMD_SIZE, 0);
+	first = find_vma(mm, a0);
+	assert_true(do_mmap_guard(mm, PAGE_SIZE) > a0);
+	assert_false(vma_merges_next(first));
+	a1 = do_mmap_anon(mm, PMD_SIZE, 0);
+	second = find_vma(mm, a1);
+	assert_ptr_not_equal(second, first);
+	assert_true(do_mmap_guard(mm, PAGE_SIZE) > a1);
+	assert_int_equal(record_vma_flags(first, a0, &n), 0);
+	assert_int_equal(n, 2 * 16 + 2);
+	assert_int_equal(record_vma_flags(second, a1, &n), 0);
+	assert_int_equal(mm_vma_count(mm), 4);
+	errno = 0;
+	assert_int_equal(do_mmap_guard(NULL, PAGE_SIZE), 0);
+	assert_int_equal(errno, EINVAL);
+	mmput(mm);
+}
+
 /* ---- the engine: one event of a kind with every acquisition ---- */
 
 struct mm_gen {
@@ -213,11 +240,14 @@ static u32 mm_events(struct pred_source *src, int cpu, const struct pred_event *
 	return 1;
 }
 
+/* the IPI's handler and send times of the next mm_sim(): 0, the line transfers only */
+static double ipi_h, ipi_send;
+
 static void mm_sim(struct mm_gen *g, int cpus, u64 per_cpu, bool one_process, bool shared_vma,
 		   double mem_bw, struct pred_result *r)
 {
 	struct pred_costs c = { .work_scale = 1, .hold_scale = 1, .xfer_socket = 40,
-				.mem_bw = mem_bw };
+				.mem_bw = mem_bw, .ipi_target_ns = ipi_h, .ipi_send_ns = ipi_send };
 	struct pred_lock lock = { .scope = PRED_PRIVATE };
 	struct pred_source src = { .next = mm_next, .events = mm_events, .arg = g };
 	struct pred_sim_opts o = {
@@ -292,6 +322,36 @@ static void test_tlb_ipi_round(void **state)
 	assert_int_equal(r.ipis, 0);
 	assert_true(r.ev_ns[PRED_EV_TLB_FLUSH] == 0);
 	pred_result_free(&r);
+}
+
+/*
+ * With a handler time h = 1000 and a send time of 500 ns a target, the
+ * flusher's sends take (N - 1) (40 + 500), the last target's ack 2
+ * transfers, h and one more home; each target pays 80 + h.
+ */
+static void test_tlb_ipi_times(void **state)
+{
+	struct mm_gen g = { { .line = PRED_NO_LINE, .line2 = PRED_NO_LINE,
+			      .kind = PRED_EV_TLB_FLUSH, .arg = 4096 } };
+	static const int cpus[] = { 2, 20 };
+	struct pred_result r;
+	int i;
+
+	ipi_h = 1000;
+	ipi_send = 500;
+	for (i = 0; i < 2; i++) {
+		int n = cpus[i];
+		double flusher = (n - 1) * 540.0 + 120 + 1000, target = 1080;
+
+		mm_sim(&g, n, 50, true, false, 0, &r);
+		assert_int_equal(r.ipis, r.ev_seen[PRED_EV_TLB_FLUSH] * (u64)(n - 1));
+		assert_true(fabs(r.ipi_target_ns - target * r.ipis) < 1e-6 * r.ipi_target_ns);
+		assert_true(fabs(r.ev_ns[PRED_EV_TLB_FLUSH] -
+				 (r.ev_seen[PRED_EV_TLB_FLUSH] * flusher + target * r.ipis)) <
+			    1e-6 * r.ev_ns[PRED_EV_TLB_FLUSH]);
+		pred_result_free(&r);
+	}
+	ipi_h = ipi_send = 0;
 }
 
 /*
@@ -433,8 +493,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_record_mm_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_vma_shared, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vma_guard, setup, teardown),
 		cmocka_unit_test(test_rss_fold_batch),
 		cmocka_unit_test(test_tlb_ipi_round),
+		cmocka_unit_test(test_tlb_ipi_times),
 		cmocka_unit_test(test_prefetch_and_vma),
 		cmocka_unit_test(test_work_events_spread),
 		cmocka_unit_test(test_clear_bandwidth),
