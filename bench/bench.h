@@ -358,10 +358,13 @@ struct bench_result {
 int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 		char **argv, struct bench_opts *o);
 const struct bench_workload *bench_find_workload(const char *name);
-/* --threads and --folio-size, for every command that takes them: 0 or -1 after one error line */
+/* --threads, --folio-size and --vma, for every command that takes them: 0 or -1 after one error line */
 int bench_parse_threads(const char *prog, const char *s,
 			long threads[BENCH_MAX_THREAD_COUNTS], int *nr);
 int bench_parse_folio_size(const char *prog, const char *s, unsigned int *order);
+/* --vma shared|own, and that it was given for anon: 0 or -1 after one error line */
+int bench_parse_vma(const char *prog, const char *s, bool *own);
+int bench_check_vma(const char *prog, bool shmem, bool given);
 /* --vma own's guard after @t's range: 0, or -errno. */
 int bench_vma_guard(struct bench_thread *t);
 /*

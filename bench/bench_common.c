@@ -47,14 +47,6 @@ static void fmt_gib(char *buf, size_t len, unsigned long long bytes)
 }
 
 /*
- * The model's memory is real: every page of the working set a thread
- * touches is a page of the arena (or, with usemem, of the swap store,
- * counted uncompressed), and every page of the node has a 64-byte entry
- * in the folio array; a node is never under 4 GiB (or --node-mem).  A run that needs
- * more than the machine has available would swap or be OOM-killed
- * half-way, so it is refused before anything is allocated.
- */
-/*
  * --vma own: a PROT_NONE page after the thread's anonymous range, as a
  * program that keeps its threads' ranges apart maps, so that each is a
  * VMA of its own and its refcount line the thread's.
@@ -66,6 +58,14 @@ int bench_vma_guard(struct bench_thread *t)
 	return 0;
 }
 
+/*
+ * The model's memory is real: every page of the working set a thread
+ * touches is a page of the arena (or, with usemem, of the swap store,
+ * counted uncompressed), and every page of the node has a 64-byte entry
+ * in the folio array; a node is never under 4 GiB (or --node-mem).  A run that needs
+ * more than the machine has available would swap or be OOM-killed
+ * half-way, so it is refused before anything is allocated.
+ */
 int bench_check_memory(const char *prog, const struct bench_opts *o)
 {
 	unsigned long long need, ws, node, avail = host_mem_available();

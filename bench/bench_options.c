@@ -109,6 +109,24 @@ void bench_usage(FILE *f, const struct bench_workload *w)
 		bench_switch_list());
 }
 
+int bench_parse_vma(const char *prog, const char *s, bool *own)
+{
+	if (strcmp(s, "shared") && strcmp(s, "own")) {
+		fprintf(stderr, "%s: --vma: unknown layout '%s' (shared or own)\n", prog, s);
+		return -1;
+	}
+	*own = !strcmp(s, "own");
+	return 0;
+}
+
+int bench_check_vma(const char *prog, bool shmem, bool given)
+{
+	if (!shmem || !given)
+		return 0;
+	fprintf(stderr, "%s: --vma: anon only (a shmem file's mapping is a VMA of its own)\n", prog);
+	return -1;
+}
+
 int bench_parse_folio_size(const char *prog, const char *s, unsigned int *order)
 {
 	unsigned long size;
@@ -270,12 +288,8 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 					prog, w->name);
 				return 2;
 			}
-			if (strcmp(optarg, "shared") && strcmp(optarg, "own")) {
-				fprintf(stderr, "%s: --vma: unknown layout '%s' (shared or own)\n",
-					prog, optarg);
+			if (bench_parse_vma(prog, optarg, &o->vma_own))
 				return 2;
-			}
-			o->vma_own = !strcmp(optarg, "own");
 			vma_given = true;
 			break;
 		case 'P':
@@ -518,11 +532,8 @@ int bench_parse(const struct bench_workload *w, const char *prog, int argc,
 		fprintf(stderr, "%s: --folio-size: shmem files use 4K folios only\n", prog);
 		return 2;
 	}
-	if (o->shmem && vma_given) {
-		fprintf(stderr, "%s: --vma: anon only (a shmem file's mapping is a VMA of its own)\n",
-			prog);
+	if (bench_check_vma(prog, o->shmem, vma_given))
 		return 2;
-	}
 	folio_bytes = PAGE_SIZE << o->folio_order;
 	if (o->mem % folio_bytes) {
 		fprintf(stderr, "%s: --mem: %lu bytes is not a multiple of the %luK folio size\n",

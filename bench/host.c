@@ -593,23 +593,16 @@ static int fault_free_parse(const char *prog, int argc, char **argv, struct host
 			o->json = true;
 			break;
 		case OPT_VMA:
-			if (strcmp(arg, "shared") && strcmp(arg, "own")) {
-				fprintf(stderr, "%s: --vma: unknown layout '%s' (shared or own)\n",
-					prog, arg);
+			if (bench_parse_vma(prog, arg, &o->vma_own))
 				return 2;
-			}
-			o->vma_own = !strcmp(arg, "own");
 			vma_given = true;
 			break;
 		}
 	}
 	if (cmd_parse_end(&cp))
 		return 2;
-	if (vma_given && o->shmem) {
-		fprintf(stderr, "%s: --vma: anon only (a shmem file's mapping is a VMA of its own)\n",
-			prog);
+	if (bench_check_vma(prog, o->shmem, vma_given))
 		return 2;
-	}
 	if (o->perf_hold && fault_free_hold_check(prog, o, threads_given))
 		return 2;
 	if (o->mem % (PAGE_SIZE << o->folio_order)) {

@@ -798,8 +798,9 @@ static void measure_ipi(const struct topo *t, struct pred_profile *pf)
 			PROG, strerror(errno));
 		return;
 	}
-	pr.a = 0;
-	pr.b = find_pair(t, PP_XFER_SOCKET, &pr) ? 1 : pr.b;
+	/* a pair of cores, or without one (SMT siblings only) CPUs 0 and 1 */
+	if (find_pair(t, PP_XFER_SOCKET, &pr))
+		pr = (struct pair){ 0, 1 };
 	sp = aligned_alloc(128, sizeof(*sp));
 	memset(sp, 0, sizeof(*sp));
 	sp->cpu = pr.b;

@@ -60,7 +60,7 @@ struct pred_point {
 	double ipis_per_page;		/* TLB flush IPIs sent */
 	double bw_wait_share;		/* clears' waits for their socket's memory */
 	bool bw_costed;			/* the profile gives a memory bandwidth */
-	bool ipi_costed;		/* and an IPI's handler or send time */
+	bool ipi_costed;		/* the profile gives an IPI's handler or send time */
 	struct bench_result table;	/* per-site figures, for the printers */
 };
 
