@@ -362,7 +362,7 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 	repro_table_note(t, "usemem --random, %ld thread%s x %s in a two-level memcg, leaf memory.max an eighth of it; %g s measured per run after the prefault",
 			 n, n == 1 ? "" : "s", "256M", ro->usemem_seconds);
 	repro_table_note(t, ro->swap_async ?
-			 "swap: async, a disk as the mail's swap file: pages copied, writes end 100 us later and rotate their folios to the inactive tail" :
+			 "swap: async, a disk as the mail's swap file: pages copied, writes end 100 us later and rotate their folios to the inactive tail, swap-ins sleep 100 us for their reads" :
 			 "swap: sync, zram-like (zstd), written and freed in one pass; the mail swapped to a file (--swap-io async)");
 	repro_table_note(t, "memcg stats flush every %d ms, not the kernel's 2 s: this leaf turns over 20-60x faster than the mail's (row: leaf turnovers); at 2 s reclaim hits the stale-stats corner and OOMs",
 			 S1_FLUSH_MS);

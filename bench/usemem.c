@@ -214,7 +214,7 @@ static unsigned long usemem_max_pages(const struct bench_opts *o, long threads)
 /*
  * --swap-io async: a disk behind a swap file, the s1 mail's setup.  An
  * NVMe write of a page takes tens of microseconds, queued behind
- * others more: 100 us.  A disk stores pages as they are, so the store
+ * others more, and a random 4 KiB read about as long: 100 us each.  A disk stores pages as they are, so the store
  * is a copy unless --swap says otherwise.
  */
 #define USEMEM_SWAP_LATENCY_US	100
@@ -306,6 +306,7 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 		json_object_set_new(j, "swap_latency_us", json_integer(usemem_swap_latency_us(o)));
 		json_object_set_new(j, "swap_async_writes", json_integer(f->io.async_writes));
 		json_object_set_new(j, "swap_io_irqs", json_integer(f->io.irqs));
+		json_object_set_new(j, "swap_async_reads", json_integer(f->io.reads));
 	}
 	json_object_set_new(j, "prefault_seconds", json_real(f->prefault_secs));
 	json_object_set_new(j, "prefault_pages", json_integer((json_int_t)f->prefault_pages));
@@ -426,8 +427,8 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 	oversubscribed = lrulab_oversubscribed();
 	snprintf(lru_name, sizeof(lru_name), "multi-gen LRU 0x%04x", cfg.lru_gen);
 	if (text && o->swap_async)
-		fprintf(text, "lrulab bench usemem: swap-io async: writes end %u us after submission, on the submitting CPU at its next list shrink, which rotates their folios (pgrotated) before its lru_add_drain\n",
-			usemem_swap_latency_us(o));
+		fprintf(text, "lrulab bench usemem: swap-io async: writes end %u us after submission, on the submitting CPU at its next list shrink, which rotates their folios (pgrotated) before its lru_add_drain; a swap-in sleeps %u us for its read\n",
+			usemem_swap_latency_us(o), usemem_swap_latency_us(o));
 	if (text)
 		fprintf(text, "lrulab bench usemem: %ld thread%s x %lu KiB %s, %s%s, leaf memory.max %lu KiB, swap %s (%s I/O), %s%.0u%s, %.1f s, vmstat-scan-cost %s, %s%s\n",
 			threads, threads == 1 ? "" : "s", o->mem >> 10, type,
@@ -817,8 +818,9 @@ const struct bench_workload usemem_workload = {
 		   "how often reclaim read sizes from the stale-stats corner.\n"
 		   "--swap-io async swaps to a disk, as the mail's swap file: writes end\n"
 		   "--swap-latency US later (default 100) and rotate their folios to the\n"
-		   "inactive tail (pgrotated); pages are copied unless --swap zstd.  The\n"
-		   "default, sync, is zram's: written and freed in the same pass.",
+		   "inactive tail (pgrotated), and a swap-in sleeps as long for its read;\n"
+		   "pages are copied unless --swap zstd.  The default, sync, is zram's:\n"
+		   "written and freed in the same pass, read back with no wait.",
 	.opts = BENCH_OPT_TYPE | BENCH_OPT_MAX | BENCH_OPT_TYPE_FILE | BENCH_OPT_SWAP |
 		BENCH_OPT_PATTERN,
 	.defaults = usemem_defaults,

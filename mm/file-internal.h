@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What mm/file.c and mm/page-writeback.c share: a regular file's inode
- * with its store, and the list of files the flusher walks.
+ * with its store, and the list of files the flusher walks; and the
+ * reader's wait for its device, which mm/page_io.c's swap-ins share.
  */
 #ifndef LRULAB_MM_FILE_INTERNAL_H
 #define LRULAB_MM_FILE_INTERNAL_H
@@ -31,6 +32,12 @@ static inline unsigned long *file_store_page(struct address_space *mapping,
 
 	return (unsigned long *)(inode->store + index * PAGE_SIZE);
 }
+
+/*
+ * Sleep until the device has read a page, @latency_ns after the miss:
+ * a file's read here, a swap-in from a disk in mm/page_io.c.
+ */
+void io_wait_read(u64 latency_ns);
 
 /* Write @buf (a page) to page @index of the store. */
 void file_store_write(struct address_space *mapping, unsigned long index, const void *buf);

@@ -230,9 +230,9 @@ static long long monotonic_ns(void)
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void file_wait_read(struct address_space *mapping)
+void io_wait_read(u64 latency_ns)
 {
-	long long wait = READ_ONCE(mapping->read_latency_us) * 1000LL, start, until;
+	long long wait = (long long)latency_ns, start, until, slept;
 	struct timespec ts;
 
 	if (!wait)
@@ -245,7 +245,9 @@ static void file_wait_read(struct address_space *mapping)
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
 	cpu_sleep_end();
-	file_wait_overrun_ns += monotonic_ns() - start - wait;
+	slept = monotonic_ns() - start;
+	trace_io_wait(latency_ns, (u64)slept);
+	file_wait_overrun_ns += slept - wait;
 	if (file_wait_overrun_ns < 0)
 		file_wait_overrun_ns = 0;
 }
@@ -289,7 +291,7 @@ ssize_t filemap_read(struct file *file, long long pos, size_t count,
 				if (err)
 					goto out;
 			}
-			file_wait_read(mapping);
+			io_wait_read(READ_ONCE(mapping->read_latency_us) * 1000ULL);
 		}
 		if (folio_test_readahead(folio))
 			page_cache_async_ra(file, folio, last_index - index, memcg);

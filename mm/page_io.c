@@ -15,6 +15,8 @@
  * the swap file of the s1 mail; swap_io_start()) stores the page as the
  * write is submitted, as DMA would read it, but only starts the write:
  * the folio is put under writeback and unlocked, and reclaim keeps it.
+ * A swap-in from it sleeps as long for its read, as the faulting task
+ * sleeps on the locked folio until the read's bio completes.
  * The write ends latency_us later with a completion interrupt on the
  * CPU that submitted it (blk-mq completes a request where it was
  * issued).  A model CPU has no interrupts, so it takes the completions
@@ -51,6 +53,7 @@
 #include <lrulab/vmstat.h>
 #include <lrulab/workqueue.h>
 
+#include "file-internal.h"
 #include "swap-internal.h"
 
 /*
@@ -208,7 +211,7 @@ static struct swap_io {
 	bool quiesced;			/* completions held back */
 	u64 latency_ns;
 	struct swap_io_queue *queues;	/* per CPU */
-	atomic_long_t in_flight, nr_async, nr_irqs;
+	atomic_long_t in_flight, nr_async, nr_irqs, nr_reads;
 } swap_io;
 
 static void swap_io_submit(struct folio *folio);
@@ -250,6 +253,15 @@ void swap_read_folio(struct folio *folio, swp_entry_t entry)
 	len = s->len;
 	fill = s->fill;
 	unlock_cluster(ci);
+	/*
+	 * From a disk the faulting task sleeps until the read completes;
+	 * a zero-filled slot is read from the zeromap, with no I/O.  zram's
+	 * synchronous device reads on this CPU, no wait beyond the copy.
+	 */
+	if (smp_load_acquire(&swap_io.on) && (data || fill)) {
+		atomic_long_inc(&swap_io.nr_reads);
+		io_wait_read(swap_io.latency_ns);
+	}
 	if (!data) {
 		for (i = 0; i < PAGE_SIZE / sizeof(long); i++)
 			dst[i] = fill;
@@ -388,6 +400,7 @@ int swap_io_start(unsigned int latency_us)
 	atomic_long_set(&swap_io.in_flight, 0);
 	atomic_long_set(&swap_io.nr_async, 0);
 	atomic_long_set(&swap_io.nr_irqs, 0);
+	atomic_long_set(&swap_io.nr_reads, 0);
 	smp_store_release(&swap_io.on, true);
 	return 0;
 }
@@ -444,4 +457,5 @@ void swap_io_stats(struct swap_io_stat *st)
 	st->async_writes = (unsigned long)atomic_long_read(&swap_io.nr_async);
 	st->in_flight = (unsigned long)atomic_long_read(&swap_io.in_flight);
 	st->irqs = (unsigned long)atomic_long_read(&swap_io.nr_irqs);
+	st->reads = (unsigned long)atomic_long_read(&swap_io.nr_reads);
 }

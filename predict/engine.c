@@ -764,6 +764,9 @@ static double mm_event_cost(struct sim *s, int cpu, const struct pred_event *e, 
 		}
 	case PRED_EV_CLEAR:
 		return clear_wait(s, cpu, t, e->arg);
+	case PRED_EV_IO_WAIT:
+		/* each CPU's reads in flight at once: a device with the queues for it */
+		return e->arg;
 	}
 	return 0;
 }
@@ -794,7 +797,9 @@ static double event_cost(struct sim *s, int cpu, const struct pred_event *e, dou
 		s->r->ev_seen[e->kind]++;
 		s->r->ev_kept[e->kind] += kept;
 		s->r->ev_ns[e->kind] += y;
-		s->r->ev_xfer_ns += y;
+		/* a device's wait moves no line */
+		if (e->kind != PRED_EV_IO_WAIT)
+			s->r->ev_xfer_ns += y;
 	}
 	return y;
 }

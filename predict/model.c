@@ -558,7 +558,8 @@ static void node_flags(const struct pred_recording *rec, u8 *lock_node, u8 *line
  * memcg batch reaches its atomic at most N + 1 times a flush period,
  * nothing at the twin's resolution.  A VMA's refcount line that the
  * threads of one process share is a queue of its own (*@vma: the take
- * fetches it twice, the drop once).
+ * fetches it twice, the drop once).  A read's wait for its device is
+ * delay, the device's latency.
  */
 static void twin_events(const struct pred_recording *rec, int cpus, double xf, double *d,
 			double *z, double *vma)
@@ -575,6 +576,11 @@ static void twin_events(const struct pred_recording *rec, int cpus, double xf, d
 			if (e->kind == PRED_EV_VMA_REFCNT) {
 				if (rec->one_process && e->threshold)
 					*vma += xf * (e->arg ? 2 : 1);
+				continue;
+			}
+			/* the device's time, at any core speed */
+			if (e->kind == PRED_EV_IO_WAIT) {
+				*z += e->arg;
 				continue;
 			}
 			if (e->kind == PRED_EV_VMSTAT_FOLD) {
@@ -1113,11 +1119,12 @@ void pred_events_describe(const struct pred_recording *rec, char *buf, size_t le
 	snprintf(buf + strlen(buf), len - strlen(buf) < len ? len - strlen(buf) : 0,
 		 "; the address space's (%s): %.1f mmap_lock prefetches, %.1f VMA refcount "
 		 "RMWs, %.1f mm counter updates, %.1f tlb_flush_pending writes, %.1f TLB "
-		 "flushes, %.1f PTE table allocations and frees, %.0f KiB cleared",
+		 "flushes, %.1f PTE table allocations and frees, %.0f KiB cleared; %.1f reads "
+		 "that waited for their device",
 		 rec->one_process ? "threads of one process" : "a process each",
 		 n[PRED_EV_MMAP_PREFETCH], n[PRED_EV_VMA_REFCNT], n[PRED_EV_RSS],
 		 n[PRED_EV_TLB_PENDING], n[PRED_EV_TLB_FLUSH], n[PRED_EV_PTE_TABLE],
-		 clear_bytes(rec) / rec->pages);
+		 clear_bytes(rec) / rec->pages, n[PRED_EV_IO_WAIT]);
 }
 
 void pred_point_mm_describe(const struct pred_point *pt, char *buf, size_t len)
@@ -1132,12 +1139,12 @@ void pred_point_mm_describe(const struct pred_point *pt, char *buf, size_t len)
 	snprintf(buf, len, "the address space's share of the CPUs' time at %d CPUs: mm counter "
 		 "folds %.2f%%, tlb_flush_pending %.2f%%, TLB flushes %.2f%% (%.2f IPIs per 1000 "
 		 "pages%s), PTE tables' pgtables_bytes %.2f%%, VMA refcount %.2f%%, clearing's wait "
-		 "for memory %s; lru_lock spin %.1f%%",
+		 "for memory %s; reads' waits for their device %.2f%%; lru_lock spin %.1f%%",
 		 pt->cpus, 100 * f[PRED_EV_RSS], 100 * f[PRED_EV_TLB_PENDING],
 		 100 * f[PRED_EV_TLB_FLUSH], 1000 * pt->ipis_per_page,
 		 pt->ipi_costed ? "" : ", their line transfers only: no IPI time in the profile",
 		 100 * f[PRED_EV_PTE_TABLE], 100 * f[PRED_EV_VMA_REFCNT], clear,
-		 100 * pt->lru_wait_ns_per_page * pt->pages_per_sec / 1e9 / pt->cpus);
+		 100 * f[PRED_EV_IO_WAIT], 100 * pt->lru_wait_ns_per_page * pt->pages_per_sec / 1e9 / pt->cpus);
 }
 
 void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t len)
@@ -1224,6 +1231,7 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 		json_object_set_new(e, "clear_memory_wait",
 				    pt->bw_costed ? json_real(pt->ev_share[PRED_EV_CLEAR]) : json_null());
 		json_object_set_new(e, "ipis_per_page", json_real(pt->ipis_per_page));
+		json_object_set_new(e, "device_read_wait", json_real(pt->ev_share[PRED_EV_IO_WAIT]));
 		json_object_set_new(j, "mm_share_of_cpu_time", e);
 		json_object_set_new(j, "vmstat_threshold", json_integer(pt->vmstat_threshold));
 	}

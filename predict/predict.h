@@ -90,6 +90,12 @@ enum pred_event_kind {
 	PRED_EV_TLB_FLUSH,
 	PRED_EV_PTE_TABLE,	/* a PTE table allocated or freed: pgtables_bytes */
 	PRED_EV_CLEAR,		/* arg bytes of a new page cleared (no line) */
+	/*
+	 * A read's wait for its device (a swap-in from a disk, a file's
+	 * miss): arg the device's latency in ns, which is the device's, not
+	 * this machine's CPU time (no line; the recorded work leaves it out)
+	 */
+	PRED_EV_IO_WAIT,
 	NR_PRED_EVENTS,
 };
 

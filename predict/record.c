@@ -69,6 +69,7 @@ struct rec_cpu {
 	struct rec_event **ev_chunks;
 	u32 nr_ev_chunks, nr_ev;
 	u64 mark;		/* the last release with nothing held */
+	u64 slept;		/* device waits in the work since, drained before it was timed */
 	const void *thread;	/* whose thread recorded last */
 	int depth;
 	struct rec_open open[OPEN_DEPTH];
@@ -213,6 +214,7 @@ static void rec_acquired(void *data, spinlock_t *l, struct lock_site *site)
 		/* a new thread on this CPU (the next memcg's phase): no gap as work */
 		rc->thread = &thread_token;
 		rc->mark = 0;
+		rc->slept = 0;
 		rc->depth = 0;
 	}
 	if (rc->depth >= OPEN_DEPTH || reserve(rc, &slot))
@@ -252,8 +254,9 @@ static void rec_released(void *data, spinlock_t *l, u64 t_req, u64 hold, u64 now
 	if (i == 0) {
 		u64 over = rec_overhead_ns;
 
-		if (rc->mark && t_req > rc->mark + over)
-			op->work_ns = clamp32(t_req - rc->mark - over);
+		if (rc->mark && t_req > rc->mark + over + rc->slept)
+			op->work_ns = clamp32(t_req - rc->mark - over - rc->slept);
+		rc->slept = 0;
 	} else {
 		rc->open[i - 1].nested += now - t_req;
 	}
@@ -284,6 +287,7 @@ void pred_record_reset(void)
 		rec_cpus[c].nr_ev = 0;
 		rec_cpus[c].depth = 0;
 		rec_cpus[c].mark = 0;
+		rec_cpus[c].slept = 0;
 	}
 }
 
@@ -323,6 +327,7 @@ static const enum trace_event_id ring_events[] = {
 	[PRED_EV_TLB_FLUSH] = TRACE_ID_tlb_flush,
 	[PRED_EV_PTE_TABLE] = TRACE_ID_pte_table,
 	[PRED_EV_CLEAR] = TRACE_ID_clear_page,
+	[PRED_EV_IO_WAIT] = TRACE_ID_io_wait,
 };
 
 void pred_record_probes(bool on)
@@ -401,6 +406,21 @@ static void rec_event(void *data, const struct trace_entry *te)
 
 	if (!rc || rc->thread != &thread_token || ring_gen != READ_ONCE(rec_gen))
 		return;
+	/*
+	 * A device's wait is no work of this CPU's: the sleep comes off the
+	 * work it fell in, and the event carries the device's latency
+	 * instead.  The ring is drained at the release that timed that work,
+	 * or earlier when it fills, before it is timed.
+	 */
+	if ((uintptr_t)data == PRED_EV_IO_WAIT && !te->ctx_in) {
+		if (te->ctx < rc->nr) {
+			struct pred_op *op = slot_of(rc, te->ctx);
+
+			op->work_ns = te->p0 < op->work_ns ? op->work_ns - (u32)te->p0 : 0;
+		} else {
+			rc->slept += te->p0;
+		}
+	}
 	e = reserve_event(rc);
 	if (!e)
 		return;

@@ -123,7 +123,7 @@ static void sort_events(struct pred_trace *tr)
  * same line; a VMA's refcount line (no mm) keeps its address, and the
  * event says whether the process's threads fault that one VMA (the mm
  * merged their ranges, or would merge the next thread's into it).  The mm counters fold per counter, so each is a
- * counter too.  A clear writes no line: a fixed id stands in.
+ * counter too.  A clear and a device's wait write no line: a fixed id stands in.
  */
 #define MM_LINE_TAG	((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1))
 
@@ -134,7 +134,7 @@ static void gather_mm_event(const struct rec_event *e, struct pred_event *pe, ui
 
 	if (e->addr2)
 		key = MM_LINE_TAG | ((e->addr >> 6) - (e->addr2 >> 6));
-	if (e->kind == PRED_EV_CLEAR)
+	if (e->kind == PRED_EV_CLEAR || e->kind == PRED_EV_IO_WAIT)
 		key = MM_LINE_TAG - 1;
 	pe->line = (u32)add_line(lines, nl, key);
 	pe->line2 = PRED_NO_LINE;

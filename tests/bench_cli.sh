@@ -368,6 +368,8 @@ good 'swap zstd (async I/O)' bench usemem --threads 1 --mem 4M --seconds 0.05 --
 	fail "bench usemem --swap-io async: exit $?"
 grep -q '"swap_io":"async"' "$out" || fail "bench usemem --swap-io async: not async"
 grep -q '"swap_async_writes":0,' "$out" && fail "bench usemem --swap-io async: no async write"
+# the swap-ins read the disk
+grep -q '"swap_async_reads":0,' "$out" && fail "bench usemem --swap-io async: no swap-in read the disk"
 # anon writes and file reads: reclaim takes from both lists
 "$LRULAB" bench usemem --type mixed --threads 1 --mem 8M --seconds 0.1 --json >"$out" 2>"$err" ||
 	fail "bench usemem --type mixed: exit $?"

@@ -6,10 +6,13 @@
  * against its closed form (an mm counter's fold at the percpu batch for
  * N, a TLB flush's IPI round, the prefetch that costs its issuer
  * nothing, a VMA's refcount line private or shared, clearing against a
- * socket's bandwidth, and nothing shared when the CPUs are processes).
+ * socket's bandwidth, a device's read wait at any core speed, and
+ * nothing shared when the CPUs are processes); and a device's waits
+ * recorded as its latency, not as work.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <lrulab/fs.h>
 #include <lrulab/lrulab.h>
 #include "predict/predict.h"
 
@@ -242,11 +246,13 @@ static u32 mm_events(struct pred_source *src, int cpu, const struct pred_event *
 
 /* the IPI's handler and send times of the next mm_sim(): 0, the line transfers only */
 static double ipi_h, ipi_send;
+/* the target's work over the recording's, for the next mm_sim() */
+static double work_scale = 1;
 
 static void mm_sim(struct mm_gen *g, int cpus, u64 per_cpu, bool one_process, bool shared_vma,
 		   double mem_bw, struct pred_result *r)
 {
-	struct pred_costs c = { .work_scale = 1, .hold_scale = 1, .xfer_socket = 40,
+	struct pred_costs c = { .work_scale = work_scale, .hold_scale = 1, .xfer_socket = 40,
 				.mem_bw = mem_bw, .ipi_target_ns = ipi_h, .ipi_send_ns = ipi_send };
 	struct pred_lock lock = { .scope = PRED_PRIVATE };
 	struct pred_source src = { .next = mm_next, .events = mm_events, .arg = g };
@@ -466,6 +472,78 @@ static void test_clear_bandwidth(void **state)
 	pred_result_free(&r);
 }
 
+/*
+ * A read's 1000 ns wait for its device, in 100 ns of work and a 50 ns
+ * hold of a lock of its own: every CPU runs a cycle of 1150 ns, threads
+ * of one process or not, whatever N.  The target's core at half the
+ * speed doubles the work and leaves the device's time alone: 1250 ns.
+ */
+static void test_io_wait(void **state)
+{
+	struct mm_gen g = { { .line = 0, .line2 = PRED_NO_LINE, .kind = PRED_EV_IO_WAIT,
+			      .arg = 1000 } };
+	static const int cpus[] = { 1, 20 };
+	struct pred_result r;
+	int i, shared;
+
+	for (shared = 0; shared < 2; shared++)
+		for (i = 0; i < 2; i++) {
+			mm_sim(&g, cpus[i], 500, shared, false, 0, &r);
+			assert_true(fabs(r.x_steady * 1150 / cpus[i] - 1) < 1e-9);
+			assert_true(r.ev_ns[PRED_EV_IO_WAIT] == 1000.0 * r.ev_seen[PRED_EV_IO_WAIT]);
+			assert_int_equal(r.ev_xfers, 0);
+			assert_true(r.ev_xfer_ns == 0);
+			pred_result_free(&r);
+		}
+	work_scale = 2;
+	mm_sim(&g, 4, 500, true, false, 0, &r);
+	work_scale = 1;
+	assert_true(fabs(r.x_steady * 1250 / 4 - 1) < 1e-9);
+	pred_result_free(&r);
+}
+
+/*
+ * Three misses of a file on a device of 300 us (under the half
+ * millisecond a work may take before it counts as the thread losing
+ * its processor), recorded between two acquisitions: three device waits
+ * of 300 us in the recording, and the 900 us slept are no work (what is
+ * left, reading three pages, is far under one latency).
+ */
+static void test_record_io_wait(void **state)
+{
+	struct address_space *mapping = file_setup(64);
+	struct pred_recording rec;
+	double arg, work = 0;
+	struct file file;
+	char buf[PAGE_SIZE];
+	u32 k;
+	int i;
+
+	assert_non_null(mapping);
+	mapping->read_latency_us = 300;
+	file_open(&file, mapping);
+	assert_int_equal(vfs_fadvise(&file, POSIX_FADV_RANDOM), 0);
+	spin_lock_init(&after_lock);
+	assert_int_equal(pred_record_start(), 0);
+	spin_lock_at(&after_lock, LOCK_SITE("test_after"));
+	spin_unlock(&after_lock);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(filemap_read(&file, (long long)i * 10 * PAGE_SIZE, PAGE_SIZE,
+					      memcg, buf), PAGE_SIZE);
+	spin_lock_at(&after_lock, LOCK_SITE("test_after"));
+	spin_unlock(&after_lock);
+	assert_int_equal(pred_record_stop(&rec), 0);
+	rec.pages = 3;
+	assert_int_equal(count_kind(&rec, PRED_EV_IO_WAIT, &arg), 3);
+	assert_true(arg == 3 * 300000.0);
+	for (i = 0; i < rec.nr_traces; i++)
+		for (k = 0; k < rec.traces[i].nr; k++)
+			work += rec.traces[i].ops[k].work_ns;
+	assert_true(work < 300000);
+	pred_recording_free(&rec);
+	file_free(mapping);
+}
+
 /* A process each: the mm's lines are each CPU's own, nothing to fetch. */
 static void test_processes_share_nothing(void **state)
 {
@@ -500,6 +578,8 @@ int main(void)
 		cmocka_unit_test(test_prefetch_and_vma),
 		cmocka_unit_test(test_work_events_spread),
 		cmocka_unit_test(test_clear_bandwidth),
+		cmocka_unit_test(test_io_wait),
+		cmocka_unit_test_setup_teardown(test_record_io_wait, setup, teardown),
 		cmocka_unit_test(test_processes_share_nothing),
 	};
 

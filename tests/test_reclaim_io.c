@@ -173,8 +173,13 @@ static void test_async_swapout(void **state)
 	assert_int_equal(swap_slots_used(), 32);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
 
+	/* every swap-in read its page from the device, and waited for it */
+	swap_io_stats(&io);
+	assert_int_equal(io.reads, 0);
 	check_pattern(vma, 64);
 	assert_int_equal(memcg_ev(memcg, PSWPIN), 32);
+	swap_io_stats(&io);
+	assert_int_equal(io.reads, 32);
 	mmput(mm);
 	assert_int_equal(swap_slots_used(), 0);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
@@ -194,6 +199,7 @@ static void test_swapin_during_writeback(void **state)
 	struct vm_area_struct *vma = mmap_anon(mm, 32 * PAGE_SIZE, 0);
 	struct folio *f5, *f6;
 	struct reclaim_stat stat;
+	struct swap_io_stat io;
 	unsigned long *p;
 	pte_t pte;
 
@@ -219,6 +225,8 @@ static void test_swapin_during_writeback(void **state)
 	p = folio_address(f6);
 	__atomic_store_n(&p[6], 0xdeadUL, __ATOMIC_RELAXED);
 	assert_int_equal(sum_vm_event(PSWPIN), 0);
+	swap_io_stats(&io);
+	assert_int_equal(io.reads, 0);
 	assert_int_equal(__swap_count(pte_to_swp_entry(pte)), 0);
 	assert_true(folio_test_swapcache(f5));
 	assert_true(folio_test_writeback(f5));
@@ -241,6 +249,8 @@ static void test_swapin_during_writeback(void **state)
 	__atomic_store_n(&p[6], 6 * 2654435761UL + 1, __ATOMIC_RELAXED);
 	check_pattern(vma, 32);
 	assert_int_equal(sum_vm_event(PSWPIN), 30);
+	swap_io_stats(&io);
+	assert_int_equal(io.reads, 30);
 	mmput(mm);
 	assert_int_equal(swap_cache_nr(), 0);
 	assert_int_equal(swap_slots_used(), 0);

@@ -97,7 +97,8 @@ bool swap_writeout(struct folio *folio);
 
 /*
  * The asynchronous device, a disk behind a swap file: from
- * swap_io_start() on, a write ends @latency_us after it was submitted,
+ * swap_io_start() on, a swap-in's read sleeps @latency_us (unless the
+ * slot is zero-filled), and a write ends @latency_us after it was submitted,
  * on the submitting CPU, which takes the completions due when it next
  * enters a list shrinker (swap_complete_writes(): folio_end_writeback,
  * which rotates the folio).  0, -EBUSY or -ENOMEM.  swap_io_wait_idle()
@@ -121,6 +122,7 @@ struct swap_io_stat {
 	unsigned long async_writes;	/* writes that went to the device */
 	unsigned long in_flight;	/* of those, not yet ended */
 	unsigned long irqs;		/* swap_complete_writes() calls that ended some */
+	unsigned long reads;		/* swap-ins that waited for the device's read */
 };
 /* Counts since the last swap_io_start(). */
 void swap_io_stats(struct swap_io_stat *st);

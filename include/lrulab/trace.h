@@ -315,6 +315,23 @@ static inline void trace_clear_page(unsigned long bytes)
 	e->b0 = e->b1 = 0;
 }
 
+/*
+ * io_wait: arg the device's latency (ns), p0 how long the reader slept
+ * for it here, late wake-ups included
+ */
+static inline void trace_io_wait(u64 latency_ns, u64 slept_ns)
+{
+	struct trace_entry *e;
+
+	if (!trace_on(io_wait))
+		return;
+	e = trace_ring_log(TRACE_ID_io_wait);
+	e->p0 = (uintptr_t)slept_ns;
+	e->p1 = 0;
+	e->arg = (u32)(latency_ns > 0xffffffffULL ? 0xffffffffULL : latency_ns);
+	e->b0 = e->b1 = 0;
+}
+
 /* ---- what a lock class's critical sections write ---- */
 
 /*

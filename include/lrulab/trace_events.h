@@ -54,6 +54,8 @@ TRACE_RING_EVENT(tlb_flush_pending, "a gather began or ended: the mm's tlb_flush
 TRACE_RING_EVENT(tlb_flush, "a TLB flush of arg pages of the mm, b0 1 when page tables were freed")
 TRACE_RING_EVENT(pte_table, "a PTE table allocated (arg 1) or freed (arg 0): the mm's pgtables_bytes")
 TRACE_RING_EVENT(clear_page, "arg bytes of a new page cleared")
+/* mm/file.c: a reader asleep until its device has read the page */
+TRACE_RING_EVENT(io_wait, "a read waited for its device: arg the device's latency in ns, p0 the ns slept")
 
 /* mm/readahead.c, where the kernel's readahead tracepoints sit */
 TRACE_EVENT(readahead_sync,
