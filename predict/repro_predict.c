@@ -974,6 +974,35 @@ static void s1_rows(struct repro_table *t, const struct s1_side *s, const char *
 	}
 }
 
+/* The mean of @rec's device waits, in us (0: none) */
+static double io_wait_us(const struct pred_recording *rec)
+{
+	double sum = 0, n = 0;
+	int i;
+	u32 k;
+
+	for (i = 0; i < rec->nr_traces; i++)
+		for (k = 0; k < rec->traces[i].nr_events; k++)
+			if (rec->traces[i].events[k].kind == PRED_EV_IO_WAIT) {
+				sum += rec->traces[i].events[k].arg;
+				n++;
+			}
+	return n ? sum / n / 1000 : 0;
+}
+
+/* What of the predicted time is the swap device's, not the LRU's */
+static void s1_device_note(struct repro_table *t, const struct repro_opts *ro,
+			   const struct s1_side s[2])
+{
+	if (!ro->swap_async) {
+		repro_table_note(t, "predicted: zram's swap-ins wait for no device; the mail's swap file is on a disk, whose reads --swap-io async adds");
+		return;
+	}
+	repro_table_note(t, "predicted: the swap-ins' sleeps for the disk are %.0f%% of the CPUs' time before, %.0f%% after, at the recordings' %.0f us a read (the mail names no device): pgsteal_direct/s follows that latency more than the LRU",
+			 100 * s[0].pt.ev_share[PRED_EV_IO_WAIT],
+			 100 * s[1].pt.ev_share[PRED_EV_IO_WAIT], io_wait_us(&s[0].rec[0]));
+}
+
 static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 {
 	const struct repro_row *steal = find_row(t, "pgsteal_direct");
@@ -1029,6 +1058,7 @@ static int predict_s1(const struct repro_opts *ro, struct repro_table *t)
 		}
 		steal = find_row(t, "pgsteal_direct");
 		s1_rows(t, s, pf.name, steal->pub_before, steal->pub_after);
+		s1_device_note(t, ro, s);
 		pred_point_free(&s[0].pt);
 		pred_point_free(&s[1].pt);
 		repro_table_note(t, "predicted: usemem --mem 256M, 1 thread recorded here %d times a side (%.1f and %.1f pages reclaimed per 1000 accesses), replayed by %d CPUs sharing the leaf's lru_lock; waits per reclaimed page, in ms over the mail's %d s at its pgsteal_direct / s",
