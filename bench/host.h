@@ -101,6 +101,8 @@ int host_undo_unlink(const char *path);
 int host_undo_rmdir(const char *path);
 /* SIGKILL child @pid and reap it (one still running in a cgroup to remove) */
 int host_undo_kill(pid_t pid);
+/* swapoff(@path), before whatever was registered earlier (its unlink) */
+int host_undo_swapoff(const char *path);
 void host_undo_all(void);
 /*
  * What a host run that was killed (SIGKILL: no undo runs) left behind,

@@ -2,7 +2,8 @@
 /*
  * The memory cgroup of a `lrulab host usemem` run: found under cgroup v2
  * (memory.max) or a v1 memory hierarchy (memory.limit_in_bytes), made
- * with its limit and no swap, its undo registered first (bench/host_sys.c),
+ * with its limit and no swap (but for --type anon's, which swaps to a
+ * file of its own), its undo registered first (bench/host_sys.c),
  * joined by the run's child, and its memory.stat read.
  */
 #define _GNU_SOURCE
@@ -80,8 +81,11 @@ static int cgroup_set(const struct host_cgroup *cg, const char *file, unsigned l
 	return host_write_file(path, val);
 }
 
-/* Make the cgroup with its limit and no swap, undo registered first.  0, or -1 after one error line. */
-int cgroup_make(const char *prog, struct host_cgroup *cg, unsigned long max)
+/*
+ * Make the cgroup with its limit and, unless @swap, no swap; undo
+ * registered first.  0, or -1 after one error line.
+ */
+int cgroup_make(const char *prog, struct host_cgroup *cg, unsigned long max, bool swap)
 {
 	char path[1100];
 
@@ -98,7 +102,7 @@ int cgroup_make(const char *prog, struct host_cgroup *cg, unsigned long max)
 	/* swap: v2 swap alone, v1 memory+swap (present with swap accounting only) */
 	snprintf(path, sizeof(path), "%s/%s", cg->dir,
 		 cg->v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes");
-	if (!access(path, F_OK))
+	if (!swap && !access(path, F_OK))
 		cgroup_set(cg, cg->v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes",
 			   cg->v2 ? 0 : max);
 	return 0;

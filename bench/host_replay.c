@@ -272,7 +272,7 @@ static int run_once(const char *prog, const struct host_replay_opts *ho,
 	siginfo_t si;
 
 	*out = NULL;
-	if (cgroup_make(prog, cg, pages * PAGE_SIZE))
+	if (cgroup_make(prog, cg, pages * PAGE_SIZE, false))
 		return 1;
 	snprintf(path, sizeof(path), "%s/objects", dir);
 	fd = host_file_make(prog, path, t->total_pages * PAGE_SIZE, ho->fadvise);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "bench/host.h"
@@ -30,7 +31,7 @@
 
 /* ---- undo, at exit and on signals ---- */
 
-enum host_undo_kind { UNDO_WRITE, UNDO_UNLINK, UNDO_RMDIR, UNDO_KILL };
+enum host_undo_kind { UNDO_WRITE, UNDO_UNLINK, UNDO_RMDIR, UNDO_KILL, UNDO_SWAPOFF };
 
 /*
  * @idle is 1 while a slot is free, being filled or already undone, and
@@ -71,6 +72,10 @@ static void undo_run(struct host_undo *u)
 		break;
 	case UNDO_RMDIR:
 		rmdir(u->path);
+		break;
+	case UNDO_SWAPOFF:
+		/* the kernel's (the model's own swapoff() has the name) */
+		syscall(SYS_swapoff, u->path);
 		break;
 	case UNDO_KILL:
 		/* a child that still runs in a cgroup about to be removed */
@@ -182,6 +187,11 @@ int host_undo_rmdir(const char *path)
 	return undo_add(UNDO_RMDIR, path, NULL);
 }
 
+int host_undo_swapoff(const char *path)
+{
+	return undo_add(UNDO_SWAPOFF, path, NULL);
+}
+
 int host_undo_kill(pid_t pid)
 {
 	return pid > 0 ? undo_add_pid(UNDO_KILL, "-", NULL, pid) : -1;
@@ -277,6 +287,9 @@ static int tree_unlink(const char *path, const struct stat *st, int flag, struct
 {
 	if (flag == FTW_F || flag == FTW_SL || flag == FTW_SLN)
 		tree_bytes += (unsigned long long)st->st_size;
+	/* a killed host usemem --type anon's swap file may still be on */
+	if (flag == FTW_F)
+		syscall(SYS_swapoff, path);
 	return remove(path) ? -1 : 0;
 }
 

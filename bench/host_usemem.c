@@ -161,7 +161,7 @@ static void *host_reader_fn(void *arg)
 	return NULL;
 }
 
-static void deltas_diff(struct bench_deltas *out, struct bench_deltas *before,
+void host_deltas_diff(struct bench_deltas *out, struct bench_deltas *before,
 			const struct bench_deltas *after)
 {
 	memset(out, 0, sizeof(*out));
@@ -169,7 +169,7 @@ static void deltas_diff(struct bench_deltas *out, struct bench_deltas *before,
 	bench_deltas_free(before);
 }
 
-static const char *kernel_release(void)
+const char *host_kernel_release(void)
 {
 	static struct utsname u;
 
@@ -178,7 +178,7 @@ static const char *kernel_release(void)
 	return u.release;
 }
 
-static long long delta_of(const struct bench_deltas *d, const char *name)
+long long host_delta_of(const struct bench_deltas *d, const char *name)
 {
 	int i;
 
@@ -288,10 +288,10 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	host_read_vmstat(&vm1);
 	cgroup_read_stat(cg, &mc1);
 	/* the file LRU's split at the end, as the model reports it */
-	active = delta_of(&mc1, "active_file");
-	inactive = delta_of(&mc1, "inactive_file");
-	deltas_diff(&vm, &vm0, &vm1);
-	deltas_diff(&mc, &mc0, &mc1);
+	active = host_delta_of(&mc1, "active_file");
+	inactive = host_delta_of(&mc1, "inactive_file");
+	host_deltas_diff(&vm, &vm0, &vm1);
+	host_deltas_diff(&mc, &mc0, &mc1);
 	bench_deltas_free(&vm1);
 	bench_deltas_free(&mc1);
 	for (i = 0; i < threads; i++) {
@@ -302,13 +302,13 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 			err = hr[i].err;
 	}
 	/* v2 counts the cgroup's reclaim; v1 has only the machine's */
-	steal = cg->v2 ? delta_of(&mc, "pgsteal") :
-		delta_of(&vm, "pgsteal_file") + delta_of(&vm, "pgsteal_anon");
+	steal = cg->v2 ? host_delta_of(&mc, "pgsteal") :
+		host_delta_of(&vm, "pgsteal_file") + host_delta_of(&vm, "pgsteal_anon");
 	turnovers = steal / secs * (FLUSH_TIME_MS / 1000.0) / (double)(o->max / PAGE_SIZE);
 
 	j = json_object();
 	json_object_set_new(j, "engine", json_string("host-kernel"));
-	json_object_set_new(j, "kernel", json_string(kernel_release()));
+	json_object_set_new(j, "kernel", json_string(host_kernel_release()));
 	json_object_set_new(j, "workload", json_string("usemem"));
 	json_object_set_new(j, "type", json_string("file"));
 	json_object_set_new(j, "cgroup", json_string(cg->v2 ? "v2" : "v1"));
@@ -355,12 +355,12 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 		bench_json_line(j);
 	} else {
 		printf("lrulab host usemem: engine host-kernel (Linux %s), %ld thread%s x %lu KiB file, cgroup %s memory limit %lu KiB, pattern %s, fadvise %s, read_ahead_kb %ld, %.2f s\n",
-		       kernel_release(), threads, threads == 1 ? "" : "s", o->mem >> 10,
+		       host_kernel_release(), threads, threads == 1 ? "" : "s", o->mem >> 10,
 		       cg->v2 ? "v2" : "v1", o->max >> 10, usemem_pattern_name(o, pat, sizeof(pat)),
 		       usemem_fadvise_name(o), ra_kb, secs);
 		/* pgpgin is in KiB */
 		printf("\nreads: %lu, %.0f per second; pgpgin pages per read %.3f\n", reads,
-		       reads / secs, reads ? delta_of(&vm, "pgpgin") / 4.0 / reads : 0);
+		       reads / secs, reads ? host_delta_of(&vm, "pgpgin") / 4.0 / reads : 0);
 		printf("active share of the cgroup's file LRU at the end: %.3f\n",
 		       active + inactive ? (double)active / (double)(active + inactive) : 0);
 		printf("reads that waited %.0f us or more: %lu (%.3f per read), %.1f us each on average\n",
@@ -463,9 +463,10 @@ int host_usemem_once(const char *prog, const struct host_usemem_opts *ho, long t
 
 	if (out)
 		*out = NULL;
-	if (cgroup_make(prog, cg, ho->b.max))
+	if (cgroup_make(prog, cg, ho->b.max, ho->anon))
 		return 1;
-	status = host_usemem_run(prog, ho, threads, dir, cg, out);
+	status = ho->anon ? host_usemem_anon_run(prog, ho, threads, dir, cg, out) :
+		 host_usemem_run(prog, ho, threads, dir, cg, out);
 	/* the child reaped, the files, the cgroup, the directory: in that order */
 	host_undo_all();
 	if (mkdir(dir, 0700) || host_undo_rmdir(dir))
@@ -481,8 +482,8 @@ enum {
 };
 
 static const struct cmd_opt host_usemem_opts[] = {
-	{ "type", "file", OPT_TYPE, "the only type the host runs so far (required)" },
-	{ "mem", "SIZE", OPT_MEM, "each thread's file (default 8M)" },
+	{ "type", "file|anon", OPT_TYPE, "file reads, or anon writes swapped to a disk (required)" },
+	{ "mem", "SIZE", OPT_MEM, "each thread's file, or each process's memory (default 8M)" },
 	{ "max", "SIZE", OPT_MAX, "the cgroup's limit (default an eighth of the working set, at least 1M a thread)" },
 	{ "threads", "N[,N...]", OPT_THREADS, "thread counts, one run each (default 1)" },
 	{ "seconds", "S", OPT_SECONDS, "the timed reads (default 2)" },
@@ -505,6 +506,12 @@ static const struct cmd_spec host_usemem_spec = {
 		 "\"host-kernel\".  Needs root and a memory controller (cgroup v2, or a v1 memory\n"
 		 "hierarchy, under $LRULAB_CGROUP_ROOT, default /sys/fs/cgroup).  Leaves no cgroup\n"
 		 "or file behind, also when interrupted.\n\n"
+		 "--type anon is usemem's anon workload, for `lrulab bench usemem --swap-io async`:\n"
+		 "each of --threads processes, pinned, writes every page of --mem private memory\n"
+		 "once, then 8 bytes to pages in --pattern's order, in the cgroup, swapping to a\n"
+		 "swap file the run makes there (twice the working set, at the top priority) with\n"
+		 "vm.page-cluster 0 (the model reads no swap ahead); both are undone after.  It\n"
+		 "reports the disk's mean read time as disk_read_us, bench usemem's --swap-latency.\n\n"
 		 "--compare runs `lrulab bench usemem` with the same options after each host run,\n"
 		 "--reps times each, the model's files given the host disk's read_ahead_kb and, as\n"
 		 "--read-latency, the mean time of the host's reads that waited for the disk, so\n"
@@ -549,11 +556,12 @@ static int host_usemem_parse(const char *prog, int argc, char **argv,
 		case CMD_OPT_ERROR:
 			return 2;
 		case OPT_TYPE:
-			if (strcmp(arg, "file")) {
-				fprintf(stderr, "%s: --type: only file runs on the host so far, not '%s'\n",
-					prog, arg);
+			if (strcmp(arg, "file") && strcmp(arg, "anon")) {
+				fprintf(stderr, "%s: --type: file or anon, not '%s'\n", prog, arg);
 				return 2;
 			}
+			ho->anon = !strcmp(arg, "anon");
+			o->regular = !ho->anon;
 			typed = true;
 			break;
 		case OPT_THREADS:
@@ -599,7 +607,12 @@ static int host_usemem_parse(const char *prog, int argc, char **argv,
 	if (cmd_parse_end(&cp))
 		return 2;
 	if (!typed) {
-		fprintf(stderr, "%s: --type file: the host runs the file workload only\n", prog);
+		fprintf(stderr, "%s: --type file|anon is required\n", prog);
+		return 2;
+	}
+	if (ho->anon && (ho->compare || o->fadvise >= 0)) {
+		fprintf(stderr, "%s: --%s: the file workload's only\n", prog,
+			ho->compare ? "compare" : "fadvise");
 		return 2;
 	}
 	if (reps_given && !ho->compare) {
@@ -665,8 +678,9 @@ int host_usemem_main(const char *prog, int argc, char **argv)
 		return 1;
 	}
 	if (statfs(dir, &sf) || sf.f_type == TMPFS_MAGIC_NR) {
-		fprintf(stderr, "%s: %s is on tmpfs, whose pages are not the file LRU: set TMPDIR to a disk's file system\n",
-			sprog, dir);
+		fprintf(stderr, "%s: %s is on tmpfs, %s: set TMPDIR to a disk's file system\n",
+			sprog, dir, ho.anon ? "which cannot hold a swap file" :
+			"whose pages are not the file LRU");
 		host_undo_all();
 		return 1;
 	}

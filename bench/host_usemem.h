@@ -12,6 +12,7 @@
 
 struct host_usemem_opts {
 	struct bench_opts b;		/* --mem, --max, --threads, --seconds, --pattern, ... */
+	bool anon;			/* --type anon: private memory, swapped to a file */
 	char cg_root[256];		/* where cgroup file systems are mounted */
 	bool compare;			/* --compare: the model too, alternating */
 	long reps;			/* --reps: runs of each with --compare */
@@ -26,7 +27,7 @@ struct host_cgroup {
 int host_read_file(const char *path, char *buf, size_t len);
 int host_write_file(const char *path, const char *value);
 int cgroup_find(const char *root, struct host_cgroup *cg);
-int cgroup_make(const char *prog, struct host_cgroup *cg, unsigned long max);
+int cgroup_make(const char *prog, struct host_cgroup *cg, unsigned long max, bool swap);
 int cgroup_join(const char *prog, const struct host_cgroup *cg);
 void cgroup_read_stat(const struct host_cgroup *cg, struct bench_deltas *d);
 int host_file_make(const char *prog, const char *path, unsigned long size, int advice);
@@ -51,6 +52,21 @@ int host_ra_trace_stop(struct host_ra_trace *t, unsigned long ev[NR_RA_EVENTS], 
  */
 int host_usemem_once(const char *prog, const struct host_usemem_opts *ho, long threads,
 		     const char *dir, struct host_cgroup *cg, json_t **out);
+
+/* @after less @before into @out (@before freed) */
+void host_deltas_diff(struct bench_deltas *out, struct bench_deltas *before,
+		      const struct bench_deltas *after);
+const char *host_kernel_release(void);
+/* @name's delta in @d, 0 if it has none */
+long long host_delta_of(const struct bench_deltas *d, const char *name);
+
+/*
+ * bench/host_usemem_anon.c: --type anon's run of @threads processes in
+ * cgroup @cg (made, limited to ho->b.max), swapping to a file of their
+ * own under @dir; the exit status, @out as host_usemem_once()'s.
+ */
+int host_usemem_anon_run(const char *prog, const struct host_usemem_opts *ho, long threads,
+			 const char *dir, const struct host_cgroup *cg, json_t **out);
 
 /* --compare for @threads threads: host and model alternating; the exit status. */
 int host_usemem_compare(const char *prog, const struct host_usemem_opts *ho, long threads,

@@ -34,7 +34,9 @@ expect() {
 
 P="lrulab host usemem"
 expect 2 "$P" "$LRULAB" host usemem
-expect 2 "$P" "$LRULAB" host usemem --type anon
+expect 2 "$P" "$LRULAB" host usemem --type shmem
+expect 2 "$P" "$LRULAB" host usemem --type anon --compare
+expect 2 "$P" "$LRULAB" host usemem --type anon --fadvise random
 expect 2 "$P" "$LRULAB" host usemem --type file --pattern zipf:-1
 expect 2 "$P" "$LRULAB" host usemem --type file --fadvise dontneed
 expect 2 "$P" "$LRULAB" host usemem --type file --mem 4M --max 4M
@@ -95,6 +97,29 @@ if [ "$(id -u)" -eq 0 ] && [ "$(stat -f -c %T "$files")" != tmpfs ] &&
 	grep -q '"reads_waited":[1-9][0-9]*,"read_wait_us":[1-9]' "$out" ||
 		fail "host usemem: no reads that waited for the disk"
 	[ -z "$(leftovers $pid)" ] || fail "host usemem: left $(leftovers $pid)"
+
+	# anon: swapping to a file of the run's own, page-cluster 0 for it;
+	# after it the file is off and gone and page-cluster is back.  A
+	# machine whose file system cannot hold a swap file says so at swapon.
+	pc=$(cat /proc/sys/vm/page-cluster)
+	TMPDIR=$files "$LRULAB" host usemem --type anon --mem 16M --max 4M --seconds 0.3 \
+		--json >"$out" 2>"$err" &
+	pid=$!
+	if wait $pid; then
+		grep -q '"type":"anon".*"swap_io":"disk","page_cluster":0' "$out" ||
+			fail "host usemem --type anon: not its type and swap"
+		grep -q '"vmstat":{.*"pswpin":[1-9]' "$out" || fail "host usemem --type anon: no pswpin"
+		grep -q '"disk_reads":[1-9][0-9]*,"disk_read_us":[1-9]' "$out" ||
+			fail "host usemem --type anon: no disk reads"
+	elif grep -q 'swapon' "$err"; then
+		echo "host_cli: $(cat "$err"): the anon run skipped" | tee "$tmp/anon-skipped"
+	else
+		fail "host usemem --type anon: exit $?"
+	fi
+	[ "$(cat /proc/sys/vm/page-cluster)" = "$pc" ] ||
+		fail "host usemem --type anon: page-cluster left at $(cat /proc/sys/vm/page-cluster)"
+	grep -q "lrulab-host-$pid" /proc/swaps && fail "host usemem --type anon: its swap file still on"
+	[ -z "$(leftovers $pid)" ] || fail "host usemem --type anon: left $(leftovers $pid)"
 
 	# --compare: host and model by turns, the model on the host's disk
 	# figures, medians side by side; nothing left behind either
@@ -223,6 +248,30 @@ if [ "$(id -u)" -eq 0 ] && [ "$(stat -f -c %T "$files")" != tmpfs ] &&
 	grep -qx "lrulab host: stopped by SIGINT; what it set up is undone" "$err" ||
 		fail "host usemem SIGINT: printed nothing"
 	[ -z "$(leftovers $pid)" ] || fail "host usemem SIGINT: left $(leftovers $pid)"
+
+	# SIGINT while an anon run swaps: its swap file off and gone, page-cluster back
+	if grep -q 'the anon run skipped' "$tmp/anon-skipped" 2>/dev/null; then
+		echo "host_cli: no swap file here: anon SIGINT run skipped"
+	else
+		TMPDIR=$files env --default-signal=INT "$LRULAB" host usemem --type anon --mem 16M \
+			--max 4M --seconds 60 >"$out" 2>"$err" &
+		pid=$!
+		i=0
+		while [ $i -lt 100 ] && ! grep -q "lrulab-host-$pid" /proc/swaps; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		sleep 0.5
+		grep -q "lrulab-host-$pid" /proc/swaps || fail "host usemem --type anon: no swap file while running"
+		kill -INT $pid
+		wait $pid
+		rc=$?
+		[ "$rc" -eq 130 ] || fail "host usemem --type anon SIGINT: exit $rc, not 130"
+		[ "$(cat /proc/sys/vm/page-cluster)" = "$pc" ] ||
+			fail "host usemem --type anon SIGINT: page-cluster left at $(cat /proc/sys/vm/page-cluster)"
+		grep -q "lrulab-host-$pid" /proc/swaps && fail "host usemem --type anon SIGINT: its swap file still on"
+		[ -z "$(leftovers $pid)" ] || fail "host usemem --type anon SIGINT: left $(leftovers $pid)"
+	fi
 else
 	echo "host_cli: no root, no memory controller or /var/tmp on tmpfs: real runs skipped"
 fi
