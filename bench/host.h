@@ -122,6 +122,12 @@ int host_pin(int n);
 void host_read_mthp(struct bench_deltas *d);
 /* /proc/vmstat */
 void host_read_vmstat(struct bench_deltas *d);
+/* The requests a block device completed and their time (its stat file), since boot */
+struct host_disk_stat {
+	unsigned long long reads, read_sectors, read_ms, writes, write_ms;
+};
+/* 0, or -1 if @dev has no stat file */
+int host_disk_stat(dev_t dev, struct host_disk_stat *d);
 /* host_mem_available() and host_mem_total() are in tools/util.h */
 
 /* ---- --perf-lock (bench/host_perf.c) ---- */

@@ -235,3 +235,28 @@ int host_child_run(const char *prog, int (*fn)(void *arg, int out_fd), void *arg
 		;
 	return 0;
 }
+
+/* @j as one line down @fd, the run's pipe to its parent (a short write stops it) */
+void host_json_write(int fd, json_t *j)
+{
+	char *line = json_dumps(j, JSON_COMPACT);
+	size_t len = line ? strlen(line) : 0, off = 0;
+
+	while (off < len) {
+		ssize_t n = write(fd, line + off, len - off);
+
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	free(line);
+}
+
+/* The machine's vmstat, its per-CPU diffs folded first (root), and @cg's memory.stat */
+void host_counters_read(const struct host_cgroup *cg, struct bench_deltas *vm,
+			struct bench_deltas *mc)
+{
+	host_write_file("/proc/sys/vm/stat_refresh", "1");
+	host_read_vmstat(vm);
+	cgroup_read_stat(cg, mc);
+}

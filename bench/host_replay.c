@@ -167,8 +167,6 @@ static int cgroup_leave(const struct host_cgroup *cg)
 static void reader_report(int out_fd, const struct host_replay_run *r)
 {
 	json_t *j = json_object();
-	char *line;
-	size_t len, off = 0;
 
 	json_object_set_new(j, "requests", json_integer((json_int_t)r->requests));
 	json_object_set_new(j, "misses", json_integer((json_int_t)r->misses));
@@ -181,16 +179,7 @@ static void reader_report(int out_fd, const struct host_replay_run *r)
 	json_object_set_new(j, "memory_stat", bench_deltas_json(&r->ms));
 	if (r->err)
 		json_object_set_new(j, "error", json_string(strerror(r->err)));
-	line = json_dumps(j, JSON_COMPACT);
-	len = line ? strlen(line) : 0;
-	while (off < len) {
-		ssize_t n = write(out_fd, line + off, len - off);
-
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	free(line);
+	host_json_write(out_fd, j);
 	json_decref(j);
 }
 

@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #include "bench/host.h"
@@ -612,4 +613,23 @@ void host_read_vmstat(struct bench_deltas *d)
 	d->d = NULL;
 	if (read_text("/proc/vmstat", text, sizeof(text)) > 0)
 		bench_deltas_parse(d, text);
+}
+
+int host_disk_stat(dev_t dev, struct host_disk_stat *d)
+{
+	char path[128], buf[256];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", major(dev), minor(dev));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %*u %llu %llu %llu %*u %*u %llu", &d->reads, &d->read_sectors,
+		      &d->read_ms, &d->writes, &d->write_ms) == 5 ? 0 : -1;
 }

@@ -78,20 +78,12 @@ static long file_read_ahead_kb(int fd)
 	return atol(buf);
 }
 
-/* Read requests and sectors the disk under @fd's file completed; -1 if unknown. */
-static int file_disk_reads(int fd, unsigned long long *ios, unsigned long long *sectors)
+/* What the disk under @fd's file completed; -1 if unknown. */
+static int file_disk_reads(int fd, struct host_disk_stat *d)
 {
-	char path[128], buf[256];
 	struct stat st;
 
-	if (fstat(fd, &st))
-		return -1;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", major(st.st_dev),
-		 minor(st.st_dev));
-	if (host_read_file(path, buf, sizeof(buf)) ||
-	    sscanf(buf, "%llu %*u %llu", ios, sectors) != 2)
-		return -1;
-	return 0;
+	return fstat(fd, &st) ? -1 : host_disk_stat(st.st_dev, d);
 }
 
 /* ---- the run ---- */
@@ -233,7 +225,8 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	struct bench_deltas vm0, mc0, vm1, mc1, vm, mc;
 	pthread_barrier_t ready, go;
 	unsigned long reads = 0, waited = 0;
-	unsigned long long wait_ns = 0, ios0 = 0, sec0 = 0, ios1 = 0, sec1 = 0;
+	unsigned long long wait_ns = 0;
+	struct host_disk_stat d0 = { 0 }, d1 = { 0 };
 	int stop = 0, err = 0, status = 0, disk;
 	long long active, inactive, steal;
 	double turnovers;
@@ -266,11 +259,8 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	}
 	traced = ino && !host_ra_trace_start(tr, ino, (int)threads);
 	free(ino);
-	/* node counters fold per-CPU diffs lazily: fold them (root) */
-	host_write_file("/proc/sys/vm/stat_refresh", "1");
-	host_read_vmstat(&vm0);
-	cgroup_read_stat(cg, &mc0);
-	disk = file_disk_reads(hr[0].fd, &ios0, &sec0);
+	host_counters_read(cg, &vm0, &mc0);
+	disk = file_disk_reads(hr[0].fd, &d0);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	pthread_barrier_wait(&go);
 	while (nanosleep(&ts, &ts) && errno == EINTR)
@@ -283,10 +273,8 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 		traced = !host_ra_trace_stop(tr, ra, &complete);
 	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	if (!disk)
-		disk = file_disk_reads(hr[0].fd, &ios1, &sec1);
-	host_write_file("/proc/sys/vm/stat_refresh", "1");
-	host_read_vmstat(&vm1);
-	cgroup_read_stat(cg, &mc1);
+		disk = file_disk_reads(hr[0].fd, &d1);
+	host_counters_read(cg, &vm1, &mc1);
 	/* the file LRU's split at the end, as the model reports it */
 	active = host_delta_of(&mc1, "active_file");
 	inactive = host_delta_of(&mc1, "inactive_file");
@@ -333,24 +321,16 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 	json_object_set_new(j, "read_wait_us", json_real(waited ? wait_ns / 1e3 / waited : 0));
 	host_report_readahead(j, traced ? ra : NULL, complete, o->json || out_fd >= 0);
 	if (!disk) {
-		json_object_set_new(j, "disk_read_requests", json_integer((json_int_t)(ios1 - ios0)));
+		json_object_set_new(j, "disk_read_requests",
+				    json_integer((json_int_t)(d1.reads - d0.reads)));
 		json_object_set_new(j, "disk_read_kb_per_request",
-				    json_real(ios1 > ios0 ? (sec1 - sec0) / 2.0 / (ios1 - ios0) : 0));
+				    json_real(d1.reads > d0.reads ? (d1.read_sectors - d0.read_sectors) /
+					      2.0 / (d1.reads - d0.reads) : 0));
 	}
 	if (err)
 		json_object_set_new(j, "error", json_string(strerror(err)));
 	if (out_fd >= 0) {
-		char *line = json_dumps(j, JSON_COMPACT);
-		size_t len = line ? strlen(line) : 0, off = 0;
-
-		while (off < len) {
-			ssize_t n = write(out_fd, line + off, len - off);
-
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
-		free(line);
+		host_json_write(out_fd, j);
 	} else if (o->json) {
 		bench_json_line(j);
 	} else {
@@ -368,7 +348,8 @@ static int host_usemem_child(const char *prog, const struct host_usemem_opts *ho
 		       waited ? wait_ns / 1e3 / waited : 0);
 		if (!disk)
 			printf("disk under the file: %llu read requests, %.1f KiB each (the whole machine's)\n",
-			       ios1 - ios0, ios1 > ios0 ? (sec1 - sec0) / 2.0 / (ios1 - ios0) : 0);
+			       d1.reads - d0.reads, d1.reads > d0.reads ?
+			       (d1.read_sectors - d0.read_sectors) / 2.0 / (d1.reads - d0.reads) : 0);
 		printf("memcg stats flush: the kernel's; cgroup turnovers per flush period (%u ms): %.2f\n",
 		       FLUSH_TIME_MS, turnovers);
 		bench_print_deltas(stdout, "vmstat deltas (the whole machine)", &vm);

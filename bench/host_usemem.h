@@ -33,6 +33,9 @@ void cgroup_read_stat(const struct host_cgroup *cg, struct bench_deltas *d);
 int host_file_make(const char *prog, const char *path, unsigned long size, int advice);
 int host_child_run(const char *prog, int (*fn)(void *arg, int out_fd), void *arg,
 		   json_t **out, siginfo_t *si);
+void host_json_write(int fd, json_t *j);
+void host_counters_read(const struct host_cgroup *cg, struct bench_deltas *vm,
+			struct bench_deltas *mc);
 
 /* bench/host_trace.c: the readahead tracepoints of the run's files */
 struct host_ra_trace {

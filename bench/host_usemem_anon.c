@@ -36,7 +36,6 @@
 #include <sys/stat.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #include "bench/host.h"
@@ -53,6 +52,7 @@ struct anon_slot {
 };
 
 struct anon_run {
+	const char *prog;
 	const struct host_usemem_opts *ho;
 	const struct host_cgroup *cg;
 	const char *swap;
@@ -116,20 +116,12 @@ static int page_cluster_off(const char *prog)
 	return 0;
 }
 
-/* The disk under @path: requests done and milliseconds spent, read and write. */
-static int disk_stat(const char *path, unsigned long long v[4])
+/* What the disk under @path completed, as host_disk_stat() */
+static int disk_stat(const char *path, struct host_disk_stat *d)
 {
-	char file[128], buf[256];
 	struct stat st;
 
-	if (stat(path, &st))
-		return -1;
-	snprintf(file, sizeof(file), "/sys/dev/block/%u:%u/stat", major(st.st_dev),
-		 minor(st.st_dev));
-	if (host_read_file(file, buf, sizeof(buf)) ||
-	    sscanf(buf, "%llu %*u %*u %llu %llu %*u %*u %llu", &v[0], &v[1], &v[2], &v[3]) != 4)
-		return -1;
-	return 0;
+	return stat(path, &st) ? -1 : host_disk_stat(st.st_dev, d);
 }
 
 /* One process's life: map, prefault, and write in --pattern's order until told to stop. */
@@ -165,6 +157,20 @@ static void anon_worker(struct anon_run *r, long i)
 	_exit(0);
 }
 
+/* The first error a process left in its slot, 0: none */
+static int anon_setup_error(const struct anon_run *r)
+{
+	long i;
+
+	for (i = 0; i < r->threads; i++) {
+		int err = __atomic_load_n(&r->slots[i].err, __ATOMIC_ACQUIRE);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* The processes started and prefaulted: 0, or -1 with those started killed */
 static int anon_start(const char *prog, struct anon_run *r, pid_t *pids)
 {
@@ -184,8 +190,14 @@ static int anon_start(const char *prog, struct anon_run *r, pid_t *pids)
 			if (!__atomic_load_n(&r->slots[ready].ready, __ATOMIC_ACQUIRE))
 				break;
 		if (ready < r->threads && waitpid(-1, &status, WNOHANG) > 0) {
-			fprintf(stderr, "%s: a process died before its prefault ended (the cgroup's OOM killer?)\n",
-				prog);
+			int err = anon_setup_error(r);
+
+			if (err)
+				fprintf(stderr, "%s: a process could not map, pin or order its memory: %s\n",
+					prog, strerror(err));
+			else
+				fprintf(stderr, "%s: a process died before its prefault ended (the cgroup's OOM killer?)\n",
+					prog);
 			break;
 		}
 		usleep(10000);
@@ -204,7 +216,7 @@ static double mean_ms(unsigned long long ios, unsigned long long ms)
 
 static void anon_report(const struct anon_run *r, json_t *j, unsigned long accesses, double secs,
 			const struct bench_deltas *vm, const struct bench_deltas *mc,
-			const unsigned long long *d, bool disk)
+			const struct host_disk_stat *d, bool disk)
 {
 	const struct bench_opts *o = &r->ho->b;
 	long long in = host_delta_of(vm, "pswpin");
@@ -229,10 +241,10 @@ static void anon_report(const struct anon_run *r, json_t *j, unsigned long acces
 	json_object_set_new(j, "vmstat", bench_deltas_json(vm));
 	json_object_set_new(j, "memory_stat", bench_deltas_json(mc));
 	if (disk) {
-		json_object_set_new(j, "disk_reads", json_integer((json_int_t)d[0]));
-		json_object_set_new(j, "disk_read_us", json_real(mean_ms(d[0], d[1])));
-		json_object_set_new(j, "disk_writes", json_integer((json_int_t)d[2]));
-		json_object_set_new(j, "disk_write_us", json_real(mean_ms(d[2], d[3])));
+		json_object_set_new(j, "disk_reads", json_integer((json_int_t)d->reads));
+		json_object_set_new(j, "disk_read_us", json_real(mean_ms(d->reads, d->read_ms)));
+		json_object_set_new(j, "disk_writes", json_integer((json_int_t)d->writes));
+		json_object_set_new(j, "disk_write_us", json_real(mean_ms(d->writes, d->write_ms)));
 	}
 	if (o->json)
 		return;
@@ -243,7 +255,8 @@ static void anon_report(const struct anon_run *r, json_t *j, unsigned long acces
 	       accesses / secs, accesses ? (double)in / accesses : 0);
 	if (disk)
 		printf("disk under the swap file: %llu reads, %.1f us each; %llu writes, %.1f us each (the whole disk's)\n",
-		       d[0], mean_ms(d[0], d[1]), d[2], mean_ms(d[2], d[3]));
+		       d->reads, mean_ms(d->reads, d->read_ms), d->writes,
+		       mean_ms(d->writes, d->write_ms));
 	bench_print_deltas(stdout, "vmstat deltas (the whole machine)", vm);
 	bench_print_deltas(stdout, "memory.stat deltas (the run's cgroup)", mc);
 }
@@ -257,7 +270,7 @@ static int anon_child(void *arg, int out_fd)
 		.tv_sec = (time_t)o->seconds,
 		.tv_nsec = (long)((o->seconds - (time_t)o->seconds) * 1e9),
 	}, a, b;
-	unsigned long long d0[4], d1[4], d[4];
+	struct host_disk_stat d0, d1, d = { 0 };
 	struct bench_deltas vm0, mc0, vm1, mc1, vm, mc;
 	pid_t *pids = calloc((size_t)r->threads, sizeof(*pids));
 	unsigned long accesses = 0;
@@ -265,13 +278,10 @@ static int anon_child(void *arg, int out_fd)
 	double secs;
 	json_t *j;
 
-	if (!pids || cgroup_join("lrulab host usemem", r->cg) ||
-	    anon_start("lrulab host usemem", r, pids))
+	if (!pids || cgroup_join(r->prog, r->cg) || anon_start(r->prog, r, pids))
 		return 1;
-	host_write_file("/proc/sys/vm/stat_refresh", "1");
-	host_read_vmstat(&vm0);
-	cgroup_read_stat(r->cg, &mc0);
-	disk = disk_stat(r->swap, d0);
+	host_counters_read(r->cg, &vm0, &mc0);
+	disk = disk_stat(r->swap, &d0);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	__atomic_store_n(r->go, 1, __ATOMIC_RELEASE);
 	while (nanosleep(&ts, &ts) && errno == EINTR)
@@ -288,37 +298,28 @@ static int anon_child(void *arg, int out_fd)
 	free(pids);
 	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	if (!disk)
-		disk = disk_stat(r->swap, d1);
-	for (i = 0; i < 4; i++)
-		d[i] = disk ? 0 : d1[i] - d0[i];
-	host_write_file("/proc/sys/vm/stat_refresh", "1");
-	host_read_vmstat(&vm1);
-	cgroup_read_stat(r->cg, &mc1);
+		disk = disk_stat(r->swap, &d1);
+	if (!disk)
+		d = (struct host_disk_stat){
+			.reads = d1.reads - d0.reads, .read_ms = d1.read_ms - d0.read_ms,
+			.writes = d1.writes - d0.writes, .write_ms = d1.write_ms - d0.write_ms,
+		};
+	host_counters_read(r->cg, &vm1, &mc1);
 	host_deltas_diff(&vm, &vm0, &vm1);
 	host_deltas_diff(&mc, &mc0, &mc1);
 	bench_deltas_free(&vm1);
 	bench_deltas_free(&mc1);
 	j = json_object();
-	anon_report(r, j, accesses, secs, &vm, &mc, d, !disk);
+	anon_report(r, j, accesses, secs, &vm, &mc, &d, !disk);
 	if (status)
 		json_object_set_new(j, "error", json_string("a process failed (the cgroup's OOM killer?)"));
-	if (out_fd >= 0) {
-		char *line = json_dumps(j, JSON_COMPACT);
-		size_t len = line ? strlen(line) : 0, off = 0;
-
-		while (off < len) {
-			ssize_t n = write(out_fd, line + off, len - off);
-
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
-		free(line);
-	} else if (o->json) {
+	if (out_fd >= 0)
+		host_json_write(out_fd, j);
+	else if (o->json)
 		bench_json_line(j);
-	}
 	if (status)
-		fprintf(stderr, "lrulab host usemem: a process failed (the cgroup's OOM killer? --max must leave room)\n");
+		fprintf(stderr, "%s: a process failed (the cgroup's OOM killer? --max must leave room)\n",
+			r->prog);
 	json_decref(j);
 	bench_deltas_free(&vm);
 	bench_deltas_free(&mc);
@@ -329,7 +330,7 @@ int host_usemem_anon_run(const char *prog, const struct host_usemem_opts *ho, lo
 			 const char *dir, const struct host_cgroup *cg, json_t **out)
 {
 	size_t shared = PAGE_SIZE + (size_t)threads * sizeof(struct anon_slot);
-	struct anon_run r = { .ho = ho, .cg = cg, .threads = threads };
+	struct anon_run r = { .prog = prog, .ho = ho, .cg = cg, .threads = threads };
 	unsigned long bytes = 2 * ho->b.mem * (unsigned long)threads + (1UL << 20);
 	char swap[600];
 	void *m;
