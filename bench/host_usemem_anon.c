@@ -180,8 +180,10 @@ static int anon_start(const char *prog, struct anon_run *r, pid_t *pids)
 		pids[i] = fork();
 		if (pids[i] == 0)
 			anon_worker(r, i);
-		if (pids[i] < 0)
+		if (pids[i] < 0) {
+			fprintf(stderr, "%s: cannot start process %ld: %s\n", prog, i, strerror(errno));
 			break;
+		}
 	}
 	for (ready = 0; i == r->threads && ready < r->threads;) {
 		int status;
@@ -216,7 +218,7 @@ static double mean_ms(unsigned long long ios, unsigned long long ms)
 
 static void anon_report(const struct anon_run *r, json_t *j, unsigned long accesses, double secs,
 			const struct bench_deltas *vm, const struct bench_deltas *mc,
-			const struct host_disk_stat *d, bool disk)
+			const struct host_disk_stat *d, bool disk, bool text)
 {
 	const struct bench_opts *o = &r->ho->b;
 	long long in = host_delta_of(vm, "pswpin");
@@ -246,7 +248,7 @@ static void anon_report(const struct anon_run *r, json_t *j, unsigned long acces
 		json_object_set_new(j, "disk_writes", json_integer((json_int_t)d->writes));
 		json_object_set_new(j, "disk_write_us", json_real(mean_ms(d->writes, d->write_ms)));
 	}
-	if (o->json)
+	if (!text)
 		return;
 	printf("lrulab host usemem: engine host-kernel (Linux %s), %ld process%s x %lu KiB anon, cgroup %s memory limit %lu KiB, pattern %s, swap to a file on disk, page-cluster 0, %.2f s\n",
 	       host_kernel_release(), r->threads, r->threads == 1 ? "" : "es", o->mem >> 10,
@@ -310,7 +312,7 @@ static int anon_child(void *arg, int out_fd)
 	bench_deltas_free(&vm1);
 	bench_deltas_free(&mc1);
 	j = json_object();
-	anon_report(r, j, accesses, secs, &vm, &mc, &d, !disk);
+	anon_report(r, j, accesses, secs, &vm, &mc, &d, !disk, out_fd < 0 && !o->json);
 	if (status)
 		json_object_set_new(j, "error", json_string("a process failed (the cgroup's OOM killer?)"));
 	if (out_fd >= 0)

@@ -1083,17 +1083,28 @@ out:
 	return err;
 }
 
-static double clear_bytes(const struct pred_recording *rec)
+double pred_event_arg_sum(const struct pred_recording *rec, enum pred_event_kind kind, u64 *n)
 {
-	double b = 0;
+	double sum = 0;
 	int i;
 	u32 k;
 
+	*n = 0;
 	for (i = 0; i < rec->nr_traces; i++)
 		for (k = 0; k < rec->traces[i].nr_events; k++)
-			if (rec->traces[i].events[k].kind == PRED_EV_CLEAR)
-				b += rec->traces[i].events[k].arg;
-	return b / 1024;
+			if (rec->traces[i].events[k].kind == kind) {
+				sum += rec->traces[i].events[k].arg;
+				(*n)++;
+			}
+	return sum;
+}
+
+/* KiB cleared */
+static double clear_bytes(const struct pred_recording *rec)
+{
+	u64 n;
+
+	return pred_event_arg_sum(rec, PRED_EV_CLEAR, &n) / 1024;
 }
 
 void pred_events_describe(const struct pred_recording *rec, char *buf, size_t len)

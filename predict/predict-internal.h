@@ -110,6 +110,8 @@ int pred_model_pooled(const struct pred_recording *recs, int nr, const struct pr
 		      int cpus, const struct pred_model_opts *mo, struct pred_point *pt);
 /* The recording's events per page, as one line (no newline) into @buf. */
 void pred_events_describe(const struct pred_recording *rec, char *buf, size_t len);
+/* The sum of the args of @rec's events of @kind, *@n their number */
+double pred_event_arg_sum(const struct pred_recording *rec, enum pred_event_kind kind, u64 *n);
 /* The address space's costs at @pt's N as shares of the CPUs' time, one line. */
 void pred_point_mm_describe(const struct pred_point *pt, char *buf, size_t len);
 /* The events @pt's N makes, as one line (no newline) into @buf. */

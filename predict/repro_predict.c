@@ -977,17 +977,10 @@ static void s1_rows(struct repro_table *t, const struct s1_side *s, const char *
 /* The mean of @rec's device waits, in us (0: none) */
 static double io_wait_us(const struct pred_recording *rec)
 {
-	double sum = 0, n = 0;
-	int i;
-	u32 k;
+	u64 n;
+	double sum = pred_event_arg_sum(rec, PRED_EV_IO_WAIT, &n);
 
-	for (i = 0; i < rec->nr_traces; i++)
-		for (k = 0; k < rec->traces[i].nr_events; k++)
-			if (rec->traces[i].events[k].kind == PRED_EV_IO_WAIT) {
-				sum += rec->traces[i].events[k].arg;
-				n++;
-			}
-	return n ? sum / n / 1000 : 0;
+	return n ? sum / (double)n / 1000 : 0;
 }
 
 /* What of the predicted time is the swap device's, not the LRU's */
