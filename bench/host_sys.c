@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -52,6 +53,25 @@ static int nr_undos;
 static bool undo_handlers_set;
 
 /* Only async-signal-safe calls: this also runs in a signal handler. */
+/*
+ * The kernel's swapoff (the model's own swapoff() has the name).  After
+ * a signal the run's processes may still be dying, their pages in the
+ * file, which swapoff would bring back into their cgroup: it fails
+ * until they are gone, so it is tried again for up to 3 s (EINVAL: the
+ * file is not on).
+ */
+static void swapoff_retry(const char *path)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int tries;
+
+	for (tries = 0; tries < 300; tries++) {
+		if (!syscall(SYS_swapoff, path) || errno == EINVAL)
+			return;
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void undo_run(struct host_undo *u)
 {
 	int fd;
@@ -75,8 +95,7 @@ static void undo_run(struct host_undo *u)
 		rmdir(u->path);
 		break;
 	case UNDO_SWAPOFF:
-		/* the kernel's (the model's own swapoff() has the name) */
-		syscall(SYS_swapoff, u->path);
+		swapoff_retry(u->path);
 		break;
 	case UNDO_KILL:
 		/* a child that still runs in a cgroup about to be removed */
