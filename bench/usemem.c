@@ -339,6 +339,11 @@ static json_t *usemem_json(const struct bench_opts *o, const struct usemem_figur
 	json_object_set_new(j, "pswpout_per_sec", json_real(f->ev[PSWPOUT] / f->secs));
 	json_object_set_new(j, "pswpin_per_sec", json_real(f->ev[PSWPIN] / f->secs));
 	json_object_set_new(j, "nr_vmscan_write_per_sec", json_real(f->written / f->secs));
+	/* reclaim's IPIs to the CPUs of the mms it unmapped (try_to_unmap_flush) */
+	json_object_set_new(j, "tlb_ipi", json_string(tlb_ipi_mode()));
+	json_object_set_new(j, "nr_tlb_remote_flush", json_integer(f->ev[NR_TLB_REMOTE_FLUSH]));
+	json_object_set_new(j, "nr_tlb_remote_flush_received",
+			    json_integer(f->ev[NR_TLB_REMOTE_FLUSH_RECEIVED]));
 	json_object_set_new(j, "pgrotated", json_integer(f->ev[PGROTATED]));
 	json_object_set_new(j, "pgrotated_per_sec", json_real(f->ev[PGROTATED] / f->secs));
 	json_object_set_new(j, "throttled_isolated", json_integer(f->throttled));
@@ -576,6 +581,9 @@ int bench_usemem_run(const struct bench_opts *o, long threads, FILE *text,
 		fprintf(text, "%-32s %14.0f\n", "nr_vmscan_write", written / secs);
 		/* the writes' ends: the lru_move_tail batch's rotations */
 		fprintf(text, "%-32s %14.0f\n", "pgrotated", d(PGROTATED) / secs);
+		fprintf(text, "%-32s %14.0f   (%.0f IPIs, %s)\n", "nr_tlb_remote_flush",
+			d(NR_TLB_REMOTE_FLUSH) / secs, d(NR_TLB_REMOTE_FLUSH_RECEIVED) / secs,
+			tlb_ipi_mode());
 		fprintf(text, "%-32s %14.0f   (%.1f ms asleep)\n",
 			"reclaim throttled (isolated)", throttled / secs, throttled_ns / 1e6);
 		fprintf(text, "%-32s %14.0f\n", o->mixed ? "random accesses" :

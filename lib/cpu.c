@@ -104,7 +104,15 @@ static void pin_to(int cpu)
 		return;
 	CPU_ZERO(&set);
 	CPU_SET(proc, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (!pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		WRITE_ONCE(cpu_states[cpu].processor, proc);
+}
+
+int cpu_processor(int cpu)
+{
+	if (cpu < 0 || cpu >= nr_cpu_ids)
+		return -1;
+	return READ_ONCE(cpu_states[cpu].processor);
 }
 
 /*
@@ -130,6 +138,7 @@ int cpu_enter(int cpu, bool pin)
 			break;
 		sched_yield();
 	}
+	WRITE_ONCE(cpu_states[cpu].processor, -1);
 	if (pin)
 		pin_to(cpu);
 	lrulab_cpu = cpu;

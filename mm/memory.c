@@ -153,6 +153,7 @@ void mthp_stats_reset(void)
  * young PTEs again (lru_gen_use_mm, as the scheduler's switch_mm does).
  */
 static __thread struct mm_struct *current_mm;
+static __thread int current_mm_cpu = -1;
 
 struct mm_struct *mm_alloc(struct mem_cgroup *memcg)
 {
@@ -956,7 +957,15 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 
 static void switch_mm_if_needed(struct mm_struct *mm)
 {
-	if (likely(current_mm == mm))
+	int cpu = smp_processor_id();
+
+	if (likely(current_mm == mm && current_mm_cpu == cpu))
+		return;
+	/* switch_mm_irqs_off: this CPU may now hold the mm's translations */
+	if (cpu >= 0 && !cpumask_test_cpu(cpu, mm_cpumask(mm)))
+		cpumask_set_cpu(cpu, mm_cpumask(mm));
+	current_mm_cpu = cpu;
+	if (current_mm == mm)
 		return;
 	current_mm = mm;
 	lru_gen_use_mm(mm);
@@ -1060,6 +1069,8 @@ static void tlb_flush_tlbonly(struct mmu_gather *tlb)
 	trace_mm_line(tlb_flush, &mm->tlb_gen, mm,
 		      (u32)(tlb->unmapped > 0xffffffffUL ? 0xffffffffUL : tlb->unmapped),
 		      tlb->nr_tables > 0);
+	if (cpumask_any_but(mm_cpumask(mm), smp_processor_id()) >= 0)
+		flush_tlb_multi(mm_cpumask(mm));
 	tlb->unmapped = tlb->slots = 0;
 }
 

@@ -135,6 +135,53 @@ int folio_referenced(struct folio *folio, int is_locked, struct mem_cgroup *memc
 	return ra.referenced;
 }
 
+/* current->tlb_ubc: the reclaimer's deferred flush */
+static __thread struct tlbflush_unmap_batch {
+	struct cpumask cpumask;		/* arch_tlbflush_unmap_batch */
+	bool flush_required;
+	bool writable;			/* a dirty PTE: flush before its I/O */
+} tlb_ubc;
+
+/* x86: only a flush that must reach other CPUs is worth batching */
+static bool should_defer_flush(struct mm_struct *mm)
+{
+	return cpumask_any_but(mm_cpumask(mm), smp_processor_id()) >= 0;
+}
+
+static void set_tlb_ubc_flush_pending(struct mm_struct *mm, bool dirty)
+{
+	/* arch_tlbbatch_add_pending: the mm's generation, then its CPUs */
+	atomic_long_inc(&mm->tlb_gen);
+	cpumask_or(&tlb_ubc.cpumask, mm_cpumask(mm));
+	tlb_ubc.flush_required = true;
+	if (dirty)
+		tlb_ubc.writable = true;
+}
+
+void try_to_unmap_flush(void)
+{
+	int self = smp_processor_id();
+
+	if (!tlb_ubc.flush_required)
+		return;
+	/* arch_tlbbatch_flush: the others by IPI, this CPU's own at once */
+	if (cpumask_any_but(&tlb_ubc.cpumask, self) >= 0) {
+		int sent = flush_tlb_multi(&tlb_ubc.cpumask);
+
+		if (sent)
+			trace_mm_line(tlb_batch_flush, NULL, NULL, (u32)sent, 0);
+	}
+	cpumask_clear(&tlb_ubc.cpumask);
+	tlb_ubc.flush_required = false;
+	tlb_ubc.writable = false;
+}
+
+void try_to_unmap_flush_dirty(void)
+{
+	if (tlb_ubc.writable)
+		try_to_unmap_flush();
+}
+
 static void try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 			     unsigned long addr, pte_t *ptep, void *arg)
 {
@@ -156,6 +203,9 @@ static void try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 	old = __atomic_exchange_n(ptep, new, __ATOMIC_RELAXED);
 	if (pte_dirty(old))
 		folio_set_dirty(folio);
+	/* ptep_clear_flush's local flush needs no IPI: only a deferred one */
+	if (should_defer_flush(vma->vm_mm))
+		set_tlb_ubc_flush_pending(vma->vm_mm, pte_dirty(old));
 	folio_remove_rmap_ptes(folio, page, 1, vma);
 	add_mm_counter(vma->vm_mm, anon ? MM_ANONPAGES : MM_SHMEMPAGES, -1);
 	/* the PTE's reference; the caller's isolation reference remains */

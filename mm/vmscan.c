@@ -96,6 +96,14 @@ static void free_folio_batch(struct folio_batch *fbatch)
 	free_unref_folios(fbatch);
 }
 
+/* shrink_folio_list's: no other CPU may still reach a page through its TLB */
+static void free_reclaimed_batch(struct folio_batch *fbatch)
+{
+	mem_cgroup_uncharge_folios(fbatch);
+	try_to_unmap_flush();
+	free_unref_folios(fbatch);
+}
+
 /*
  * PG_lru goes back on before the isolation reference is dropped: once
  * the reference is gone a concurrent freer must find PG_lru set and take
@@ -432,6 +440,8 @@ unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data
 		if (folio_test_swapbacked(folio) && folio_test_dirty(folio)) {
 			if (!sc->may_writepage)
 				goto keep_locked;
+			/* a CPU that still has the PTE could write after the I/O starts */
+			try_to_unmap_flush_dirty();
 			switch (pageout(folio, sc)) {
 			case PAGE_KEEP:
 				goto keep_locked;
@@ -471,7 +481,7 @@ unsigned long shrink_folio_list(struct list_head *folio_list, struct pglist_data
 		__folio_clear_locked(folio);
 		nr_reclaimed += (unsigned long)nr_pages;
 		if (!folio_batch_add(&free_folios, folio))
-			free_folio_batch(&free_folios);
+			free_reclaimed_batch(&free_folios);
 		continue;
 
 activate_locked:
@@ -492,7 +502,8 @@ keep:
 		list_add(&folio->lru, &ret_folios);
 	}
 	if (folio_batch_count(&free_folios))
-		free_folio_batch(&free_folios);
+		free_reclaimed_batch(&free_folios);
+	try_to_unmap_flush();
 	__count_vm_events(PGACTIVATE, stat->nr_activate[0] + stat->nr_activate[1]);
 	list_splice_tail_init(&ret_folios, folio_list);
 	return nr_reclaimed;

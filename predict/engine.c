@@ -685,10 +685,28 @@ static void prefetch_line(struct sim *s, int cpu, u32 line, double t)
 	s->line_owner[line] = cpu;
 }
 
+/*
+ * One target's part of a flusher's IPI round: its send after those
+ * before it (*send), the handler it owes, and when its ack is back.
+ */
+static double ipi_to(struct sim *s, int cpu, int j, double *send, enum pred_event_kind kind)
+{
+	double h = s->o->costs->ipi_target_ns;
+
+	*send += xfer(s, j, cpu) + s->o->costs->ipi_send_ns;
+	s->v[j].irq_debt += 2 * xfer(s, cpu, j) + h;
+	if (s->counting) {
+		s->r->ipis++;
+		s->r->ipi_target_ns += 2 * xfer(s, cpu, j) + h;
+		s->r->ev_ns[kind] += 2 * xfer(s, cpu, j) + h;
+	}
+	return *send + 2 * xfer(s, cpu, j) + h + xfer(s, j, cpu);
+}
+
 /* The flusher's IPI round to every other CPU (all of them run the mm). */
 static double ipi_round(struct sim *s, int cpu)
 {
-	double send = 0, slowest = 0, h = s->o->costs->ipi_target_ns;
+	double send = 0, slowest = 0;
 	int j;
 
 	for (j = 0; j < s->o->cpus; j++) {
@@ -696,16 +714,34 @@ static double ipi_round(struct sim *s, int cpu)
 
 		if (j == cpu)
 			continue;
-		send += xfer(s, j, cpu) + s->o->costs->ipi_send_ns;
-		ack = send + 2 * xfer(s, cpu, j) + h + xfer(s, j, cpu);
+		ack = ipi_to(s, cpu, j, &send, PRED_EV_TLB_FLUSH);
 		if (ack > slowest)
 			slowest = ack;
-		s->v[j].irq_debt += 2 * xfer(s, cpu, j) + h;
-		if (s->counting) {
-			s->r->ipis++;
-			s->r->ipi_target_ns += 2 * xfer(s, cpu, j) + h;
-			s->r->ev_ns[PRED_EV_TLB_FLUSH] += 2 * xfer(s, cpu, j) + h;
-		}
+	}
+	return slowest;
+}
+
+/*
+ * Reclaim's round to @n CPUs that ran the mms it unmapped: which ones
+ * the recording cannot say at N, so they are @n others drawn from the
+ * seed, a run of consecutive CPUs from a random start.
+ */
+static double ipi_round_some(struct sim *s, int cpu, u32 n)
+{
+	double send = 0, slowest = 0;
+	int others = s->o->cpus - 1, start, k;
+
+	if (others < 1 || !n)
+		return 0;
+	if (n > (u32)others)
+		n = (u32)others;
+	start = (int)(sim_rand(s) % (u64)others);
+	for (k = 0; k < (int)n; k++) {
+		int j = (cpu + 1 + (start + k) % others) % s->o->cpus;
+		double ack = ipi_to(s, cpu, j, &send, PRED_EV_TLB_BATCH);
+
+		if (ack > slowest)
+			slowest = ack;
 	}
 	return slowest;
 }
@@ -767,6 +803,9 @@ static double mm_event_cost(struct sim *s, int cpu, const struct pred_event *e, 
 	case PRED_EV_IO_WAIT:
 		/* each CPU's reads in flight at once: a device with the queues for it */
 		return e->arg;
+	case PRED_EV_TLB_BATCH:
+		/* the processes' own mms: not one shared by the threads */
+		return ipi_round_some(s, cpu, e->arg);
 	}
 	return 0;
 }

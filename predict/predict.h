@@ -96,6 +96,12 @@ enum pred_event_kind {
 	 * this machine's CPU time (no line; the recorded work leaves it out)
 	 */
 	PRED_EV_IO_WAIT,
+	/*
+	 * Reclaim's batched TLB flush (try_to_unmap_flush): arg the CPUs
+	 * running then that its IPIs interrupted, which ran the mms whose
+	 * pages it unmapped (no line)
+	 */
+	PRED_EV_TLB_BATCH,
 	NR_PRED_EVENTS,
 };
 

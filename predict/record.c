@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include <lrulab/cpu.h>
+#include <lrulab/tlbflush.h>
 #include <lrulab/trace.h>
 
 #include "predict/predict.h"
@@ -328,6 +329,7 @@ static const enum trace_event_id ring_events[] = {
 	[PRED_EV_PTE_TABLE] = TRACE_ID_pte_table,
 	[PRED_EV_CLEAR] = TRACE_ID_clear_page,
 	[PRED_EV_IO_WAIT] = TRACE_ID_io_wait,
+	[PRED_EV_TLB_BATCH] = TRACE_ID_tlb_batch_flush,
 };
 
 void pred_record_probes(bool on)
@@ -339,6 +341,8 @@ void pred_record_probes(bool on)
 	if (on == READ_ONCE(pred_recording))
 		return;
 	WRITE_ONCE(pred_recording, on);
+	/* a recording's flushes send no IPIs: the engine costs each round at N */
+	tlb_ipi_enable(!on);
 	reg(TRACE_ID_lock_acquired, (trace_probe_fn)rec_acquired, NULL);
 	reg(TRACE_ID_lock_released, (trace_probe_fn)rec_released, NULL);
 	reg(TRACE_ID_lockstat_reset, (trace_probe_fn)rec_reset, NULL);

@@ -361,6 +361,42 @@ static void test_tlb_ipi_times(void **state)
 }
 
 /*
+ * Reclaim's batched flush interrupts the CPUs its event names, in a
+ * process of their own or not: to one target, the flusher sends (40 +
+ * 500) and waits 2 transfers, h and one home (1660 ns); to 3 of 20, the
+ * sends add up (3 x 540 + 120 + 1000); each target pays 80 + h.  At two
+ * CPUs a request for 3 reaches the one other.
+ */
+static void test_tlb_batch_times(void **state)
+{
+	struct mm_gen g = { { .line = PRED_NO_LINE, .line2 = PRED_NO_LINE,
+			      .kind = PRED_EV_TLB_BATCH, .arg = 1 } };
+	static const struct { int cpus; u32 arg, sent; } c[] = {
+		{ 2, 1, 1 }, { 20, 1, 1 }, { 20, 3, 3 }, { 2, 3, 1 },
+	};
+	struct pred_result r;
+	int i;
+
+	ipi_h = 1000;
+	ipi_send = 500;
+	for (i = 0; i < 4; i++) {
+		double flusher = c[i].sent * 540.0 + 120 + 1000, target = 1080;
+		bool one_process = i & 1;
+
+		g.ev.arg = c[i].arg;
+		mm_sim(&g, c[i].cpus, 50, one_process, false, 0, &r);
+		assert_int_equal(r.ipis, r.ev_seen[PRED_EV_TLB_BATCH] * c[i].sent);
+		assert_true(fabs(r.ipi_target_ns - target * r.ipis) < 1e-6 * r.ipi_target_ns);
+		assert_true(fabs(r.ev_ns[PRED_EV_TLB_BATCH] -
+				 (r.ev_seen[PRED_EV_TLB_BATCH] * flusher + target * r.ipis)) <
+			    1e-6 * r.ev_ns[PRED_EV_TLB_BATCH]);
+		assert_true(r.ev_ns[PRED_EV_TLB_FLUSH] == 0);
+		pred_result_free(&r);
+	}
+	ipi_h = ipi_send = 0;
+}
+
+/*
  * mmap_lock's prefetch costs the faulting CPU nothing; a VMA's refcount
  * line is the thread's own (nothing) unless every thread shares the VMA,
  * when it serves one CPU at a time: one transfer an acquisition at most
@@ -581,6 +617,7 @@ int main(void)
 		cmocka_unit_test(test_rss_fold_batch),
 		cmocka_unit_test(test_tlb_ipi_round),
 		cmocka_unit_test(test_tlb_ipi_times),
+		cmocka_unit_test(test_tlb_batch_times),
 		cmocka_unit_test(test_prefetch_and_vma),
 		cmocka_unit_test(test_work_events_spread),
 		cmocka_unit_test(test_clear_bandwidth),

@@ -6,6 +6,7 @@
  * in flight), too_many_isolated() throttling direct reclaimers, and
  * kswapd raising its priority after passes that scanned too little.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -183,6 +184,101 @@ static void test_async_swapout(void **state)
 	mmput(mm);
 	assert_int_equal(swap_slots_used(), 0);
 	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+/* CPU 1: writes its mm's pages, then runs (spins) until told to stop */
+struct remote_cpu {
+	struct vm_area_struct *vma;
+	bool leave;			/* leave CPU 1 before the reclaim */
+	int ready, stop;
+};
+
+static void *remote_cpu_fn(void *arg)
+{
+	struct remote_cpu *rc = arg;
+
+	if (cpu_enter(1, false))
+		return NULL;
+	write_pattern(rc->vma, 32);
+	lru_add_drain();
+	age_ptes(rc->vma, 0, 32);
+	if (rc->leave)
+		cpu_exit();
+	__atomic_store_n(&rc->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&rc->stop, __ATOMIC_ACQUIRE))
+		;
+	if (!rc->leave)
+		cpu_exit();
+	return NULL;
+}
+
+/*
+ * Reclaim's TLB flushes.  CPU 0 unmaps 32 dirty pages of an mm that only
+ * CPU 1 ran: each is deferred to the batch and flushed before its write
+ * starts, one remote flush a page, each an IPI to CPU 1 while it runs,
+ * none once it has gone (lazy; its bit stays, as x86 clears it lazily).
+ */
+static void reclaim_remote(bool running)
+{
+	struct mm_struct *theirs = mm_alloc(memcg);
+	struct remote_cpu rc = { .vma = mmap_anon(theirs, 32 * PAGE_SIZE, 0), .leave = !running };
+	unsigned long reclaimed, flushes, received;
+	struct reclaim_stat stat;
+	pthread_t tid;
+
+	assert_int_equal(swapon(256, SWAP_STORE_COPY), 0);
+	assert_int_equal(swap_io_start(100), 0);
+	swap_io_quiesce(true);
+	pthread_create(&tid, NULL, remote_cpu_fn, &rc);
+	while (!__atomic_load_n(&rc.ready, __ATOMIC_ACQUIRE))
+		;
+	reclaimed = shrink_chunk(32, &stat);
+	flushes = sum_vm_event(NR_TLB_REMOTE_FLUSH);
+	received = sum_vm_event(NR_TLB_REMOTE_FLUSH_RECEIVED);
+	__atomic_store_n(&rc.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(tid, NULL);
+
+	assert_int_equal(reclaimed, 0);
+	assert_int_equal(stat.nr_pageout, 32);
+	assert_int_equal(flushes, 32);
+	assert_int_equal(received, running ? 32 : 0);
+	assert_true(cpumask_test_cpu(1, mm_cpumask(theirs)));
+	assert_int_equal(cpumask_weight_but(mm_cpumask(theirs), 1), 0);
+	swap_io_quiesce(false);
+	swap_io_wait_idle();
+	check_pattern(rc.vma, 32);
+	mmput(theirs);
+	assert_int_equal(lrulab_check_invariants(true, stderr), 0);
+}
+
+static void test_reclaim_flush_running(void **state)
+{
+	reclaim_remote(true);
+}
+
+static void test_reclaim_flush_lazy(void **state)
+{
+	reclaim_remote(false);
+}
+
+/* Pages of the reclaimer's own mm, which no other CPU ran: flushed here. */
+static void test_reclaim_flush_local(void **state)
+{
+	struct mm_struct *mine = mm_alloc(memcg);
+	struct vm_area_struct *own = mmap_anon(mine, 32 * PAGE_SIZE, 0);
+	struct reclaim_stat stat;
+
+	assert_int_equal(swapon(256, SWAP_STORE_COPY), 0);
+	write_pattern(own, 32);
+	lru_add_drain();
+	age_ptes(own, 0, 32);
+	assert_true(cpumask_test_cpu(0, mm_cpumask(mine)));
+	assert_int_equal(cpumask_weight_but(mm_cpumask(mine), 0), 0);
+	assert_int_equal(shrink_chunk(32, &stat), 32);
+	assert_int_equal(stat.nr_pageout, 32);
+	assert_int_equal(sum_vm_event(NR_TLB_REMOTE_FLUSH), 0);
+	assert_int_equal(sum_vm_event(NR_TLB_REMOTE_FLUSH_RECEIVED), 0);
+	mmput(mine);
 }
 
 /*
@@ -419,6 +515,9 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_async_swapout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swapin_during_writeback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reclaim_flush_running, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reclaim_flush_lazy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reclaim_flush_local, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sync_swapout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_many_isolated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kswapd_raises_priority, setup_small,

@@ -50,6 +50,8 @@ int cpu_enter(int cpu, bool pin);
 /* Runs the CPU's queued work, then leaves it. */
 void cpu_exit(void);
 int lrulab_nr_processors(void);
+/* The processor model CPU @cpu's thread is pinned to, or -1: not pinned. */
+int cpu_processor(int cpu);
 /* More model CPUs than processors: decided in lrulab_cpus_init(). */
 bool lrulab_oversubscribed(void);
 
@@ -70,6 +72,7 @@ struct cpu_state {
 	struct work_struct *head, **tail;	/* under qlock */
 	int qlock;			/* a test-and-set word; work queues are cold */
 	unsigned long nr_work_run;	/* by this CPU's thread or for it */
+	int processor;			/* the one it is pinned to, or -1 */
 } __attribute__((aligned(128)));
 
 extern struct cpu_state cpu_states[LRULAB_MAX_CPUS];

@@ -24,6 +24,7 @@
 #include <lrulab/swap.h>
 #include <lrulab/mglru_walk.h>
 #include <lrulab/trace.h>
+#include <lrulab/tlbflush.h>
 
 struct mem_cgroup;
 struct address_space;
@@ -216,7 +217,19 @@ struct mm_struct {
 	atomic_t tlb_flush_pending;
 	char __pad2[L1_CACHE_BYTES];
 	atomic_long_t tlb_gen;
+	/*
+	 * The CPUs that ran the mm (mm_cpumask): a CPU's first access sets
+	 * its bit, as switch_mm does; the bits are never cleared, as x86
+	 * clears them only lazily.  A line each CPU writes once, then reads.
+	 */
+	char __pad3[L1_CACHE_BYTES];
+	struct cpumask cpu_bitmap;
 };
+
+static inline struct cpumask *mm_cpumask(struct mm_struct *mm)
+{
+	return &mm->cpu_bitmap;
+}
 
 static inline unsigned long vma_pages(const struct vm_area_struct *vma)
 {

@@ -114,7 +114,9 @@ static inline bool is_active_lru(enum lru_list lru)
 	X(THP_FAULT_ALLOC, "thp_fault_alloc")				\
 	X(THP_SPLIT_PAGE, "thp_split_page")				\
 	X(THP_DEFERRED_SPLIT_PAGE, "thp_deferred_split_page")		\
-	X(THP_SWPOUT_FALLBACK, "thp_swpout_fallback")
+	X(THP_SWPOUT_FALLBACK, "thp_swpout_fallback")			\
+	X(NR_TLB_REMOTE_FLUSH, "nr_tlb_remote_flush")			\
+	X(NR_TLB_REMOTE_FLUSH_RECEIVED, "nr_tlb_remote_flush_received")
 
 #define __LRULAB_ENUM(e, s) e,
 enum zone_stat_item { ZONE_STAT_ITEMS(__LRULAB_ENUM) NR_VM_ZONE_STAT_ITEMS };

@@ -182,6 +182,15 @@ int folio_referenced(struct folio *folio, int is_locked, struct mem_cgroup *memc
  * a swap PTE.  True when the folio is no longer mapped.
  */
 bool try_to_unmap(struct folio *folio);
+/*
+ * Unmapping a page of an mm that another CPU may hold in its TLB defers
+ * the flush to a batch of the reclaimer's (x86's
+ * arch_tlbbatch_should_defer); these flush it, with an IPI to each CPU
+ * it names: the whole batch, or only a batch that holds a dirty PTE's
+ * page (before that page's write starts).
+ */
+void try_to_unmap_flush(void);
+void try_to_unmap_flush_dirty(void);
 
 /* ---- workingset (mm/workingset.c) ---- */
 void workingset_age_nonresident(struct lruvec *lruvec, unsigned long nr_pages);

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The IPI round of a remote TLB flush (<lrulab/tlbflush.h>), with real
+ * IPIs: one membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+ * MEMBARRIER_CMD_FLAG_CPU) per target, which interrupts the target's
+ * processor and waits for its handler, as smp_call_function_many_cond()
+ * waits for each flush_tlb_func().  The kernel sends to every target
+ * before it waits for any; one call per target waits for each in turn,
+ * which costs a flush with many targets more than the kernel pays.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <lrulab/tlbflush.h>
+#include <lrulab/vmstat.h>
+
+static pthread_once_t ipi_once = PTHREAD_ONCE_INIT;
+static bool ipi_ready;			/* registered: IPIs can be sent */
+static bool ipi_on = true;
+static char ipi_why[96] = "none (not registered)";
+
+static long membarrier(int cmd, unsigned int flags, int cpu)
+{
+	return syscall(__NR_membarrier, cmd, flags, cpu);
+}
+
+static void ipi_register(void)
+{
+	if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0)) {
+		snprintf(ipi_why, sizeof(ipi_why), "none (membarrier: %s)", strerror(errno));
+		return;
+	}
+	ipi_ready = true;
+}
+
+void tlb_ipi_enable(bool on)
+{
+	__atomic_store_n(&ipi_on, on, __ATOMIC_RELAXED);
+}
+
+const char *tlb_ipi_mode(void)
+{
+	pthread_once(&ipi_once, ipi_register);
+	if (!ipi_ready)
+		return ipi_why;
+	return __atomic_load_n(&ipi_on, __ATOMIC_RELAXED) ? "membarrier" :
+	       "none (a recording: the predictor costs them)";
+}
+
+int cpumask_any_but(const struct cpumask *m, int cpu)
+{
+	int i;
+
+	for (i = 0; i < nr_cpu_ids; i++)
+		if (i != cpu && cpumask_test_cpu(i, m))
+			return i;
+	return -1;
+}
+
+int cpumask_weight_but(const struct cpumask *m, int cpu)
+{
+	int i, n = 0;
+
+	for (i = 0; i < nr_cpu_ids; i++)
+		n += i != cpu && cpumask_test_cpu(i, m);
+	return n;
+}
+
+/* A CPU whose thread sleeps (or that has none) is lazy: nothing to flush. */
+static bool cpu_runs(int cpu)
+{
+	return __atomic_load_n(&cpu_states[cpu].state, __ATOMIC_ACQUIRE) & CPU_ACTIVE;
+}
+
+static void ipi_send(int cpu)
+{
+	int proc = cpu_processor(cpu);
+
+	if (proc < 0 || !__atomic_load_n(&ipi_on, __ATOMIC_RELAXED))
+		return;
+	pthread_once(&ipi_once, ipi_register);
+	if (ipi_ready)
+		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, MEMBARRIER_CMD_FLAG_CPU, proc);
+}
+
+int flush_tlb_multi(const struct cpumask *mask)
+{
+	int self = smp_processor_id(), cpu, sent = 0;
+
+	count_vm_event(NR_TLB_REMOTE_FLUSH);
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (cpu == self || !cpumask_test_cpu(cpu, mask) || !cpu_runs(cpu))
+			continue;
+		ipi_send(cpu);
+		sent++;
+	}
+	count_vm_events(NR_TLB_REMOTE_FLUSH_RECEIVED, sent);
+	return sent;
+}
