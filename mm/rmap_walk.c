@@ -160,17 +160,16 @@ static void set_tlb_ubc_flush_pending(struct mm_struct *mm, bool dirty)
 
 void try_to_unmap_flush(void)
 {
-	int self = smp_processor_id();
+	int self = smp_processor_id(), sent = 0;
 
-	if (!tlb_ubc.flush_required)
+	if (!tlb_ubc.flush_required) {
+		trace_mm_line(tlb_batch_flush, NULL, NULL, 0, 0);
 		return;
-	/* arch_tlbbatch_flush: the others by IPI, this CPU's own at once */
-	if (cpumask_any_but(&tlb_ubc.cpumask, self) >= 0) {
-		int sent = flush_tlb_multi(&tlb_ubc.cpumask);
-
-		if (sent)
-			trace_mm_line(tlb_batch_flush, NULL, NULL, (u32)sent, 0);
 	}
+	/* arch_tlbbatch_flush: the others by IPI, this CPU's own at once */
+	if (cpumask_any_but(&tlb_ubc.cpumask, self) >= 0)
+		sent = flush_tlb_multi(&tlb_ubc.cpumask);
+	trace_mm_line(tlb_batch_flush, NULL, NULL, (u32)sent, 0);
 	cpumask_clear(&tlb_ubc.cpumask);
 	tlb_ubc.flush_required = false;
 	tlb_ubc.writable = false;
@@ -203,6 +202,7 @@ static void try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 	old = __atomic_exchange_n(ptep, new, __ATOMIC_RELAXED);
 	if (pte_dirty(old))
 		folio_set_dirty(folio);
+	trace_mm_line(rmap_unmap, NULL, vma->vm_mm, pte_dirty(old) ? 1 : 0, 0);
 	/* ptep_clear_flush's local flush needs no IPI: only a deferred one */
 	if (should_defer_flush(vma->vm_mm))
 		set_tlb_ubc_flush_pending(vma->vm_mm, pte_dirty(old));

@@ -130,6 +130,7 @@ struct vcpu {
 	int sibling;		/* the SMT sibling's index among the CPUs, -1: none */
 	bool spinning;		/* queued for a lock: waiting, not running code */
 	double irq_debt;	/* IPI handler time owed, taken at its next work */
+	double asleep_until;	/* a read's wait for its device: lazy for TLB flushes */
 	double hold_extra;	/* its section's stalls on lines others took meanwhile */
 	u32 ev_at;		/* the next of op's events to look at in its work */
 	u32 steps_left;		/* events of op's work not yet reached */
@@ -175,6 +176,7 @@ struct sim {
 	u32 *memcg_pending;	/* per line: a memcg's stats_updates since its flush */
 	int *rss_local;		/* per CPU and counter: the percpu_counter delta */
 	double *mem_busy;	/* per socket: when its memory ends the last clear */
+	u64 *tlb_pending;	/* per CPU, a bit per CPU: its reclaim's deferred flush */
 	int nr_sockets;
 	double next_flush;
 	u64 rnd;
@@ -721,25 +723,58 @@ static double ipi_round(struct sim *s, int cpu)
 	return slowest;
 }
 
-/*
- * Reclaim's round to @n CPUs that ran the mms it unmapped: which ones
- * the recording cannot say at N, so they are @n others drawn from the
- * seed, a run of consecutive CPUs from a random start.
- */
-static double ipi_round_some(struct sim *s, int cpu, u32 n)
+/* ---- reclaim's deferred TLB flushes ---- */
+
+static u64 *tlb_pending(struct sim *s, int cpu)
 {
+	return &s->tlb_pending[(size_t)cpu * s->sharer_words];
+}
+
+/*
+ * A page @cpu's reclaim unmapped: the CPUs that may hold its PTE join
+ * its batch.  The threads of one process all ran its mm; a process of
+ * its own is one of N sharing the memcg's LRU, so the page is any of
+ * theirs alike, the reclaimer's own one time in N (no IPI then).
+ */
+static bool tlb_defer(struct sim *s, int cpu)
+{
+	u64 *w = tlb_pending(s, cpu);
+	int j;
+
+	if (s->o->cpus < 2)
+		return false;
+	if (s->o->one_process) {
+		for (j = 0; j < s->o->cpus; j++)
+			if (j != cpu)
+				w[j / 64] |= 1ULL << (j % 64);
+		return true;
+	}
+	j = (int)(sim_rand(s) % (u64)s->o->cpus);
+	if (j == cpu)
+		return false;
+	w[j / 64] |= 1ULL << (j % 64);
+	return true;
+}
+
+/*
+ * The batch's flush at @t: an IPI to each CPU in it that runs then; one
+ * asleep for its device is lazy, and the kernel skips it.
+ */
+static double tlb_batch_flush(struct sim *s, int cpu, double t)
+{
+	u64 *w = tlb_pending(s, cpu);
 	double send = 0, slowest = 0;
-	int others = s->o->cpus - 1, start, k;
+	int j;
 
-	if (others < 1 || !n)
-		return 0;
-	if (n > (u32)others)
-		n = (u32)others;
-	start = (int)(sim_rand(s) % (u64)others);
-	for (k = 0; k < (int)n; k++) {
-		int j = (cpu + 1 + (start + k) % others) % s->o->cpus;
-		double ack = ipi_to(s, cpu, j, &send, PRED_EV_TLB_BATCH);
+	for (j = 0; j < s->o->cpus; j++) {
+		double ack;
 
+		if (!(w[j / 64] >> (j % 64) & 1))
+			continue;
+		w[j / 64] &= ~(1ULL << (j % 64));
+		if (s->v[j].asleep_until > t)
+			continue;
+		ack = ipi_to(s, cpu, j, &send, PRED_EV_TLB_BATCH);
 		if (ack > slowest)
 			slowest = ack;
 	}
@@ -802,10 +837,13 @@ static double mm_event_cost(struct sim *s, int cpu, const struct pred_event *e, 
 		return clear_wait(s, cpu, t, e->arg);
 	case PRED_EV_IO_WAIT:
 		/* each CPU's reads in flight at once: a device with the queues for it */
+		s->v[cpu].asleep_until = t + e->arg;
 		return e->arg;
+	case PRED_EV_RMAP_UNMAP:
+		/* a dirty page's flush comes before its write: now */
+		return tlb_defer(s, cpu) && e->arg ? tlb_batch_flush(s, cpu, t) : 0;
 	case PRED_EV_TLB_BATCH:
-		/* the processes' own mms: not one shared by the threads */
-		return ipi_round_some(s, cpu, e->arg);
+		return tlb_batch_flush(s, cpu, t);
 	}
 	return 0;
 }
@@ -1111,11 +1149,13 @@ static int sim_alloc(struct sim *s, const struct pred_sim_opts *o, struct pred_r
 	s->memcg_pending = calloc(o->nr_lines + 1, sizeof(*s->memcg_pending));
 	s->rss_local = calloc((size_t)o->cpus * (o->nr_counters + 1), sizeof(*s->rss_local));
 	s->mem_busy = calloc(s->nr_sockets, sizeof(*s->mem_busy));
+	s->tlb_pending = calloc((size_t)o->cpus * s->sharer_words, sizeof(u64));
 	r->sites = calloc(o->nr_sites + 1, sizeof(*r->sites));
 	r->locks = calloc(s->nr_inst, sizeof(*r->locks));
 	if (!s->heap || !s->v || !s->li || !s->line_owner || !s->line_sharers || !s->line_busy ||
 	    !s->line_held || !s->line_rfo ||
-	    !s->credit || !s->memcg_pending || !s->rss_local || !s->mem_busy || !r->sites ||
+	    !s->credit || !s->memcg_pending || !s->rss_local || !s->mem_busy || !s->tlb_pending ||
+	    !r->sites ||
 	    !r->locks)
 		return -ENOMEM;
 	for (i = 0; i < (int)s->nr_slots; i++)
@@ -1159,6 +1199,7 @@ static void sim_free(struct sim *s)
 	free(s->credit);
 	free(s->memcg_pending);
 	free(s->rss_local);
+	free(s->tlb_pending);
 	free(s->mem_busy);
 }
 

@@ -1131,11 +1131,13 @@ void pred_events_describe(const struct pred_recording *rec, char *buf, size_t le
 		 "; the address space's (%s): %.1f mmap_lock prefetches, %.1f VMA refcount "
 		 "RMWs, %.1f mm counter updates, %.1f tlb_flush_pending writes, %.1f TLB "
 		 "flushes, %.1f PTE table allocations and frees, %.0f KiB cleared; %.1f reads "
-		 "that waited for their device; %.1f reclaim TLB flushes that sent IPIs",
+		 "that waited for their device; %.1f PTEs reclaim cleared, %.1f points where "
+		 "it flushed its deferred TLB batch",
 		 rec->one_process ? "threads of one process" : "a process each",
 		 n[PRED_EV_MMAP_PREFETCH], n[PRED_EV_VMA_REFCNT], n[PRED_EV_RSS],
 		 n[PRED_EV_TLB_PENDING], n[PRED_EV_TLB_FLUSH], n[PRED_EV_PTE_TABLE],
-		 clear_bytes(rec) / rec->pages, n[PRED_EV_IO_WAIT], n[PRED_EV_TLB_BATCH]);
+		 clear_bytes(rec) / rec->pages, n[PRED_EV_IO_WAIT], n[PRED_EV_RMAP_UNMAP],
+		 n[PRED_EV_TLB_BATCH]);
 }
 
 void pred_point_mm_describe(const struct pred_point *pt, char *buf, size_t len)
@@ -1154,7 +1156,7 @@ void pred_point_mm_describe(const struct pred_point *pt, char *buf, size_t len)
 		 pt->cpus, 100 * f[PRED_EV_RSS], 100 * f[PRED_EV_TLB_PENDING],
 		 100 * f[PRED_EV_TLB_FLUSH], 1000 * pt->ipis_per_page,
 		 pt->ipi_costed ? "" : ", their line transfers only: no IPI time in the profile",
-		 100 * f[PRED_EV_TLB_BATCH],
+		 100 * (f[PRED_EV_RMAP_UNMAP] + f[PRED_EV_TLB_BATCH]),
 		 100 * f[PRED_EV_PTE_TABLE], 100 * f[PRED_EV_VMA_REFCNT], clear,
 		 100 * f[PRED_EV_IO_WAIT], 100 * pt->lru_wait_ns_per_page * pt->pages_per_sec / 1e9 / pt->cpus);
 }
@@ -1238,7 +1240,9 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 		json_object_set_new(e, "mm_counter_folds", json_real(pt->ev_share[PRED_EV_RSS]));
 		json_object_set_new(e, "tlb_flush_pending", json_real(pt->ev_share[PRED_EV_TLB_PENDING]));
 		json_object_set_new(e, "tlb_flushes", json_real(pt->ev_share[PRED_EV_TLB_FLUSH]));
-		json_object_set_new(e, "reclaim_tlb_flushes", json_real(pt->ev_share[PRED_EV_TLB_BATCH]));
+		json_object_set_new(e, "reclaim_tlb_flushes",
+				    json_real(pt->ev_share[PRED_EV_RMAP_UNMAP] +
+					      pt->ev_share[PRED_EV_TLB_BATCH]));
 		json_object_set_new(e, "pte_tables", json_real(pt->ev_share[PRED_EV_PTE_TABLE]));
 		json_object_set_new(e, "vma_refcount", json_real(pt->ev_share[PRED_EV_VMA_REFCNT]));
 		json_object_set_new(e, "clear_memory_wait",

@@ -97,10 +97,13 @@ enum pred_event_kind {
 	 */
 	PRED_EV_IO_WAIT,
 	/*
-	 * Reclaim's batched TLB flush (try_to_unmap_flush): arg the CPUs
-	 * running then that its IPIs interrupted, which ran the mms whose
-	 * pages it unmapped (no line)
+	 * Reclaim's TLB flushes (no line).  RMAP_UNMAP: a page's PTE
+	 * cleared, arg 1 when dirty (its flush comes before its write, at
+	 * once).  TLB_BATCH: the point where the deferred batch is flushed,
+	 * whatever it holds.  Whose mm the page is, and so which CPUs the
+	 * IPIs interrupt, the engine decides at N.
 	 */
+	PRED_EV_RMAP_UNMAP,
 	PRED_EV_TLB_BATCH,
 	NR_PRED_EVENTS,
 };

@@ -329,6 +329,7 @@ static const enum trace_event_id ring_events[] = {
 	[PRED_EV_PTE_TABLE] = TRACE_ID_pte_table,
 	[PRED_EV_CLEAR] = TRACE_ID_clear_page,
 	[PRED_EV_IO_WAIT] = TRACE_ID_io_wait,
+	[PRED_EV_RMAP_UNMAP] = TRACE_ID_rmap_unmap,
 	[PRED_EV_TLB_BATCH] = TRACE_ID_tlb_batch_flush,
 };
 

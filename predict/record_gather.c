@@ -134,7 +134,8 @@ static void gather_mm_event(const struct rec_event *e, struct pred_event *pe, ui
 
 	if (e->addr2)
 		key = MM_LINE_TAG | ((e->addr >> 6) - (e->addr2 >> 6));
-	if (e->kind == PRED_EV_CLEAR || e->kind == PRED_EV_IO_WAIT || e->kind == PRED_EV_TLB_BATCH)
+	if (e->kind == PRED_EV_CLEAR || e->kind == PRED_EV_IO_WAIT || e->kind == PRED_EV_TLB_BATCH ||
+	    e->kind == PRED_EV_RMAP_UNMAP)
 		key = MM_LINE_TAG - 1;
 	pe->line = (u32)add_line(lines, nl, key);
 	pe->line2 = PRED_NO_LINE;

@@ -360,39 +360,124 @@ static void test_tlb_ipi_times(void **state)
 	ipi_h = ipi_send = 0;
 }
 
-/*
- * Reclaim's batched flush interrupts the CPUs its event names, in a
- * process of their own or not: to one target, the flusher sends (40 +
- * 500) and waits 2 transfers, h and one home (1660 ns); to 3 of 20, the
- * sends add up (3 x 540 + 120 + 1000); each target pays 80 + h.  At two
- * CPUs a request for 3 reaches the one other.
- */
-static void test_tlb_batch_times(void **state)
+/* ---- reclaim's flushes: an op's events, several kinds ---- */
+
+struct mm_gen_n {
+	struct pred_event ev[2];
+	u32 n;
+	struct pred_event other;	/* the other CPUs' one event, if n_other */
+	u32 n_other;
+};
+
+static u32 mm_events_n(struct pred_source *src, int cpu, const struct pred_event **ev)
 {
-	struct mm_gen g = { { .line = PRED_NO_LINE, .line2 = PRED_NO_LINE,
-			      .kind = PRED_EV_TLB_BATCH, .arg = 1 } };
-	static const struct { int cpus; u32 arg, sent; } c[] = {
-		{ 2, 1, 1 }, { 20, 1, 1 }, { 20, 3, 3 }, { 2, 3, 1 },
+	struct mm_gen_n *g = src->arg;
+
+	if (cpu && g->n_other) {
+		*ev = &g->other;
+		return g->n_other;
+	}
+	*ev = g->ev;
+	return g->n;
+}
+
+static void mm_sim_n(struct mm_gen_n *g, int cpus, u64 per_cpu, bool one_process,
+		     struct pred_result *r)
+{
+	struct pred_costs c = { .work_scale = 1, .hold_scale = 1, .xfer_socket = 40,
+				.ipi_target_ns = ipi_h, .ipi_send_ns = ipi_send };
+	struct pred_lock lock = { .scope = PRED_PRIVATE };
+	struct pred_source src = { .next = mm_next, .events = mm_events_n, .arg = g };
+	struct pred_sim_opts o = {
+		.cpus = cpus, .impl = LOCK_QSPINLOCK, .costs = &c, .nr_locks = 1,
+		.locks = &lock, .nr_sites = 1, .nr_lines = 2, .nr_counters = 1,
+		.acquisitions = per_cpu * cpus, .src = &src, .one_process = one_process,
 	};
+
+	assert_int_equal(pred_simulate(&o, r), 0);
+}
+
+static struct pred_event ev_of(enum pred_event_kind kind, u32 arg)
+{
+	return (struct pred_event){ .line = PRED_NO_LINE, .line2 = PRED_NO_LINE,
+				    .kind = (u8)kind, .arg = arg };
+}
+
+/*
+ * A dirty page reclaim unmapped is flushed at once.  Threads of one
+ * process: every other CPU ran the mm, so a round to all N - 1, (N - 1)
+ * 540 + 120 + 1000 on the flusher (send 40 + 500 each, the last ack 2
+ * transfers, h and one home) and 80 + h on each target.  A process each:
+ * the page is one of N processes' alike, a round to its CPU unless it
+ * is the reclaimer's own, one time in N.
+ */
+static void test_reclaim_flush_rounds(void **state)
+{
+	struct mm_gen_n g = { .ev = { ev_of(PRED_EV_RMAP_UNMAP, 1) }, .n = 1 };
+	static const int cpus[] = { 2, 20 };
 	struct pred_result r;
 	int i;
 
 	ipi_h = 1000;
 	ipi_send = 500;
-	for (i = 0; i < 4; i++) {
-		double flusher = c[i].sent * 540.0 + 120 + 1000, target = 1080;
-		bool one_process = i & 1;
+	for (i = 0; i < 2; i++) {
+		int n = cpus[i];
+		double flusher = (n - 1) * 540.0 + 120 + 1000, one = 540.0 + 120 + 1000;
+		u64 seen;
 
-		g.ev.arg = c[i].arg;
-		mm_sim(&g, c[i].cpus, 50, one_process, false, 0, &r);
-		assert_int_equal(r.ipis, r.ev_seen[PRED_EV_TLB_BATCH] * c[i].sent);
-		assert_true(fabs(r.ipi_target_ns - target * r.ipis) < 1e-6 * r.ipi_target_ns);
-		assert_true(fabs(r.ev_ns[PRED_EV_TLB_BATCH] -
-				 (r.ev_seen[PRED_EV_TLB_BATCH] * flusher + target * r.ipis)) <
+		mm_sim_n(&g, n, 50, true, &r);
+		seen = r.ev_seen[PRED_EV_RMAP_UNMAP];
+		assert_int_equal(r.ipis, seen * (u64)(n - 1));
+		assert_true(fabs(r.ipi_target_ns - 1080.0 * r.ipis) < 1e-6 * r.ipi_target_ns);
+		/* the flusher's part is the unmap's, the targets' the batch's */
+		assert_true(fabs(r.ev_ns[PRED_EV_RMAP_UNMAP] - seen * flusher) <
+			    1e-6 * r.ev_ns[PRED_EV_RMAP_UNMAP]);
+		assert_true(fabs(r.ev_ns[PRED_EV_TLB_BATCH] - 1080.0 * r.ipis) <
 			    1e-6 * r.ev_ns[PRED_EV_TLB_BATCH]);
 		assert_true(r.ev_ns[PRED_EV_TLB_FLUSH] == 0);
 		pred_result_free(&r);
+
+		mm_sim_n(&g, n, 200, false, &r);
+		seen = r.ev_seen[PRED_EV_RMAP_UNMAP];
+		/* one target a round: (n - 1) / n of the pages, within a tenth */
+		assert_true(fabs((double)r.ipis / seen - (n - 1.0) / n) < 0.1);
+		assert_true(fabs(r.ev_ns[PRED_EV_RMAP_UNMAP] + r.ev_ns[PRED_EV_TLB_BATCH] -
+				 r.ipis * (one + 1080.0)) < 1e-6 * r.ev_ns[PRED_EV_TLB_BATCH]);
+		pred_result_free(&r);
 	}
+	ipi_h = ipi_send = 0;
+}
+
+/*
+ * Clean pages wait in the batch for its flush point: none, no IPI at
+ * all; one after each page, the same rounds as dirty ones.  A CPU asleep
+ * for its device is lazy and gets none: with the 7 others asleep 20 us
+ * an op, CPU 0's rounds find them awake about 150 ns in 20 us.
+ */
+static void test_reclaim_flush_batch_lazy(void **state)
+{
+	struct mm_gen_n g = { .ev = { ev_of(PRED_EV_RMAP_UNMAP, 0) }, .n = 1 };
+	struct pred_result r;
+
+	ipi_h = 1000;
+	ipi_send = 500;
+	mm_sim_n(&g, 8, 50, true, &r);
+	assert_int_equal(r.ipis, 0);
+	assert_true(r.ev_ns[PRED_EV_TLB_BATCH] == 0);
+	pred_result_free(&r);
+
+	g.ev[1] = ev_of(PRED_EV_TLB_BATCH, 0);
+	g.n = 2;
+	mm_sim_n(&g, 8, 50, true, &r);
+	assert_int_equal(r.ipis, r.ev_seen[PRED_EV_TLB_BATCH] * 7);
+	pred_result_free(&r);
+
+	g.other = ev_of(PRED_EV_IO_WAIT, 20000);
+	g.n_other = 1;
+	mm_sim_n(&g, 8, 2000, true, &r);
+	assert_true(r.ipis > 0);
+	assert_true(r.ipis < r.ev_seen[PRED_EV_TLB_BATCH] * 7 / 20);
+	pred_result_free(&r);
 	ipi_h = ipi_send = 0;
 }
 
@@ -617,7 +702,8 @@ int main(void)
 		cmocka_unit_test(test_rss_fold_batch),
 		cmocka_unit_test(test_tlb_ipi_round),
 		cmocka_unit_test(test_tlb_ipi_times),
-		cmocka_unit_test(test_tlb_batch_times),
+		cmocka_unit_test(test_reclaim_flush_rounds),
+		cmocka_unit_test(test_reclaim_flush_batch_lazy),
 		cmocka_unit_test(test_prefetch_and_vma),
 		cmocka_unit_test(test_work_events_spread),
 		cmocka_unit_test(test_clear_bandwidth),

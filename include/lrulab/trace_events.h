@@ -52,8 +52,12 @@ TRACE_RING_EVENT(vma_refcnt, "the per-VMA read lock taken (arg 1) or dropped (ar
 TRACE_RING_EVENT(rss_counter, "an mm counter (rss_stat) changed by arg pages, signed")
 TRACE_RING_EVENT(tlb_flush_pending, "a gather began or ended: the mm's tlb_flush_pending")
 TRACE_RING_EVENT(tlb_flush, "a TLB flush of arg pages of the mm, b0 1 when page tables were freed")
-/* mm/rmap_walk.c: reclaim unmapped pages of mms that other CPUs run */
-TRACE_RING_EVENT(tlb_batch_flush, "reclaim's batched TLB flush (try_to_unmap_flush): arg the other CPUs its IPIs interrupted")
+/*
+ * mm/rmap_walk.c: reclaim's TLB flushes, at the places the kernel's
+ * would be whoever ran the mm (a consumer decides that at its CPU count)
+ */
+TRACE_RING_EVENT(rmap_unmap, "reclaim cleared a PTE (try_to_unmap_one): arg 1 when it was dirty, flushed before the page's write")
+TRACE_RING_EVENT(tlb_batch_flush, "reclaim flushed its deferred batch (try_to_unmap_flush), whatever it held: arg the other CPUs its IPIs interrupted here")
 TRACE_RING_EVENT(pte_table, "a PTE table allocated (arg 1) or freed (arg 0): the mm's pgtables_bytes")
 TRACE_RING_EVENT(clear_page, "arg bytes of a new page cleared")
 /* mm/file.c: a reader asleep until its device has read the page */
