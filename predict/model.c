@@ -1151,7 +1151,7 @@ void pred_point_mm_describe(const struct pred_point *pt, char *buf, size_t len)
 		snprintf(clear, sizeof(clear), "not costed (no bandwidth in the profile)");
 	snprintf(buf, len, "the address space's share of the CPUs' time at %d CPUs: mm counter "
 		 "folds %.2f%%, tlb_flush_pending %.2f%%, TLB flushes %.2f%% (%.2f IPIs per 1000 "
-		 "pages%s; reclaim's %.2f%%), PTE tables' pgtables_bytes %.2f%%, VMA refcount %.2f%%, "
+		 "pages%s), reclaim's TLB flushes %.2f%%, PTE tables' pgtables_bytes %.2f%%, VMA refcount %.2f%%, "
 		 "clearing's wait for memory %s; reads' waits for their device %.2f%%; lru_lock spin %.1f%%",
 		 pt->cpus, 100 * f[PRED_EV_RSS], 100 * f[PRED_EV_TLB_PENDING],
 		 100 * f[PRED_EV_TLB_FLUSH], 1000 * pt->ipis_per_page,

@@ -693,6 +693,8 @@ static const char expected_vmstat[] =
 	"thp_split_page 0\n"
 	"thp_deferred_split_page 1\n"
 	"thp_swpout_fallback 0\n"
+	"nr_tlb_remote_flush 0\n"
+	"nr_tlb_remote_flush_received 0\n"
 	"nr_unstable 0\n";
 
 static void test_vmstat_show(void **state)
