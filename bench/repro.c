@@ -314,8 +314,9 @@ static void repro_usage(FILE *f)
 		   "s3 runs the pn-default and pn-cold-pairing builds (build/release and\n"
 		   "build/pncold, or --before-bin and --after-bin).  s1 runs usemem with all\n"
 		   "processors (at most the mail's 16), --usemem-seconds each (default 4.5),\n"
-		   "swapping to zram's synchronous device, or with --swap-io async to a disk as\n"
-		   "the mail's swap file (its table is then s1-vmstat-scan-cost-async).\n"
+		   "swapping to a disk as the mail's swap file (--swap-io async, the default:\n"
+		   "100 us a write and a read), or with --swap-io sync to zram's synchronous\n"
+		   "device (its table is then s1-vmstat-scan-cost-sync).\n"
 		   "s2 runs mglru-age at the mail's 1, 8, 32 and 64 processes sharing one\n"
 		   "--s2-mem file (default 64M, so that `make run` stays short; the mail's is 2G).\n"
 		   "--calibrate: the fault-free and mmap-madvise runs get the --fault-work that\n"
@@ -412,6 +413,8 @@ int cmd_repro(int argc, char **argv)
 		.reps = 7,
 		.seconds = 0.6,
 		.memcgs = 7,
+		/* the s1 mail's "16 GB swap file": a disk's, not zram's */
+		.swap_async = true,
 		.loops = 50,
 		.usemem_seconds = 4.5,
 		.mem = "16M",

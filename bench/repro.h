@@ -98,7 +98,7 @@ struct repro_opts {
 	long memcgs;
 	long loops;		/* per mmap-madvise run */
 	double usemem_seconds;	/* per s1 usemem run */
-	bool swap_async;	/* s1: --swap-io async, the mail's disk-backed swap */
+	bool swap_async;	/* s1: the mail's disk-backed swap (default), or zram's (sync) */
 	char mem[24];
 	unsigned long mem_bytes;
 	char s2_mem[24];	/* s2: the shared file of mglru-age */

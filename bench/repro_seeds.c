@@ -277,7 +277,7 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 	long r;
 	int k, err = 0;
 
-	t->seed = ro->swap_async ? "s1-vmstat-scan-cost-async" : "s1-vmstat-scan-cost";
+	t->seed = ro->swap_async ? "s1-vmstat-scan-cost" : "s1-vmstat-scan-cost-sync";
 	t->title = "mm/vmscan: reduce lru_lock contention via vmstat-derived scan-balance cost";
 	t->before_name = "vmstat-scan-cost off";
 	t->after_name = "vmstat-scan-cost on";
@@ -362,8 +362,8 @@ int repro_s1(const struct repro_opts *ro, struct repro_table *t)
 	repro_table_note(t, "usemem --random, %ld thread%s x %s in a two-level memcg, leaf memory.max an eighth of it; %g s measured per run after the prefault",
 			 n, n == 1 ? "" : "s", "256M", ro->usemem_seconds);
 	repro_table_note(t, ro->swap_async ?
-			 "swap: async, a disk as the mail's swap file: pages copied, writes end 100 us later and rotate their folios to the inactive tail, swap-ins sleep 100 us for their reads" :
-			 "swap: sync, zram-like (zstd), written and freed in one pass; the mail swapped to a file (--swap-io async)");
+			 "swap: async, a disk as the mail's swap file (the default; the mail names no disk, 100 us is a stated typical SSD's): pages copied, writes end 100 us later and rotate their folios to the inactive tail, swap-ins sleep 100 us for their reads" :
+			 "swap: sync (--swap-io sync), zram-like (zstd), written and freed in one pass; the mail swapped to a file, on a disk (the default)");
 	repro_table_note(t, "memcg stats flush every %d ms, not the kernel's 2 s: this leaf turns over 20-60x faster than the mail's (row: leaf turnovers); at 2 s reclaim hits the stale-stats corner and OOMs",
 			 S1_FLUSH_MS);
 	repro_table_note(t, "median of %ld runs, before/after alternating, each a fresh process; wait in ms: published over the mail's %d s window, ours over each run's",

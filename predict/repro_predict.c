@@ -988,7 +988,7 @@ static void s1_device_note(struct repro_table *t, const struct repro_opts *ro,
 			   const struct s1_side s[2])
 {
 	if (!ro->swap_async) {
-		repro_table_note(t, "predicted: zram's swap-ins wait for no device; the mail's swap file is on a disk, whose reads --swap-io async adds");
+		repro_table_note(t, "predicted: zram's swap-ins wait for no device; the mail's swap file is on a disk, whose reads the default (--swap-io async) adds");
 		return;
 	}
 	repro_table_note(t, "predicted: the swap-ins' sleeps for the disk are %.0f%% of the CPUs' time before, %.0f%% after, at the recordings' %.0f us a read (the mail names no device): pgsteal_direct/s follows that latency more than the LRU",
