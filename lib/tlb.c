@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * The IPI round of a remote TLB flush (<lrulab/tlbflush.h>), with real
- * IPIs: one membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
- * MEMBARRIER_CMD_FLAG_CPU) per target, which interrupts the target's
- * processor and waits for its handler, as smp_call_function_many_cond()
- * waits for each flush_tlb_func().  The kernel sends to every target
- * before it waits for any; one call per target waits for each in turn,
- * which costs a flush with many targets more than the kernel pays.
+ * IPIs.  One target: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+ * MEMBARRIER_CMD_FLAG_CPU) interrupts its processor and waits for the
+ * handler, as smp_call_function_many_cond() waits for flush_tlb_func().
+ * More: one MEMBARRIER_CMD_PRIVATE_EXPEDITED, which sends to every
+ * processor running a thread of this process before it waits for any,
+ * as the kernel does; a processor running a model CPU outside the mask
+ * (a kswapd, a thread of another mm) is interrupted too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,7 +33,8 @@ static long membarrier(int cmd, unsigned int flags, int cpu)
 
 static void ipi_register(void)
 {
-	if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0)) {
+	if (membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0) ||
+	    membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0)) {
 		snprintf(ipi_why, sizeof(ipi_why), "none (membarrier: %s)", strerror(errno));
 		return;
 	}
@@ -78,28 +80,34 @@ static bool cpu_runs(int cpu)
 	return __atomic_load_n(&cpu_states[cpu].state, __ATOMIC_ACQUIRE) & CPU_ACTIVE;
 }
 
-static void ipi_send(int cpu)
+/* The round to @sent running targets, @last the one when alone. */
+static void ipi_send(int sent, int last)
 {
-	int proc = cpu_processor(cpu);
+	int proc = cpu_processor(last);
 
-	if (proc < 0 || !__atomic_load_n(&ipi_on, __ATOMIC_RELAXED))
+	if (!sent || !__atomic_load_n(&ipi_on, __ATOMIC_RELAXED))
 		return;
 	pthread_once(&ipi_once, ipi_register);
-	if (ipi_ready)
+	if (!ipi_ready)
+		return;
+	if (sent > 1)
+		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+	else if (proc >= 0)
 		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, MEMBARRIER_CMD_FLAG_CPU, proc);
 }
 
 int flush_tlb_multi(const struct cpumask *mask)
 {
-	int self = smp_processor_id(), cpu, sent = 0;
+	int self = smp_processor_id(), cpu, sent = 0, last = -1;
 
 	count_vm_event(NR_TLB_REMOTE_FLUSH);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		if (cpu == self || !cpumask_test_cpu(cpu, mask) || !cpu_runs(cpu))
 			continue;
-		ipi_send(cpu);
+		last = cpu;
 		sent++;
 	}
+	ipi_send(sent, last);
 	count_vm_events(NR_TLB_REMOTE_FLUSH_RECEIVED, sent);
 	return sent;
 }

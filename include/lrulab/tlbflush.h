@@ -6,7 +6,8 @@
  * it: membarrier(2)'s CPU-targeted expedited command interrupts the
  * target processor, if it runs one of this process's threads, and
  * returns once the handler has run there, which is the round a flush
- * costs both sides.  The model has no TLB, so nothing is flushed: what is
+ * costs both sides (with several targets, its whole-process command:
+ * lib/tlb.c).  The model has no TLB, so nothing is flushed: what is
  * reproduced is the interruption and the wait.
  */
 #ifndef LRULAB_TLBFLUSH_H
