@@ -55,13 +55,26 @@ const char *tlb_ipi_mode(void)
 	       "none (a recording: the predictor costs them)";
 }
 
+/* Word @i of @m without @cpu's bit: a word at a time, once per unmapped page. */
+static unsigned long word_but(const struct cpumask *m, int i, int cpu)
+{
+	unsigned long w = __atomic_load_n(&m->bits[i], __ATOMIC_RELAXED);
+
+	if (cpu >= 0 && cpu / BITS_PER_LONG == i)
+		w &= ~(1UL << (cpu % BITS_PER_LONG));
+	return w;
+}
+
 int cpumask_any_but(const struct cpumask *m, int cpu)
 {
 	int i;
 
-	for (i = 0; i < nr_cpu_ids; i++)
-		if (i != cpu && cpumask_test_cpu(i, m))
-			return i;
+	for (i = 0; i < CPUMASK_LONGS; i++) {
+		unsigned long w = word_but(m, i, cpu);
+
+		if (w)
+			return i * BITS_PER_LONG + __builtin_ctzl(w);
+	}
 	return -1;
 }
 
@@ -69,8 +82,8 @@ int cpumask_weight_but(const struct cpumask *m, int cpu)
 {
 	int i, n = 0;
 
-	for (i = 0; i < nr_cpu_ids; i++)
-		n += i != cpu && cpumask_test_cpu(i, m);
+	for (i = 0; i < CPUMASK_LONGS; i++)
+		n += __builtin_popcountl(word_but(m, i, cpu));
 	return n;
 }
 
@@ -100,6 +113,9 @@ int flush_tlb_multi(const struct cpumask *mask)
 {
 	int self = smp_processor_id(), cpu, sent = 0, last = -1;
 
+	/* flush_tlb_mm_range's test: no other CPU, a local flush alone */
+	if (cpumask_any_but(mask, self) < 0)
+		return 0;
 	count_vm_event(NR_TLB_REMOTE_FLUSH);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		if (cpu == self || !cpumask_test_cpu(cpu, mask) || !cpu_runs(cpu))

@@ -1069,8 +1069,7 @@ static void tlb_flush_tlbonly(struct mmu_gather *tlb)
 	trace_mm_line(tlb_flush, &mm->tlb_gen, mm,
 		      (u32)(tlb->unmapped > 0xffffffffUL ? 0xffffffffUL : tlb->unmapped),
 		      tlb->nr_tables > 0);
-	if (cpumask_any_but(mm_cpumask(mm), smp_processor_id()) >= 0)
-		flush_tlb_multi(mm_cpumask(mm));
+	flush_tlb_multi(mm_cpumask(mm));
 	tlb->unmapped = tlb->slots = 0;
 }
 

@@ -160,16 +160,12 @@ static void set_tlb_ubc_flush_pending(struct mm_struct *mm, bool dirty)
 
 void try_to_unmap_flush(void)
 {
-	int self = smp_processor_id(), sent = 0;
-
-	if (!tlb_ubc.flush_required) {
-		trace_mm_line(tlb_batch_flush, NULL, NULL, 0, 0);
-		return;
-	}
 	/* arch_tlbbatch_flush: the others by IPI, this CPU's own at once */
-	if (cpumask_any_but(&tlb_ubc.cpumask, self) >= 0)
-		sent = flush_tlb_multi(&tlb_ubc.cpumask);
+	int sent = tlb_ubc.flush_required ? flush_tlb_multi(&tlb_ubc.cpumask) : 0;
+
 	trace_mm_line(tlb_batch_flush, NULL, NULL, (u32)sent, 0);
+	if (!tlb_ubc.flush_required)
+		return;
 	cpumask_clear(&tlb_ubc.cpumask);
 	tlb_ubc.flush_required = false;
 	tlb_ubc.writable = false;

@@ -53,10 +53,10 @@ int cpumask_any_but(const struct cpumask *m, int cpu);
 int cpumask_weight_but(const struct cpumask *m, int cpu);
 
 /*
- * The round to every CPU of @mask but the caller's: counts a remote
- * flush, and one received for each of those CPUs that runs now (a
- * sleeping one is lazy and the kernel skips it), each of which gets an
- * IPI.  Returns the CPUs interrupted.
+ * The round to every CPU of @mask but the caller's, none where the mask
+ * names no other: counts a remote flush, and one received for each of
+ * those CPUs that runs now (a sleeping one is lazy and the kernel skips
+ * it), each of which gets an IPI.  Returns the CPUs interrupted.
  */
 int flush_tlb_multi(const struct cpumask *mask);
 
