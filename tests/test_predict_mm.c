@@ -249,13 +249,15 @@ static double ipi_h, ipi_send;
 /* the target's work over the recording's, for the next mm_sim() */
 static double work_scale = 1;
 
-static void mm_sim(struct mm_gen *g, int cpus, u64 per_cpu, bool one_process, bool shared_vma,
-		   double mem_bw, struct pred_result *r)
+/* @events(@arg) gives each op's events: one CPU count simulated into @r */
+static void mm_sim_events(u32 (*events)(struct pred_source *, int, const struct pred_event **),
+			  void *arg, int cpus, u64 per_cpu, bool one_process, bool shared_vma,
+			  double mem_bw, struct pred_result *r)
 {
 	struct pred_costs c = { .work_scale = work_scale, .hold_scale = 1, .xfer_socket = 40,
 				.mem_bw = mem_bw, .ipi_target_ns = ipi_h, .ipi_send_ns = ipi_send };
 	struct pred_lock lock = { .scope = PRED_PRIVATE };
-	struct pred_source src = { .next = mm_next, .events = mm_events, .arg = g };
+	struct pred_source src = { .next = mm_next, .events = events, .arg = arg };
 	struct pred_sim_opts o = {
 		.cpus = cpus, .impl = LOCK_QSPINLOCK, .costs = &c, .nr_locks = 1,
 		.locks = &lock, .nr_sites = 1, .nr_lines = 2, .nr_counters = 1,
@@ -264,6 +266,12 @@ static void mm_sim(struct mm_gen *g, int cpus, u64 per_cpu, bool one_process, bo
 	};
 
 	assert_int_equal(pred_simulate(&o, r), 0);
+}
+
+static void mm_sim(struct mm_gen *g, int cpus, u64 per_cpu, bool one_process, bool shared_vma,
+		   double mem_bw, struct pred_result *r)
+{
+	mm_sim_events(mm_events, g, cpus, per_cpu, one_process, shared_vma, mem_bw, r);
 }
 
 /*
@@ -384,17 +392,7 @@ static u32 mm_events_n(struct pred_source *src, int cpu, const struct pred_event
 static void mm_sim_n(struct mm_gen_n *g, int cpus, u64 per_cpu, bool one_process,
 		     struct pred_result *r)
 {
-	struct pred_costs c = { .work_scale = 1, .hold_scale = 1, .xfer_socket = 40,
-				.ipi_target_ns = ipi_h, .ipi_send_ns = ipi_send };
-	struct pred_lock lock = { .scope = PRED_PRIVATE };
-	struct pred_source src = { .next = mm_next, .events = mm_events_n, .arg = g };
-	struct pred_sim_opts o = {
-		.cpus = cpus, .impl = LOCK_QSPINLOCK, .costs = &c, .nr_locks = 1,
-		.locks = &lock, .nr_sites = 1, .nr_lines = 2, .nr_counters = 1,
-		.acquisitions = per_cpu * cpus, .src = &src, .one_process = one_process,
-	};
-
-	assert_int_equal(pred_simulate(&o, r), 0);
+	mm_sim_events(mm_events_n, g, cpus, per_cpu, one_process, false, 0, r);
 }
 
 static struct pred_event ev_of(enum pred_event_kind kind, u32 arg)
