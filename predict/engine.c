@@ -13,12 +13,14 @@
  * CPU's diff passes stat_threshold, which calculate_normal_threshold()
  * makes grow with the CPUs online; a memcg's stats_updates atomic takes
  * batches until it holds more than MEMCG_CHARGE_BATCH per CPU, then
- * waits for the flush.  Each is recomputed for the N simulated: a fold
+ * waits for the flush.  Each is recomputed for the target's CPUs
+ * online, which are the machine's whatever N runs (online: 20 threads
+ * on an 80-CPU machine fold as 80 online CPUs make them): a fold
  * recorded under threshold t stands for the updates between two folds
- * under t, so at N a CPU folds I(t)/I(t_N) times per recorded fold
+ * under t, so a CPU folds I(t)/I(t_N) times per recorded fold
  * (I: pred_fold_interval()), kept by a per-CPU credit counted in whole
  * updates, exact and deterministic; a recorded memcg batch writes its
- * atomic only while the atomic is at most 64 N, and the atomic empties
+ * atomic only while the atomic is at most 64 per CPU online, and the atomic empties
  * every flush period of simulated time (batches the recording's own
  * pending flush held back are not recorded: with more CPUs than recorded
  * the atomic would take up to N + 1 batches a period instead of the
@@ -61,7 +63,7 @@
  * mm's lines are one line for every CPU, written through the owner
  * table (tlb_flush_pending, the flush generation, pgtables_bytes; an mm
  * counter's shared count when the CPU's per-CPU delta passes the
- * percpu_counter batch for N online CPUs, max(32, 2 N)); a fault's
+ * percpu_counter batch for the CPUs online, max(32, 2 online)); a fault's
  * prefetch of mmap_lock's line takes the line without stalling the
  * fault, so it costs the next writer a transfer and the line's time, not
  * the prefetcher; a VMA's refcount line is the thread's own unless the
@@ -388,6 +390,12 @@ u32 pred_fold_interval(int threshold, int step)
 	return (u32)(threshold / step + 1);
 }
 
+/* num_online_cpus() on the target, which the kernel's thresholds read */
+static int online_cpus(const struct sim *s)
+{
+	return s->o->online > s->o->cpus ? s->o->online : s->o->cpus;
+}
+
 /*
  * How many folds a CPU makes at N where the recording made this one:
  * the recorded fold stands for I(t) updates, a fold at N takes I(t_N).
@@ -401,7 +409,7 @@ static u32 folds_at_n(struct sim *s, int cpu, const struct pred_event *e)
 	int t = e->threshold;
 
 	if (t)
-		t = vmstat_normal_threshold(s->o->cpus, (unsigned long)e->arg << (27 - PAGE_SHIFT));
+		t = vmstat_normal_threshold(online_cpus(s), (unsigned long)e->arg << (27 - PAGE_SHIFT));
 	at_n = pred_fold_interval(t, e->step);
 	/* with a seed, each CPU's diff starts at its own place of the cycle */
 	if (*c == CREDIT_UNSET)
@@ -412,7 +420,7 @@ static u32 folds_at_n(struct sim *s, int cpu, const struct pred_event *e)
 	return n;
 }
 
-/* Whether a batch reaches the memcg's atomic at N: not once it is over 64 N. */
+/* Whether a batch reaches the memcg's atomic: not once it is over 64 per CPU online. */
 static bool memcg_batch_at_n(struct sim *s, double t, const struct pred_event *e)
 {
 	double period = s->o->flush_period_ns ? (double)s->o->flush_period_ns : FLUSH_TIME_NS;
@@ -422,7 +430,7 @@ static bool memcg_batch_at_n(struct sim *s, double t, const struct pred_event *e
 		memset(s->memcg_pending, 0, (s->o->nr_lines + 1) * sizeof(*s->memcg_pending));
 		s->next_flush = (floor(t / period) + 1) * period;
 	}
-	if (*v > MEMCG_CHARGE_BATCH * (u32)s->o->cpus)
+	if (*v > MEMCG_CHARGE_BATCH * (u32)online_cpus(s))
 		return false;
 	*v += e->arg;
 	return true;
@@ -649,7 +657,7 @@ static double pair_read(struct sim *s, int cpu, const struct pred_event *e, doub
 
 /* ---- the address space's events ---- */
 
-/* The kernel's percpu_counter_batch for @cpus online: max(32, 2 N). */
+/* The kernel's percpu_counter_batch for @cpus online: max(32, 2 @cpus). */
 static int rss_batch(int cpus)
 {
 	return 2 * cpus > 32 ? 2 * cpus : 32;
@@ -666,7 +674,7 @@ static bool rss_folds(struct sim *s, int cpu, const struct pred_event *e)
 			       (e->counter < s->o->nr_counters ? e->counter : s->o->nr_counters)];
 	int v = *d + (int)e->arg;
 
-	if (v >= rss_batch(s->o->cpus) || -v >= rss_batch(s->o->cpus)) {
+	if (v >= rss_batch(online_cpus(s)) || -v >= rss_batch(online_cpus(s))) {
 		*d = 0;
 		return true;
 	}

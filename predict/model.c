@@ -561,7 +561,7 @@ static void node_flags(const struct pred_recording *rec, u8 *lock_node, u8 *line
  * fetches it twice, the drop once).  A read's wait for its device is
  * delay, the device's latency.
  */
-static void twin_events(const struct pred_recording *rec, int cpus, double xf, double *d,
+static void twin_events(const struct pred_recording *rec, int online, double xf, double *d,
 			double *z, double *vma)
 {
 	int i;
@@ -584,7 +584,7 @@ static void twin_events(const struct pred_recording *rec, int cpus, double xf, d
 				continue;
 			}
 			if (e->kind == PRED_EV_VMSTAT_FOLD) {
-				int t = e->threshold ? vmstat_normal_threshold(cpus,
+				int t = e->threshold ? vmstat_normal_threshold(online,
 						(unsigned long)e->arg << (27 - PAGE_SHIFT)) : 0;
 
 				w = (double)pred_fold_interval(e->threshold, e->step) /
@@ -627,7 +627,7 @@ static int nr_nodes(const struct pred_cpu *topo, int cpus)
 }
 
 static double twin_pages(const struct pred_recording *rec, const struct pred_cpu *topo,
-			 int cpus, const struct pred_costs *c, enum lock_impl impl,
+			 int cpus, int online, const struct pred_costs *c, enum lock_impl impl,
 			 double speed_smt)
 {
 	int nl = rec->nr_locks;
@@ -665,7 +665,7 @@ static double twin_pages(const struct pred_recording *rec, const struct pred_cpu
 				base[op->lock] += h + remote * (l->nr_lines * xf + xf);
 			visits[op->lock]++;
 		}
-	twin_events(rec, cpus, remote * xf, base, &z, &vma);
+	twin_events(rec, online, remote * xf, base, &z, &vma);
 	d[nl] = vma / (ops ? ops : 1);
 	for (it = 0; it < TWIN_ITERATIONS; it++) {
 		for (i = 0; i < nl; i++) {
@@ -815,8 +815,8 @@ static void merge_result(struct pred_result *r, const struct pred_result *w, int
 #define REPLAY_WINDOWS 8
 
 static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo, int cpus,
-		   const struct pred_costs *c, const struct pred_model_opts *mo, u64 seed,
-		   struct pred_result *res)
+		   int online, const struct pred_costs *c, const struct pred_model_opts *mo,
+		   u64 seed, struct pred_result *res)
 {
 	u64 period = trace_period(rec);
 	u64 acq = mo->acquisitions ? mo->acquisitions : default_acquisitions(rec, cpus, period);
@@ -855,7 +855,7 @@ static int run_sim(const struct pred_recording *rec, const struct pred_cpu *topo
 		struct replay rp;
 		struct pred_source src = { .next = replay_next, .events = replay_events, .arg = &rp };
 		struct pred_sim_opts so = {
-			.cpus = cpus, .impl = mo->impl, .costs = c, .topo = topo,
+			.cpus = cpus, .online = online, .impl = mo->impl, .costs = c, .topo = topo,
 			.nr_locks = rec->nr_locks, .locks = rec->locks,
 			.nr_sites = rec->nr_sites, .nr_lines = rec->nr_lines,
 			.nr_counters = rec->nr_counters,
@@ -1034,6 +1034,8 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 
 	memset(pt, 0, sizeof(*pt));
 	pt->cpus = cpus;
+	/* a run with more CPUs than the machine's has them all online */
+	pt->online = cpus > pred_profile_cpus(pf) ? cpus : pred_profile_cpus(pf);
 	pt->nr_recordings = 1;
 	if (!topo || !band || (mo->lru_hold_ratio > 0 && !scales))
 		goto out;
@@ -1041,7 +1043,7 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 	pt->bw_costed = pf->p[PP_MEM_BW_SOCKET].given;
 	pt->ipi_costed = pf->p[PP_IPI_TARGET].given || pf->p[PP_IPI_SEND].given;
 	make_costs(rec, pf, topo, cpus, mo, scales, &rng, true, &c);
-	err = run_sim(rec, topo, cpus, &c, mo, 0, &res);
+	err = run_sim(rec, topo, cpus, pt->online, &c, mo, 0, &res);
 	if (err)
 		goto out;
 	point_figures(rec, &res, pt);
@@ -1050,16 +1052,17 @@ int pred_model_point(const struct pred_recording *rec, const struct pred_profile
 		const struct pred_event *f = first_fold(rec);
 
 		pt->vmstat_threshold = !f ? 0 : !f->threshold ? 0 :
-				vmstat_normal_threshold(cpus, (unsigned long)f->arg << (27 - PAGE_SHIFT));
+				vmstat_normal_threshold(pt->online,
+							(unsigned long)f->arg << (27 - PAGE_SHIFT));
 	}
-	pt->twin_pages_per_sec = twin_pages(rec, topo, cpus, &c, mo->impl,
+	pt->twin_pages_per_sec = twin_pages(rec, topo, cpus, pt->online, &c, mo->impl,
 					    cpus > pf->sockets * pf->cores_per_socket ?
 					    1 / c.smt_speed : 1);
 	for (d = 0; d < mo->draws; d++) {
 		struct pred_point tmp = { .cpus = cpus };
 
 		make_costs(rec, pf, topo, cpus, mo, scales, &rng, false, &c);
-		err = run_sim(rec, topo, cpus, &c, mo, bench_rng_next(&rng) | 1, &res);
+		err = run_sim(rec, topo, cpus, pt->online, &c, mo, bench_rng_next(&rng) | 1, &res);
 		if (err)
 			goto out;
 		point_figures(rec, &res, &tmp);
@@ -1164,14 +1167,14 @@ void pred_point_mm_describe(const struct pred_point *pt, char *buf, size_t len)
 void pred_point_events_describe(const struct pred_point *pt, char *buf, size_t len)
 {
 	snprintf(buf, len, "shared lines besides the locks', per 1000 pages: %.1f vmstat folds "
-		 "(stat_threshold %d for %d CPUs), %.1f memcg batches to the atomic (flush "
+		 "(stat_threshold %d for %d CPUs online), %.1f memcg batches to the atomic (flush "
 		 "threshold %u), %.1f page_counter writes, %.1f stat reads of a line pair; their "
 		 "transfers %.1f ns per page, writers' invalidations of lines read %.1f ns per page, "
 		 "waits for a line another CPU's transfer held %.1f ns per page, holders' stalls "
 		 "on section lines read in the section %.2f per page, %.1f ns per page",
-		 pt->ev_per_page[PRED_EV_VMSTAT_FOLD] * 1000, pt->vmstat_threshold, pt->cpus,
+		 pt->ev_per_page[PRED_EV_VMSTAT_FOLD] * 1000, pt->vmstat_threshold, pt->online,
 		 pt->ev_per_page[PRED_EV_MEMCG_SPILL] * 1000,
-		 MEMCG_CHARGE_BATCH * (unsigned int)pt->cpus,
+		 MEMCG_CHARGE_BATCH * (unsigned int)pt->online,
 		 pt->ev_per_page[PRED_EV_PAGE_COUNTER] * 1000, pt->ev_per_page[PRED_EV_PAIR_READ] * 1000,
 		 pt->ev_xfer_ns_per_page, pt->inval_ns_per_page, pt->line_wait_ns_per_page,
 		 pt->steals_per_page, pt->steal_ns_per_page);
@@ -1197,6 +1200,7 @@ json_t *pred_point_json(const struct pred_recording *rec, const struct pred_prof
 	json_object_set_new(j, "folio_size", json_integer(rec->folio_size));
 	json_object_set_new(j, "machine", json_string(pf->name));
 	json_object_set_new(j, "cpus", json_integer(pt->cpus));
+	json_object_set_new(j, "online_cpus", json_integer(pt->online));
 	/* the recorded run's spinlocks, which the simulation hands over as */
 	json_object_set_new(j, "lock", json_string(lock_impl_name(rec->lock_impl)));
 	json_object_set_new(j, "switches", sw);

@@ -33,6 +33,7 @@ struct pred_model_opts {
 
 struct pred_point {
 	int cpus;
+	int online;			/* the target's CPUs online: the kernel's thresholds */
 	int nr_recordings;		/* pooled into it; 1 for one recording */
 	int nr_draws;
 	/* each draw's pages/s: draw d of two recordings uses the same machine draw */
@@ -54,7 +55,7 @@ struct pred_point {
 	/* holders' stalls on section lines others read during the section */
 	double steals_per_page, steal_ns_per_page;
 	double line_wait_ns_per_page;	/* transfers' waits for a line busy with another's */
-	int vmstat_threshold;		/* stat_threshold at this N (first fold's zone) */
+	int vmstat_threshold;		/* stat_threshold for online (first fold's zone) */
 	/* the time each event kind added, as a share of the CPUs' time */
 	double ev_share[NR_PRED_EVENTS];
 	double ipis_per_page;		/* TLB flush IPIs sent */

@@ -331,6 +331,12 @@ struct pred_source {
 
 struct pred_sim_opts {
 	int cpus;
+	/*
+	 * The CPUs the target has online (0: cpus), which set the kernel's
+	 * batch thresholds whatever runs: 20 threads on an 80-CPU machine
+	 * fold as 80 online CPUs make them.
+	 */
+	int online;
 	enum lock_impl impl;
 	const struct pred_costs *costs;
 	const struct pred_cpu *topo;	/* cpus entries; NULL: one socket, no SMT */

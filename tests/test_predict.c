@@ -566,6 +566,9 @@ static u32 ev_events(struct pred_source *src, int cpu, const struct pred_event *
 	return 1;
 }
 
+/* the target's CPUs online for ev_sim() (0: as many as run) */
+static int ev_online;
+
 static void ev_sim(struct ev_gen *g, int cpus, u64 per_cpu, u64 flush, struct pred_result *r)
 {
 	static const struct pred_costs c = { .work_scale = 1, .hold_scale = 1,
@@ -576,6 +579,7 @@ static void ev_sim(struct ev_gen *g, int cpus, u64 per_cpu, u64 flush, struct pr
 		.cpus = cpus, .impl = LOCK_QSPINLOCK, .costs = &c, .nr_locks = 1,
 		.locks = &lock, .nr_sites = 1, .nr_lines = 2, .nr_counters = 1,
 		.acquisitions = per_cpu * cpus, .flush_period_ns = flush, .src = &src,
+		.online = ev_online,
 	};
 
 	assert_int_equal(pred_simulate(&o, r), 0);
@@ -652,6 +656,18 @@ static void test_fold_thinning(void **state)
 	pred_result_free(&r);
 
 	/*
+	 * The threshold is the CPUs online's, not the running ones': one CPU
+	 * of an 80-CPU machine (56: a fold every 85) keeps 13 of every 85.
+	 */
+	g.ev.threshold = 8;
+	assert_int_equal(vmstat_normal_threshold(80, MEM_7), 56);
+	ev_online = 80;
+	ev_sim(&g, 1, 1000, 0, &r);
+	ev_online = 0;
+	assert_int_equal(r.ev_kept[PRED_EV_VMSTAT_FOLD], 1000 * 13 / 85);
+	pred_result_free(&r);
+
+	/*
 	 * A zone with no managed pages keeps threshold 0: every update folds.
 	 * (Four CPUs folding onto one line at once wait for it in turn, so
 	 * they drift apart and one more than 4000 may be met by the end.)
@@ -687,7 +703,8 @@ static void test_line_serialised(void **state)
 }
 
 /*
- * A memcg's stats_updates takes batches while it holds at most 64 N:
+ * A memcg's stats_updates takes batches while it holds at most 64 per
+ * CPU online (N where all of them run):
  * batches of 64 write it N + 1 times, then none until the flush.  A
  * page_counter write is never held back.
  */
@@ -702,6 +719,12 @@ static void test_memcg_flush_threshold(void **state)
 	assert_int_equal(r.ev_kept[PRED_EV_MEMCG_SPILL], 5);
 	pred_result_free(&r);
 	ev_sim(&g, 80, 100, 1000000000000ULL, &r);
+	assert_int_equal(r.ev_kept[PRED_EV_MEMCG_SPILL], 81);
+	pred_result_free(&r);
+	/* 4 CPUs running of 80 online: the threshold is 64 x 80 */
+	ev_online = 80;
+	ev_sim(&g, 4, 1000, 1000000000000ULL, &r);
+	ev_online = 0;
 	assert_int_equal(r.ev_kept[PRED_EV_MEMCG_SPILL], 81);
 	pred_result_free(&r);
 

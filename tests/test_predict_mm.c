@@ -250,6 +250,9 @@ static double ipi_h, ipi_send;
 static double work_scale = 1;
 
 /* @events(@arg) gives each op's events: one CPU count simulated into @r */
+/* the target's CPUs online for mm_sim_events() (0: as many as run) */
+static int sim_online;
+
 static void mm_sim_events(u32 (*events)(struct pred_source *, int, const struct pred_event **),
 			  void *arg, int cpus, u64 per_cpu, bool one_process, bool shared_vma,
 			  double mem_bw, struct pred_result *r)
@@ -262,7 +265,7 @@ static void mm_sim_events(u32 (*events)(struct pred_source *, int, const struct 
 		.cpus = cpus, .impl = LOCK_QSPINLOCK, .costs = &c, .nr_locks = 1,
 		.locks = &lock, .nr_sites = 1, .nr_lines = 2, .nr_counters = 1,
 		.acquisitions = per_cpu * cpus, .src = &src, .one_process = one_process,
-		.shared_vma = shared_vma,
+		.shared_vma = shared_vma, .online = sim_online,
 	};
 
 	assert_int_equal(pred_simulate(&o, r), 0);
@@ -276,7 +279,8 @@ static void mm_sim(struct mm_gen *g, int cpus, u64 per_cpu, bool one_process, bo
 
 /*
  * +4 pages a fault: the per-CPU delta folds when it reaches the batch,
- * max(32, 2 N): every 8 faults at 2 CPUs, every 10 at 20, every 40 at 80.
+ * max(32, 2 online): every 8 faults at 2 CPUs, every 10 at 20, every 40 at
+ * 80, and every 40 on one CPU of 80 online.
  */
 static void test_rss_fold_batch(void **state)
 {
@@ -297,6 +301,12 @@ static void test_rss_fold_batch(void **state)
 	mm_sim(&g, 1, 400, true, false, 0, &r);
 	assert_int_equal(r.ev_seen[PRED_EV_RSS], 401);
 	assert_int_equal(r.ev_kept[PRED_EV_RSS], 50);
+	pred_result_free(&r);
+	/* one CPU of 80 online: the batch is 160, every 40th */
+	sim_online = 80;
+	mm_sim(&g, 1, 400, true, false, 0, &r);
+	sim_online = 0;
+	assert_int_equal(r.ev_kept[PRED_EV_RSS], 10);
 	pred_result_free(&r);
 	/* a table's zap, -512, folds at once */
 	g.ev.arg = (u32)-512;
