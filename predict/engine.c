@@ -672,9 +672,9 @@ static bool rss_folds(struct sim *s, int cpu, const struct pred_event *e)
 {
 	int *d = &s->rss_local[(size_t)cpu * (s->o->nr_counters + 1) +
 			       (e->counter < s->o->nr_counters ? e->counter : s->o->nr_counters)];
-	int v = *d + (int)e->arg;
+	int v = *d + (int)e->arg, batch = rss_batch(online_cpus(s));
 
-	if (v >= rss_batch(online_cpus(s)) || -v >= rss_batch(online_cpus(s))) {
+	if (v >= batch || -v >= batch) {
 		*d = 0;
 		return true;
 	}
