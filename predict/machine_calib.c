@@ -557,43 +557,50 @@ static double median(double *v, int n)
 }
 
 /*
- * What a round pays more with R beside W than apart, the median of REPS
- * runs of each, alternated; 1 where it is over half a transfer.  The
- * probe checks itself: with the writer storing to R too, the round must
- * pay that half transfer, or the probe cannot see one and the key is
- * left out, as it is without a pair of cores or pair prefetch.
+ * What a round pays more with R beside W than apart: each run of the
+ * three placements back to back gives its own differences, and the
+ * median of PAIR_REPS runs' decides (1 where it is over half a
+ * transfer), so that a drift of the machine's speed between runs, which
+ * moves a round by as much as the difference looked for, cancels within
+ * a run.  The probe checks itself: with the writer storing to R too, the
+ * round must pay that half transfer, or the probe cannot see one and the
+ * key is left out, as it is without a pair of cores or pair prefetch.
  */
+#define PAIR_REPS 9
+
 static void measure_pair_rfo(const struct topo *t, struct pred_profile *pf)
 {
 	struct pred_value *v = &pf->p[PP_PAIR_RFO];
-	double adj[REPS], far[REPS], wr[REPS], x = pf->p[PP_XFER_SOCKET].v, ma, mf, d, dw;
+	double d[PAIR_REPS], dw[PAIR_REPS], x = pf->p[PP_XFER_SOCKET].v, md, mw;
 	struct pair p;
 	int i, on;
 
 	if (!pf->p[PP_PAIR_PREFETCH].v || find_pair(t, PP_XFER_SOCKET, &p))
 		return;
-	for (i = 0; i < REPS; i++) {
-		adj[i] = pair_rfo_round(p.a, p.b, PAIR_ADJACENT);
-		far[i] = pair_rfo_round(p.a, p.b, PAIR_FAR);
-		wr[i] = pair_rfo_round(p.a, p.b, PAIR_WRITTEN);
+	for (i = 0; i < PAIR_REPS; i++) {
+		double adj = pair_rfo_round(p.a, p.b, PAIR_ADJACENT);
+		double far = pair_rfo_round(p.a, p.b, PAIR_FAR);
+		double wr = pair_rfo_round(p.a, p.b, PAIR_WRITTEN);
+
+		d[i] = adj - far;
+		dw[i] = wr - far;
 	}
-	ma = median(adj, REPS);
-	mf = median(far, REPS);
-	d = ma - mf;
-	dw = median(wr, REPS) - mf;
-	if (dw <= x / 2) {
+	md = median(d, PAIR_REPS);
+	mw = median(dw, PAIR_REPS);
+	if (mw <= x / 2) {
 		fprintf(stderr, "%s: pair_rfo not measured: the probe's check, a line both stored "
 			"to and loaded, cost %+.1f ns a turn, not over half a transfer (%.1f)\n",
-			PROG, dw, x / 2);
+			PROG, mw, x / 2);
 		return;
 	}
-	on = d > x / 2;
+	on = md > x / 2;
 	set(v, on, on, on, "");
+	/* median() sorted d: its ends are the runs' range */
 	snprintf(v->source, sizeof(v->source), "lrulab calibrate: CPU %d loads a never-written "
 		 "line, then one CPU %d stores to, in turns: %+.1f ns a turn with the two in one "
-		 "128-byte pair than apart (%.1f, %.1f; medians of %d), against half a transfer, "
-		 "%.1f; the probe's check, the line stored to as well: %+.1f", p.a, p.b, d,
-		 ma, mf, REPS, x / 2, dw);
+		 "128-byte pair than apart (median of %d runs' differences, range %+.1f to "
+		 "%+.1f), against half a transfer, %.1f; the probe's check, the line stored to "
+		 "as well: %+.1f", p.a, p.b, md, PAIR_REPS, d[0], d[PAIR_REPS - 1], x / 2, mw);
 }
 
 static void measure_xfer(const struct topo *t, struct pred_profile *pf)
