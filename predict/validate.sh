@@ -26,6 +26,11 @@
 # The model's node gets this machine's memory (MemTotal, or NODE_MEM,
 # e.g. 4G): its watermarks decide how much the per-CPU page lists keep,
 # and so whether 16K frees go back under zone->lock, as on the host.
+# The profile of the machine the predictions are for is this machine's,
+# measured by `lrulab calibrate` before the rounds (its line transfer,
+# handoffs and IPI times move from one machine of a kind to the next, and
+# the kernel it is checked against is this one's); PREDICT_MACHINE (a
+# file or a name under profiles/) replays a profile measured before.
 # SHAPES (e.g. "anon-16K shmem-4K") runs only those shapes.  A shape
 # TYPE-SIZE-own gives each thread's anon range a VMA of its own (--vma
 # own): beside TYPE-SIZE in the same round, host2 over host2 and kpred2
@@ -39,10 +44,23 @@
 set -u
 L=${1:-build/release/lrulab}
 R=${2:-5}
-M=${PREDICT_MACHINE:-profiles/kvm-2vcpu.profile}
 S=${SHAPES:-anon-4K anon-4K-own anon-4K-mem64K anon-4K-mem16K anon-16K shmem-4K}
 N=${NODE_MEM:-$(awk '/^MemTotal:/ { print $2 "K" }' /proc/meminfo)}
 lock=/tmp/lrulab-measure.lock
+if [ -n "${PREDICT_MACHINE:-}" ]; then
+	M=$PREDICT_MACHINE
+else
+	M=$(mktemp /tmp/lrulab-validate.XXXXXX.profile) || exit 1
+	trap 'rm -f "$M"' EXIT
+	trap 'exit 1' INT TERM
+	flock $lock $L calibrate --name this-machine --out "$M" >/dev/null || {
+		echo "validate.sh: lrulab calibrate failed" >&2
+		exit 1
+	}
+fi
+# the profile's figures the 2-CPU predictions turn on, for the record
+grep -E '^(description|xfer_socket_ns|handoff_qspinlock_ns|freq_all_busy_mhz|pair_rfo|ipi_target_ns|ipi_send_ns) =' "$M" |
+	sed 's/ source:.*//; s/^/# machine: /' >&2
 
 # a shape's third part as options: own, or memM
 extra() { case ${1:-} in own) echo "--vma own";; mem*) echo "--mem ${1#mem}";; esac; }
