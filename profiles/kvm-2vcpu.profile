@@ -1,5 +1,8 @@
 # This machine, measured by `lrulab calibrate --name kvm-2vcpu --out profiles/kvm-2vcpu.profile`:
 # a KVM guest with 2 vCPUs, quiet (nothing else running) when measured on 2026-12-01 20:40 UTC.
+# Machines of this kind differ from one session to the next (handoffs, IPIs:
+# docs/results/2026-12-04-intel-guest.md): predict/validate.sh calibrates the
+# one it runs on; this file is one such measurement, kept for tests and replays.
 # An earlier measurement taken while other work ran gave line transfers of 112 ns [75 419].
 # lrulab machine profile (lrulab predict --machine); every cost is
 # VALUE [LO HI] source: WHERE IT CAME FROM
