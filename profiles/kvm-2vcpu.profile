@@ -1,8 +1,5 @@
 # This machine, measured by `lrulab calibrate --name kvm-2vcpu --out profiles/kvm-2vcpu.profile`:
 # a KVM guest with 2 vCPUs, quiet (nothing else running) when measured on 2026-12-01 20:40 UTC.
-# Machines of this kind differ from one session to the next (handoffs, IPIs:
-# docs/results/2026-12-04-intel-guest.md): predict/validate.sh calibrates the
-# one it runs on; this file is one such measurement, kept for tests and replays.
 # An earlier measurement taken while other work ran gave line transfers of 112 ns [75 419].
 # lrulab machine profile (lrulab predict --machine); every cost is
 # VALUE [LO HI] source: WHERE IT CAME FROM
@@ -32,3 +29,6 @@ pair_rfo = 0 [0 0] source: lrulab calibrate's probe, three runs on 2026-12-03: -
 # virtualisation, a hundred times the round's line transfers.
 ipi_target_ns = 7219 [4941 11330] source: lrulab calibrate, four runs on 2026-12-03: membarrier(PRIVATE_EXPEDITED) from CPU 0, an IPI round of smp_call_function_many() as a TLB flush's, to CPU 1 spinning in the process: the spinner's time lost per call, medians 6124-11330 (their median), range every run's min-max
 ipi_send_ns = 3210 [1964 6006] source: lrulab calibrate, the same four runs: the call's time less a getppid's, the target's and three line transfers: the flusher's own part of the round, medians 2823-4890 (their median), range every run's min-max
+# Machines of this kind differ from one session to the next (handoffs, IPIs:
+# docs/results/2026-12-04-intel-guest.md): predict/validate.sh calibrates the
+# one it runs on; this file is one such measurement, kept for tests and replays.
