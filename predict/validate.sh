@@ -59,7 +59,10 @@ else
 	}
 fi
 # the profile's figures the 2-CPU predictions turn on, for the record
-grep -E '^(description|xfer_socket_ns|handoff_qspinlock_ns|freq_all_busy_mhz|pair_rfo|ipi_target_ns|ipi_send_ns) =' "$M" |
+# (a name is the file of that name under profiles/, as --machine reads it)
+F=$M
+[ -f "$F" ] || F=profiles/$M.profile
+grep -E '^(description|xfer_socket_ns|handoff_qspinlock_ns|freq_all_busy_mhz|pair_rfo|ipi_target_ns|ipi_send_ns) =' "$F" |
 	sed 's/ source:.*//; s/^/# machine: /' >&2
 
 # a shape's third part as options: own, or memM
